@@ -1,0 +1,5 @@
+//! The `cairn` command-line tool.
+
+fn main() {
+    println!("cairn: nothing here yet");
+}

@@ -1,0 +1,1 @@
+//! The block cache: sharded, charged in bytes, with pinning handles.

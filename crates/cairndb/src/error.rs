@@ -1,0 +1,210 @@
+//! The one error type of the library.
+//!
+//! Operating errors (I/O failures, damaged files, bad arguments) are returned as [`Error`]; bugs
+//! (broken invariants) panic. Corruption is its own variant and carries the file, the offset and,
+//! where a checksum was compared, the expected and actual values. [`Error::is_corruption`] looks
+//! through [`Error::Context`] wrapping, so a caller several layers up can still tell damage apart
+//! from an operating error.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// Shorthand for results whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Details of a detected corruption: where, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Corruption {
+    /// The damaged file; empty when the bytes did not come from a file (fuzzing, a buffer).
+    pub file: PathBuf,
+    /// Byte offset in the file where the damaged unit (block, record, fragment) starts.
+    pub offset: u64,
+    /// What is wrong, in words.
+    pub message: String,
+    /// The checksum stored in the file, when a checksum mismatch was the symptom.
+    pub expected_checksum: Option<u32>,
+    /// The checksum computed over the bytes read.
+    pub actual_checksum: Option<u32>,
+}
+
+impl fmt::Display for Corruption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at offset {}", self.message, self.offset)?;
+        if !self.file.as_os_str().is_empty() {
+            write!(f, " of {}", self.file.display())?;
+        }
+        if let (Some(e), Some(a)) = (self.expected_checksum, self.actual_checksum) {
+            write!(f, " (checksum expected {e:#010x}, actual {a:#010x})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every error the library returns.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An operating-system I/O error, with the operation and path it happened on.
+    #[error("I/O error in {op} on {}: {source}", path.display())]
+    Io {
+        /// The file-system operation that failed (`"append"`, `"sync"`, `"rename"`, ...).
+        op: &'static str,
+        /// The path the operation was applied to.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// Persisted bytes failed a checksum or a structural check.
+    #[error("corruption: {0}")]
+    Corruption(Box<Corruption>),
+    /// The caller passed something the library cannot accept (bad option, oversize key, ...).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// A feature or format version this build does not support.
+    #[error("not supported: {0}")]
+    NotSupported(String),
+    /// A file, key or object that was required does not exist.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The database directory is locked by another handle or process.
+    #[error("busy: {0}")]
+    Busy(String),
+    /// An earlier write or fsync failed; the database refuses writes until it is reopened.
+    #[error("database is poisoned by an earlier failed write or sync; reopen it: {0}")]
+    Poisoned(String),
+    /// The handle was used after it was closed.
+    #[error("the database is closed")]
+    Closed,
+    /// Another error with a description of what was being done.
+    #[error("{context}: {source}")]
+    Context {
+        /// What was being done.
+        context: String,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
+}
+
+impl Error {
+    /// A corruption error at `offset` of `file`.
+    pub fn corruption(file: impl Into<PathBuf>, offset: u64, message: impl Into<String>) -> Self {
+        Error::Corruption(Box::new(Corruption {
+            file: file.into(),
+            offset,
+            message: message.into(),
+            expected_checksum: None,
+            actual_checksum: None,
+        }))
+    }
+
+    /// A checksum mismatch at `offset` of `file`.
+    pub fn checksum_mismatch(
+        file: impl Into<PathBuf>,
+        offset: u64,
+        what: &str,
+        expected: u32,
+        actual: u32,
+    ) -> Self {
+        Error::Corruption(Box::new(Corruption {
+            file: file.into(),
+            offset,
+            message: format!("checksum mismatch in {what}"),
+            expected_checksum: Some(expected),
+            actual_checksum: Some(actual),
+        }))
+    }
+
+    /// An I/O error of `op` on `path`.
+    pub fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Error::Io { op, path: path.into(), source }
+    }
+
+    /// Wraps `self` with a description of what was being done.
+    #[must_use]
+    pub fn context(self, context: impl Into<String>) -> Self {
+        Error::Context { context: context.into(), source: Box::new(self) }
+    }
+
+    /// The innermost error, past any [`Error::Context`] wrapping.
+    pub fn root(&self) -> &Error {
+        let mut e = self;
+        while let Error::Context { source, .. } = e {
+            e = source;
+        }
+        e
+    }
+
+    /// True when this error, or the error it wraps, reports damaged persisted data.
+    pub fn is_corruption(&self) -> bool {
+        matches!(self.root(), Error::Corruption(_))
+    }
+
+    /// The corruption details, if this is (or wraps) a corruption error.
+    pub fn as_corruption(&self) -> Option<&Corruption> {
+        match self.root() {
+            Error::Corruption(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// True when this error, or the error it wraps, is an I/O error.
+    pub fn is_io(&self) -> bool {
+        matches!(self.root(), Error::Io { .. })
+    }
+
+    /// The raw OS error code of an I/O error (e.g. `libc::ENOSPC`), if there is one.
+    pub fn raw_os_error(&self) -> Option<i32> {
+        match self.root() {
+            Error::Io { source, .. } => source.raw_os_error(),
+            _ => None,
+        }
+    }
+
+    /// Fills in the file name of a corruption that was detected on bytes without a known origin.
+    #[must_use]
+    pub fn in_file(mut self, file: &std::path::Path) -> Self {
+        if let Error::Corruption(c) = &mut self {
+            if c.file.as_os_str().is_empty() {
+                c.file = file.to_path_buf();
+            }
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corruption_is_seen_through_context() {
+        let e = Error::checksum_mismatch("000001.sst", 4096, "data block", 1, 2)
+            .context("reading table")
+            .context("get");
+        assert!(e.is_corruption());
+        let c = e.as_corruption().expect("corruption");
+        assert_eq!(c.offset, 4096);
+        assert_eq!(c.expected_checksum, Some(1));
+        let text = e.to_string();
+        assert!(text.contains("000001.sst") && text.contains("4096"), "{text}");
+    }
+
+    #[test]
+    fn io_is_not_corruption() {
+        let e = Error::io("sync", "x", io::Error::from_raw_os_error(libc::EIO)).context("flush");
+        assert!(!e.is_corruption());
+        assert!(e.is_io());
+        assert_eq!(e.raw_os_error(), Some(libc::EIO));
+    }
+
+    #[test]
+    fn in_file_names_anonymous_corruption_only() {
+        let e = Error::corruption("", 7, "bad").in_file(std::path::Path::new("a.log"));
+        assert_eq!(e.as_corruption().map(|c| c.file.clone()), Some(PathBuf::from("a.log")));
+        let e = Error::corruption("b.log", 7, "bad").in_file(std::path::Path::new("a.log"));
+        assert_eq!(e.as_corruption().map(|c| c.file.clone()), Some(PathBuf::from("b.log")));
+    }
+}

@@ -1,0 +1,341 @@
+//! Error injection: a wrapper that makes chosen operations fail, or reads return damaged bytes.
+//!
+//! A [`FaultRule`] selects operations by kind and path substring and fires either with a
+//! probability or exactly at the k-th operation it matches. A *sticky* rule keeps failing every
+//! matching operation after it first fires, which is how a process death is simulated (together
+//! with [`CrashFs`](super::CrashFs)). Every injection is counted, so a test can check that each
+//! injected fault was reported to the caller.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::{AccessPattern, FileLock, FileSystem, RandomAccessFile, WritableFile};
+use crate::error::{Error, Result};
+
+/// The operations a rule can select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpKind {
+    /// `create`, `open_append`.
+    Create,
+    /// `open_read`.
+    Open,
+    /// `append` and `flush` of a writable file.
+    Write,
+    /// `sync` and `sync_data` of a writable file.
+    Sync,
+    /// `read_exact_at`.
+    Read,
+    /// `rename` and `link`.
+    Rename,
+    /// `remove` and `remove_dir`.
+    Remove,
+    /// `sync_dir`.
+    SyncDir,
+    /// `truncate`.
+    Truncate,
+    /// `create_dir_all`, `list`, `exists`, `size`, `lock`, hints.
+    Metadata,
+}
+
+impl OpKind {
+    /// True for operations that change persisted state (the ones a crash can interrupt).
+    pub fn is_mutating(self) -> bool {
+        matches!(
+            self,
+            OpKind::Create | OpKind::Write | OpKind::Sync | OpKind::Rename | OpKind::Remove | OpKind::SyncDir | OpKind::Truncate
+        )
+    }
+}
+
+/// What an injected fault does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The operation fails with EIO.
+    Eio,
+    /// The operation fails with ENOSPC.
+    Enospc,
+    /// A read succeeds but one bit of the returned bytes is flipped (only applies to reads).
+    CorruptRead,
+}
+
+/// When and where a fault fires.
+#[derive(Debug, Clone)]
+pub struct FaultRule {
+    /// Operation kinds selected; empty selects every kind. `mutating_only` narrows further.
+    pub ops: Vec<OpKind>,
+    /// Select only operations whose [`OpKind::is_mutating`] is true.
+    pub mutating_only: bool,
+    /// Select only paths containing this substring.
+    pub path_contains: Option<String>,
+    /// Fire at each selected operation with this probability ...
+    pub probability: f64,
+    /// ... or exactly at the k-th selected operation (1-based), if set.
+    pub nth: Option<u64>,
+    /// After firing once, fire at every later selected operation.
+    pub sticky: bool,
+    /// What to inject.
+    pub kind: FaultKind,
+}
+
+impl FaultRule {
+    /// Fails the k-th (1-based) operation of kind `op` with `kind`.
+    pub fn nth(op: OpKind, k: u64, kind: FaultKind) -> Self {
+        FaultRule { ops: vec![op], mutating_only: false, path_contains: None, probability: 0.0, nth: Some(k), sticky: false, kind }
+    }
+
+    /// Fails operations of the given kinds at random with probability `p`.
+    pub fn random(ops: &[OpKind], p: f64, kind: FaultKind) -> Self {
+        FaultRule { ops: ops.to_vec(), mutating_only: false, path_contains: None, probability: p, nth: None, sticky: false, kind }
+    }
+
+    /// Simulates a process death at the k-th mutating operation: it and everything after fail.
+    pub fn halt_at_mutating(k: u64) -> Self {
+        FaultRule { ops: Vec::new(), mutating_only: true, path_contains: None, probability: 0.0, nth: Some(k), sticky: true, kind: FaultKind::Eio }
+    }
+
+    /// Narrows the rule to paths containing `s`.
+    #[must_use]
+    pub fn on_paths(mut self, s: &str) -> Self {
+        self.path_contains = Some(s.to_string());
+        self
+    }
+
+    fn selects(&self, op: OpKind, path: &Path) -> bool {
+        (self.ops.is_empty() || self.ops.contains(&op))
+            && (!self.mutating_only || op.is_mutating())
+            && self.path_contains.as_deref().is_none_or(|s| path.to_string_lossy().contains(s))
+    }
+}
+
+#[derive(Debug)]
+struct RuleState {
+    rule: FaultRule,
+    seen: u64,
+    fired: bool,
+}
+
+#[derive(Debug)]
+struct Injector {
+    rules: Mutex<(Vec<RuleState>, SmallRng)>,
+    injected: AtomicU64,
+    mutating_ops: AtomicU64,
+}
+
+impl Injector {
+    /// Decides whether `op` on `path` fails; returns the fault to inject.
+    fn check(&self, op: OpKind, path: &Path) -> Option<FaultKind> {
+        if op.is_mutating() {
+            self.mutating_ops.fetch_add(1, Ordering::Relaxed);
+        }
+        let mut guard = self.rules.lock();
+        let (rules, rng) = &mut *guard;
+        let mut fault = None;
+        for r in rules.iter_mut() {
+            if !r.rule.selects(op, path) {
+                continue;
+            }
+            r.seen += 1;
+            let fire = (r.rule.sticky && r.fired)
+                || match r.rule.nth {
+                    Some(k) => r.seen == k,
+                    None => r.rule.probability > 0.0 && rng.gen_bool(r.rule.probability.min(1.0)),
+                };
+            if fire && fault.is_none() {
+                if r.rule.kind == FaultKind::CorruptRead && op != OpKind::Read {
+                    continue;
+                }
+                r.fired = true;
+                fault = Some(r.rule.kind);
+            }
+        }
+        if fault.is_some() {
+            self.injected.fetch_add(1, Ordering::Relaxed);
+        }
+        fault
+    }
+
+    fn fail(&self, op: OpKind, opname: &'static str, path: &Path) -> Result<Option<FaultKind>> {
+        match self.check(op, path) {
+            Some(FaultKind::Eio) => Err(Error::io(opname, path, std::io::Error::from_raw_os_error(libc::EIO))),
+            Some(FaultKind::Enospc) => Err(Error::io(opname, path, std::io::Error::from_raw_os_error(libc::ENOSPC))),
+            other => Ok(other),
+        }
+    }
+}
+
+/// A file system that injects faults into another.
+#[derive(Debug, Clone)]
+pub struct FaultFs {
+    inner: Arc<dyn FileSystem>,
+    injector: Arc<Injector>,
+}
+
+impl FaultFs {
+    /// Wraps `inner`; no rule is active until [`add_rule`](Self::add_rule). `seed` drives the
+    /// probabilistic rules.
+    pub fn new(inner: Arc<dyn FileSystem>, seed: u64) -> Self {
+        FaultFs {
+            inner,
+            injector: Arc::new(Injector {
+                rules: Mutex::new((Vec::new(), SmallRng::seed_from_u64(seed))),
+                injected: AtomicU64::new(0),
+                mutating_ops: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// A shared handle, the form the engine takes.
+    pub fn shared(&self) -> Arc<dyn FileSystem> {
+        Arc::new(self.clone())
+    }
+
+    /// Activates a rule.
+    pub fn add_rule(&self, rule: FaultRule) {
+        self.injector.rules.lock().0.push(RuleState { rule, seen: 0, fired: false });
+    }
+
+    /// Removes every rule: the fault "clears" (a transient error ends).
+    pub fn clear_rules(&self) {
+        self.injector.rules.lock().0.clear();
+    }
+
+    /// Faults injected so far.
+    pub fn injected(&self) -> u64 {
+        self.injector.injected.load(Ordering::Relaxed)
+    }
+
+    /// Mutating operations seen so far (injected or not).
+    pub fn mutating_ops(&self) -> u64 {
+        self.injector.mutating_ops.load(Ordering::Relaxed)
+    }
+}
+
+#[derive(Debug)]
+struct FaultWritable {
+    inner: Box<dyn WritableFile>,
+    injector: Arc<Injector>,
+    path: PathBuf,
+}
+
+impl WritableFile for FaultWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.injector.fail(OpKind::Write, "append", &self.path)?;
+        self.inner.append(data)
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.injector.fail(OpKind::Write, "flush", &self.path)?;
+        self.inner.flush()
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.injector.fail(OpKind::Sync, "sync", &self.path)?;
+        self.inner.sync()
+    }
+    fn sync_data(&mut self) -> Result<()> {
+        self.injector.fail(OpKind::Sync, "sync_data", &self.path)?;
+        self.inner.sync_data()
+    }
+    fn write_behind(&mut self, offset: u64, len: u64) -> Result<()> {
+        self.injector.fail(OpKind::Metadata, "write_behind", &self.path)?;
+        self.inner.write_behind(offset, len)
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+}
+
+#[derive(Debug)]
+struct FaultRandom {
+    inner: Arc<dyn RandomAccessFile>,
+    injector: Arc<Injector>,
+    path: PathBuf,
+}
+
+impl RandomAccessFile for FaultRandom {
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        let fault = self.injector.fail(OpKind::Read, "read", &self.path)?;
+        self.inner.read_exact_at(offset, buf)?;
+        if fault == Some(FaultKind::CorruptRead) && !buf.is_empty() {
+            // Deterministic in the offset so a retry sees the same damage.
+            let i = (offset as usize).wrapping_mul(31) % buf.len();
+            buf[i] ^= 1 << (offset % 8);
+        }
+        Ok(())
+    }
+    fn size(&self) -> Result<u64> {
+        self.injector.fail(OpKind::Metadata, "stat", &self.path)?;
+        self.inner.size()
+    }
+    fn advise(&self, pattern: AccessPattern) -> Result<()> {
+        self.inner.advise(pattern)
+    }
+    fn readahead(&self, offset: u64, len: u64) -> Result<()> {
+        self.inner.readahead(offset, len)
+    }
+}
+
+impl FileSystem for FaultFs {
+    fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        self.injector.fail(OpKind::Create, "create", path)?;
+        let inner = self.inner.create(path)?;
+        Ok(Box::new(FaultWritable { inner, injector: self.injector.clone(), path: path.to_path_buf() }))
+    }
+    fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        self.injector.fail(OpKind::Create, "open", path)?;
+        let inner = self.inner.open_append(path)?;
+        Ok(Box::new(FaultWritable { inner, injector: self.injector.clone(), path: path.to_path_buf() }))
+    }
+    fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        self.injector.fail(OpKind::Open, "open", path)?;
+        let inner = self.inner.open_read(path)?;
+        Ok(Arc::new(FaultRandom { inner, injector: self.injector.clone(), path: path.to_path_buf() }))
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        self.injector.fail(OpKind::Rename, "rename", from)?;
+        self.inner.rename(from, to)
+    }
+    fn link(&self, from: &Path, to: &Path) -> Result<()> {
+        self.injector.fail(OpKind::Rename, "link", from)?;
+        self.inner.link(from, to)
+    }
+    fn remove(&self, path: &Path) -> Result<()> {
+        self.injector.fail(OpKind::Remove, "remove", path)?;
+        self.inner.remove(path)
+    }
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        self.injector.fail(OpKind::Remove, "remove_dir", path)?;
+        self.inner.remove_dir(path)
+    }
+    fn create_dir_all(&self, path: &Path) -> Result<()> {
+        self.injector.fail(OpKind::Metadata, "create_dir", path)?;
+        self.inner.create_dir_all(path)
+    }
+    fn list(&self, path: &Path) -> Result<Vec<String>> {
+        self.injector.fail(OpKind::Metadata, "list", path)?;
+        self.inner.list(path)
+    }
+    fn exists(&self, path: &Path) -> Result<bool> {
+        self.injector.fail(OpKind::Metadata, "stat", path)?;
+        self.inner.exists(path)
+    }
+    fn size(&self, path: &Path) -> Result<u64> {
+        self.injector.fail(OpKind::Metadata, "stat", path)?;
+        self.inner.size(path)
+    }
+    fn truncate(&self, path: &Path, len: u64) -> Result<()> {
+        self.injector.fail(OpKind::Truncate, "truncate", path)?;
+        self.inner.truncate(path, len)
+    }
+    fn sync_dir(&self, path: &Path) -> Result<()> {
+        self.injector.fail(OpKind::SyncDir, "sync_dir", path)?;
+        self.inner.sync_dir(path)
+    }
+    fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        self.injector.fail(OpKind::Metadata, "lock", path)?;
+        self.inner.lock(path)
+    }
+}

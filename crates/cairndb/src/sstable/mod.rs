@@ -1,0 +1,1 @@
+//! The block-based table (SST) format. See docs/format/sstable.md.
