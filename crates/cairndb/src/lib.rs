@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod error;
 pub mod fs;
+pub mod iter;
 pub mod sstable;
 pub mod types;
 pub mod util;
