@@ -44,7 +44,10 @@ pub(super) struct ClockTable<V> {
 
 impl<V> ClockTable<V> {
     pub(super) fn new() -> Self {
-        ClockTable { slots: Slots::new(), hand: 0 }
+        ClockTable {
+            slots: Slots::new(),
+            hand: 0,
+        }
     }
 
     /// Pins the entry for `key` and records the hit. Requires the shared lock (or better).
@@ -85,7 +88,9 @@ impl<V> Table<V> for ClockTable<V> {
             *budget -= 1;
             let slot = self.hand % slot_count;
             self.hand = (slot + 1) % slot_count;
-            let Some(entry) = self.slots.get(slot) else { continue };
+            let Some(entry) = self.slots.get(slot) else {
+                continue;
+            };
             if Some(slot) == protect || entry.refs() != 0 {
                 continue;
             }

@@ -129,11 +129,20 @@ impl<V> Entry<V> {
     pub(super) fn detach(&self) -> bool {
         // Counted before the flag is visible, so a release that sees the flag never subtracts
         // what was not added (invariant 4).
-        self.core.detached_pinned.fetch_add(self.charge, Ordering::SeqCst);
+        self.core
+            .detached_pinned
+            .fetch_add(self.charge, Ordering::SeqCst);
         let before = self.state.fetch_or(DETACHED, Ordering::SeqCst);
-        assert_eq!(before & DETACHED, 0, "cache entry {:?} detached twice", self.key);
+        assert_eq!(
+            before & DETACHED,
+            0,
+            "cache entry {:?} detached twice",
+            self.key
+        );
         if before & REFS == 0 {
-            self.core.detached_pinned.fetch_sub(self.charge, Ordering::SeqCst);
+            self.core
+                .detached_pinned
+                .fetch_sub(self.charge, Ordering::SeqCst);
             self.core.usage.fetch_sub(self.charge, Ordering::SeqCst);
             false
         } else {
@@ -155,7 +164,9 @@ impl<V> Entry<V> {
         }
         if before & DETACHED != 0 {
             // The last handle of an entry already out of the table (invariant 3).
-            self.core.detached_pinned.fetch_sub(self.charge, Ordering::SeqCst);
+            self.core
+                .detached_pinned
+                .fetch_sub(self.charge, Ordering::SeqCst);
             self.core.usage.fetch_sub(self.charge, Ordering::SeqCst);
         } else if self.core.usage() > self.core.capacity {
             // Pinned entries held the shard over capacity (allowed without the strict limit);

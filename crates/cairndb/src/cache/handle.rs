@@ -61,7 +61,9 @@ impl<V> Clone for CacheHandle<V> {
     /// Another pin of the same entry.
     fn clone(&self) -> Self {
         self.entry.pin();
-        CacheHandle { entry: Arc::clone(&self.entry) }
+        CacheHandle {
+            entry: Arc::clone(&self.entry),
+        }
     }
 }
 

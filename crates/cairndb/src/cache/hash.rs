@@ -68,7 +68,7 @@ pub(super) type BuildKeyHasher = BuildHasherDefault<KeyHasher>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::{BuildHasher, Hash};
+    use std::hash::BuildHasher;
 
     #[test]
     fn shards_are_used_evenly() {
@@ -76,21 +76,26 @@ mod tests {
         let mut counts = [0usize; 16];
         for file_id in 1..=8u64 {
             for block in 0..1000u64 {
-                counts[shard_index(&CacheKey { file_id, offset: block * 4096 }, bits)] += 1;
+                counts[shard_index(
+                    &CacheKey {
+                        file_id,
+                        offset: block * 4096,
+                    },
+                    bits,
+                )] += 1;
             }
         }
         // 8000 keys over 16 shards: 500 expected each; a broken hash puts most in a few shards.
-        assert!(counts.iter().all(|&c| (350..650).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (350..650).contains(&c)),
+            "{counts:?}"
+        );
     }
 
     #[test]
     fn table_hash_separates_fields() {
         let build = BuildKeyHasher::default();
-        let hash = |file_id, offset| {
-            let mut h = build.build_hasher();
-            CacheKey { file_id, offset }.hash(&mut h);
-            h.finish()
-        };
+        let hash = |file_id, offset| build.hash_one(CacheKey { file_id, offset });
         assert_ne!(hash(1, 2), hash(2, 1));
         assert_ne!(hash(0, 0), hash(0, 4096));
         assert_eq!(hash(7, 8192), hash(7, 8192));

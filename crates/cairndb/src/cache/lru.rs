@@ -34,7 +34,10 @@ struct Link {
     next: usize,
 }
 
-const UNLINKED: Link = Link { prev: NIL, next: NIL };
+const UNLINKED: Link = Link {
+    prev: NIL,
+    next: NIL,
+};
 
 /// Resident entries of an LRU shard in recency order.
 pub(super) struct LruTable<V> {
@@ -46,7 +49,12 @@ pub(super) struct LruTable<V> {
 
 impl<V> LruTable<V> {
     pub(super) fn new() -> Self {
-        LruTable { slots: Slots::new(), links: Vec::new(), head: NIL, tail: NIL }
+        LruTable {
+            slots: Slots::new(),
+            links: Vec::new(),
+            head: NIL,
+            tail: NIL,
+        }
     }
 
     /// Pins the entry for `key` and makes it the most recently used.
@@ -82,7 +90,10 @@ impl<V> LruTable<V> {
     }
 
     fn push_front(&mut self, slot: usize) {
-        self.links[slot] = Link { prev: NIL, next: self.head };
+        self.links[slot] = Link {
+            prev: NIL,
+            next: self.head,
+        };
         if self.head == NIL {
             self.tail = slot;
         } else {

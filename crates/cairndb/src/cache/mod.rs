@@ -167,7 +167,11 @@ impl<V: Send + Sync + 'static> Cache<V> {
         let shards = (0..count)
             .map(|i| {
                 let capacity = base + usize::from(i < extra);
-                Arc::new(Shard::new(opts.policy, capacity, opts.strict_capacity_limit))
+                Arc::new(Shard::new(
+                    opts.policy,
+                    capacity,
+                    opts.strict_capacity_limit,
+                ))
             })
             .collect();
         Cache {
@@ -203,7 +207,9 @@ impl<V: Send + Sync + 'static> Cache<V> {
     /// not fit in its shard even after evicting every unpinned entry. Then nothing is cached, an
     /// entry already under `key` stays, and `value` is dropped.
     pub fn insert(&self, key: CacheKey, value: V, charge: usize) -> crate::Result<CacheHandle<V>> {
-        self.shard(&key).insert(key, value, charge).map(CacheHandle::from_pinned)
+        self.shard(&key)
+            .insert(key, value, charge)
+            .map(CacheHandle::from_pinned)
     }
 
     /// Removes the entry for `key`, if any. Handles to it stay valid; its charge leaves the usage
@@ -259,7 +265,10 @@ impl<V: Send + Sync + 'static> Cache<V> {
     /// Sum of the charges of resident entries, for checking the usage accounting.
     #[cfg(test)]
     fn resident_charge(&self) -> usize {
-        self.shards.iter().map(|shard| shard.resident_charge()).sum()
+        self.shards
+            .iter()
+            .map(|shard| shard.resident_charge())
+            .sum()
     }
 }
 

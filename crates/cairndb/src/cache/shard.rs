@@ -68,7 +68,10 @@ impl<V> Shard<V> {
             CachePolicy::Clock => Locked::Clock(RwLock::new(ClockTable::new())),
             CachePolicy::Lru => Locked::Lru(Mutex::new(LruTable::new())),
         };
-        Shard { core: Arc::new(ShardCore::new(capacity, strict_capacity_limit)), table }
+        Shard {
+            core: Arc::new(ShardCore::new(capacity, strict_capacity_limit)),
+            table,
+        }
     }
 
     /// Runs `f` with the table under the exclusive lock.
@@ -93,7 +96,11 @@ impl<V> Shard<V> {
             Locked::Clock(table) => table.read().lookup(key),
             Locked::Lru(table) => table.lock().lookup(key),
         };
-        let counter = if found.is_some() { &self.core.hits } else { &self.core.misses };
+        let counter = if found.is_some() {
+            &self.core.hits
+        } else {
+            &self.core.misses
+        };
         counter.fetch_add(1, Ordering::Relaxed);
         found
     }
@@ -145,8 +152,11 @@ impl<V> Shard<V> {
     /// Sum of the charges of entries with handles, resident or detached.
     pub(super) fn pinned_usage(&self) -> usize {
         self.resident(|slots| {
-            let resident: usize =
-                slots.iter().filter(|entry| entry.refs() != 0).map(|entry| entry.charge).sum();
+            let resident: usize = slots
+                .iter()
+                .filter(|entry| entry.refs() != 0)
+                .map(|entry| entry.charge)
+                .sum();
             resident + self.core.detached_pinned.load(Ordering::SeqCst)
         })
     }
@@ -185,7 +195,9 @@ fn insert_locked<V>(
     let old = table.slots().find(&entry.key);
     // An unpinned entry being replaced frees its charge when the new one goes in: count it as
     // room, and keep the sweep off it, so a failed strict insert leaves it in place.
-    let reclaim = old.map(|slot| table.slots().entry(slot)).filter(|e| e.refs() == 0);
+    let reclaim = old
+        .map(|slot| table.slots().entry(slot))
+        .filter(|e| e.refs() == 0);
     let reclaim = reclaim.map_or(0, |e| e.charge);
     evict_locked(table, core, reclaim, old, garbage);
     let usage = core.usage().saturating_sub(reclaim);
@@ -194,7 +206,7 @@ fn insert_locked<V>(
         return Err(Error::Busy(format!(
             "block cache shard full of pinned entries: {} bytes needed, {} of {} in use",
             charge,
-            usage - charge,
+            usage.saturating_sub(charge),
             core.capacity
         )));
     }
@@ -218,7 +230,9 @@ fn evict_locked<V>(
 ) {
     let mut budget = table.sweep_budget();
     while core.usage().saturating_sub(reclaim) > core.capacity {
-        let Some(slot) = table.pick_victim(protect, &mut budget) else { break };
+        let Some(slot) = table.pick_victim(protect, &mut budget) else {
+            break;
+        };
         let victim = table.remove(slot);
         let pinned = victim.detach();
         assert!(!pinned, "evicted a pinned cache entry {:?}", victim.key);

@@ -28,7 +28,11 @@ pub(super) struct Slots<V> {
 
 impl<V> Slots<V> {
     pub(super) fn new() -> Self {
-        Slots { map: HashMap::default(), slots: Vec::new(), free: Vec::new() }
+        Slots {
+            map: HashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
     }
 
     /// The slot of the resident entry for `key`.
@@ -75,7 +79,9 @@ impl<V> Slots<V> {
     /// # Panics
     /// If the slot is empty.
     pub(super) fn remove(&mut self, slot: usize) -> Arc<Entry<V>> {
-        let entry = self.slots[slot].take().expect("removing an occupied cache slot");
+        let entry = self.slots[slot]
+            .take()
+            .expect("removing an occupied cache slot");
         let removed = self.map.remove(&entry.key);
         assert_eq!(removed, Some(slot), "cache index and slots disagree");
         self.free.push(slot);

@@ -42,7 +42,10 @@ impl DropLog {
     }
 
     fn dropped(&self) -> usize {
-        self.drops.iter().filter(|d| d.load(Ordering::SeqCst) > 0).count()
+        self.drops
+            .iter()
+            .filter(|d| d.load(Ordering::SeqCst) > 0)
+            .count()
     }
 
     fn created(&self) -> usize {
@@ -54,7 +57,11 @@ impl DropLog {
         let created = self.created();
         for (id, drops) in self.drops.iter().enumerate() {
             let expected = u32::from(id < created);
-            assert_eq!(drops.load(Ordering::SeqCst), expected, "value {id} drop count");
+            assert_eq!(
+                drops.load(Ordering::SeqCst),
+                expected,
+                "value {id} drop count"
+            );
         }
     }
 }
@@ -70,21 +77,34 @@ impl Tracked {
     fn new(log: &Arc<DropLog>, key: CacheKey) -> Self {
         let id = log.created.fetch_add(1, Ordering::SeqCst) as usize;
         assert!(id < log.drops.len(), "DropLog too small");
-        Tracked { key, id, log: Arc::clone(log) }
+        Tracked {
+            key,
+            id,
+            log: Arc::clone(log),
+        }
     }
 }
 
 impl Drop for Tracked {
     fn drop(&mut self) {
         let before = self.log.drops[self.id].fetch_add(1, Ordering::SeqCst);
-        assert_eq!(before, 0, "value {} of {:?} dropped twice", self.id, self.key);
+        assert_eq!(
+            before, 0,
+            "value {} of {:?} dropped twice",
+            self.id, self.key
+        );
     }
 }
 
 /// Checks the accounting of a quiet cache (no handles, no concurrent calls).
 fn assert_quiet_accounting<V: Send + Sync + 'static>(cache: &Cache<V>) {
     assert_eq!(cache.pinned_usage(), 0);
-    assert!(cache.usage() <= cache.capacity(), "{} > {}", cache.usage(), cache.capacity());
+    assert!(
+        cache.usage() <= cache.capacity(),
+        "{} > {}",
+        cache.usage(),
+        cache.capacity()
+    );
     assert_eq!(cache.usage(), cache.resident_charge());
 }
 
@@ -122,7 +142,15 @@ fn hit_and_miss_counters(policy: CachePolicy) {
     cache.erase(&key(1, 0));
     assert!(cache.lookup(&key(1, 0)).is_none());
     let stats = cache.stats();
-    assert_eq!(stats, CacheStats { hits: 3, misses: 3, inserts: 1, evictions: 0 });
+    assert_eq!(
+        stats,
+        CacheStats {
+            hits: 3,
+            misses: 3,
+            inserts: 1,
+            evictions: 0
+        }
+    );
     assert!((stats.hit_ratio() - 0.5).abs() < 1e-9);
 }
 
@@ -131,8 +159,16 @@ fn usage_stays_within_capacity(policy: CachePolicy) {
     let cache = cache::<u64>(policy, capacity, 2, false);
     for i in 0..5_000u64 {
         let charge = 50 + (i as usize * 37) % 150;
-        drop(cache.insert(key(i % 7, i * 4096), i, charge).expect("insert"));
-        assert!(cache.usage() <= capacity, "after insert {i}: {}", cache.usage());
+        drop(
+            cache
+                .insert(key(i % 7, i * 4096), i, charge)
+                .expect("insert"),
+        );
+        assert!(
+            cache.usage() <= capacity,
+            "after insert {i}: {}",
+            cache.usage()
+        );
     }
     let stats = cache.stats();
     assert_eq!(stats.inserts, 5_000);
@@ -146,8 +182,12 @@ fn pinned_entries_survive_pressure(policy: CachePolicy) {
     let log = DropLog::new(10_000);
     let cache = cache::<Tracked>(policy, 1_000, 0, false);
     let (a, b) = (key(1, 0), key(1, 1));
-    let held_a = cache.insert(a, Tracked::new(&log, a), 100).expect("insert a");
-    let held_b = cache.insert(b, Tracked::new(&log, b), 200).expect("insert b");
+    let held_a = cache
+        .insert(a, Tracked::new(&log, a), 100)
+        .expect("insert a");
+    let held_b = cache
+        .insert(b, Tracked::new(&log, b), 200)
+        .expect("insert b");
     assert_eq!(cache.pinned_usage(), 300);
     for i in 0..1_000 {
         let k = key(2, i);
@@ -168,14 +208,20 @@ fn pinned_entries_survive_pressure(policy: CachePolicy) {
     assert_eq!(cache.usage(), usage);
     assert_eq!(cache.pinned_usage(), 300);
     drop(held_a);
-    assert_eq!(cache.pinned_usage(), 300, "a clone still pins the erased entry");
+    assert_eq!(
+        cache.pinned_usage(),
+        300,
+        "a clone still pins the erased entry"
+    );
     drop(held_a2);
     assert_eq!(cache.usage(), usage - 100);
     assert_eq!(cache.pinned_usage(), 200);
 
     // Replaced while pinned: the handle keeps the old value, lookups see the new one.
     let old_id = held_b.id;
-    let new = cache.insert(b, Tracked::new(&log, b), 50).expect("replace b");
+    let new = cache
+        .insert(b, Tracked::new(&log, b), 50)
+        .expect("replace b");
     assert_ne!(new.id, old_id);
     assert_eq!(held_b.id, old_id);
     assert_eq!(cache.lookup(&b).map(|h| h.id), Some(new.id));
@@ -190,8 +236,9 @@ fn pinned_entries_survive_pressure(policy: CachePolicy) {
 
 fn pinned_usage_tracks_handles(policy: CachePolicy) {
     let cache = cache::<u64>(policy, 1 << 20, 2, false);
-    let handles: Vec<_> =
-        (0..10u64).map(|i| cache.insert(key(1, i), i, 10 + i as usize).expect("insert")).collect();
+    let handles: Vec<_> = (0..10u64)
+        .map(|i| cache.insert(key(1, i), i, 10 + i as usize).expect("insert"))
+        .collect();
     assert_eq!(cache.pinned_usage(), (10..20).sum::<usize>());
     drop(handles);
     assert_eq!(cache.pinned_usage(), 0);
@@ -210,7 +257,11 @@ fn strict_limit_refuses_when_all_pinned(policy: CachePolicy) {
     let log = DropLog::new(100);
     let cache = cache::<Tracked>(policy, 1_000, 0, true);
     let mut held: Vec<_> = (0..4)
-        .map(|i| cache.insert(key(1, i), Tracked::new(&log, key(1, i)), 250).expect("fits"))
+        .map(|i| {
+            cache
+                .insert(key(1, i), Tracked::new(&log, key(1, i)), 250)
+                .expect("fits")
+        })
         .collect();
     let refused = cache.insert(key(1, 9), Tracked::new(&log, key(1, 9)), 1);
     assert!(matches!(refused, Err(crate::Error::Busy(_))), "{refused:?}");
@@ -225,8 +276,16 @@ fn strict_limit_refuses_when_all_pinned(policy: CachePolicy) {
 
     // Unpinned entries make room; an unpinned entry being replaced counts as room.
     drop(held.pop());
-    drop(cache.insert(key(1, 2), Tracked::new(&log, key(1, 2)), 250).expect("replace"));
-    drop(cache.insert(key(1, 9), Tracked::new(&log, key(1, 9)), 250).expect("room freed"));
+    drop(
+        cache
+            .insert(key(1, 2), Tracked::new(&log, key(1, 2)), 250)
+            .expect("replace"),
+    );
+    drop(
+        cache
+            .insert(key(1, 9), Tracked::new(&log, key(1, 9)), 250)
+            .expect("room freed"),
+    );
     assert!(cache.usage() <= 1_000);
     drop(held);
     assert_quiet_accounting(&cache);
@@ -236,8 +295,9 @@ fn strict_limit_refuses_when_all_pinned(policy: CachePolicy) {
 
 fn over_capacity_until_pins_released(policy: CachePolicy) {
     let cache = cache::<u64>(policy, 1_000, 0, false);
-    let held: Vec<_> =
-        (0..6u64).map(|i| cache.insert(key(1, i), i, 250).expect("not strict")).collect();
+    let held: Vec<_> = (0..6u64)
+        .map(|i| cache.insert(key(1, i), i, 250).expect("not strict"))
+        .collect();
     assert_eq!(cache.usage(), 1_500);
     assert_eq!(cache.entry_count(), 6);
     drop(held);
@@ -265,10 +325,17 @@ fn values_dropped_exactly_once(policy: CachePolicy) {
         }
     }
     let strict = super::tests::cache::<Tracked>(policy, 100, 0, true);
-    let pin = strict.insert(key(0, 0), Tracked::new(&log, key(0, 0)), 100).expect("fits");
-    assert!(strict.insert(key(0, 1), Tracked::new(&log, key(0, 1)), 100).is_err());
+    let pin = strict
+        .insert(key(0, 0), Tracked::new(&log, key(0, 0)), 100)
+        .expect("fits");
+    assert!(strict
+        .insert(key(0, 1), Tracked::new(&log, key(0, 1)), 100)
+        .is_err());
     drop((pin, strict));
-    assert!(log.dropped() < log.created(), "resident and pinned values are alive");
+    assert!(
+        log.dropped() < log.created(),
+        "resident and pinned values are alive"
+    );
     drop(cache);
     assert_eq!(log.dropped() + outliving.len(), log.created());
     // Handles outlive the cache and keep reading their value.
@@ -283,10 +350,13 @@ fn values_dropped_exactly_once(policy: CachePolicy) {
 /// deref to the value of its own key, and the accounting must balance at the end.
 fn concurrent_random_ops(policy: CachePolicy, strict: bool) {
     const THREADS: usize = 6;
-    const OPS: usize = 6_000;
-    const KEYS: u64 = 300;
+    const OPS: usize = 20_000;
+    const KEYS: u64 = 60;
     let log = DropLog::new(THREADS * OPS);
-    let cache = Arc::new(cache::<Tracked>(policy, 8_000, 2, strict));
+    // Up to 6 * 8 handles of ~110 bytes pin far more than a shard's 300 bytes: strict inserts
+    // get refused, others go over capacity and releases must evict back down. Few keys keep
+    // the hit rate (pins by lookup) up in so small a cache.
+    let cache = Arc::new(cache::<Tracked>(policy, 1_200, 2, strict));
     let start = Arc::new(Barrier::new(THREADS));
     let threads: Vec<_> = (0..THREADS)
         .map(|t| {
@@ -306,17 +376,18 @@ fn concurrent_random_ops(policy: CachePolicy, strict: bool) {
                                 held.push_back(h);
                             }
                         }
-                        50..=79 => match cache.insert(k, Tracked::new(&log, k), rng.gen_range(20..200))
-                        {
-                            Ok(h) => {
-                                assert_eq!(h.key, k);
-                                held.push_back(h);
+                        50..=79 => {
+                            match cache.insert(k, Tracked::new(&log, k), rng.gen_range(20..200)) {
+                                Ok(h) => {
+                                    assert_eq!(h.key, k);
+                                    held.push_back(h);
+                                }
+                                Err(_) => {
+                                    assert!(strict, "only a strict cache refuses");
+                                    refused += 1;
+                                }
                             }
-                            Err(_) => {
-                                assert!(strict, "only a strict cache refuses");
-                                refused += 1;
-                            }
-                        },
+                        }
                         80..=89 => cache.erase(&k),
                         _ => {
                             if let Some(h) = held.pop_front() {
@@ -338,12 +409,17 @@ fn concurrent_random_ops(policy: CachePolicy, strict: bool) {
             })
         })
         .collect();
-    for thread in threads {
-        thread.join().expect("worker thread");
-    }
+    let refused: u64 = threads
+        .into_iter()
+        .map(|t| t.join().expect("worker thread"))
+        .sum();
+    assert_eq!(refused > 0, strict, "refused inserts: {refused}");
     assert_quiet_accounting(&cache);
     let stats = cache.stats();
-    assert!(stats.hits > 0 && stats.misses > 0 && stats.evictions > 0, "{stats:?}");
+    assert!(
+        stats.hits > 0 && stats.misses > 0 && stats.evictions > 0,
+        "{stats:?}"
+    );
     assert_eq!(log.created() - log.dropped(), cache.entry_count());
     drop(cache);
     log.assert_all_dropped_once();
@@ -433,15 +509,25 @@ fn hot_entries_survive_scan_better_than_fifo(policy: CachePolicy) {
             }
         }
     }
-    assert!(fifo_misses > 0, "the scan must be long enough to push hot entries out of a FIFO");
-    assert!(cache_misses < fifo_misses, "{policy:?}: {cache_misses} vs FIFO {fifo_misses}");
+    assert!(
+        fifo_misses > 0,
+        "the scan must be long enough to push hot entries out of a FIFO"
+    );
+    assert!(
+        cache_misses < fifo_misses,
+        "{policy:?}: {cache_misses} vs FIFO {fifo_misses}"
+    );
     assert_quiet_accounting(&cache);
 }
 
 fn shard_count_follows_options(policy: CachePolicy) {
     let with = |capacity_bytes, shard_bits| {
-        Cache::<u64>::new(CacheOptions { shard_bits, policy, ..CacheOptions::with_capacity(capacity_bytes) })
-            .shard_count()
+        Cache::<u64>::new(CacheOptions {
+            shard_bits,
+            policy,
+            ..CacheOptions::with_capacity(capacity_bytes)
+        })
+        .shard_count()
     };
     // Automatic: shards of at least 512 KiB, at most 64 (RocksDB's rule).
     assert_eq!(with(0, None), 1);
@@ -507,6 +593,14 @@ for_both_policies!(
 );
 
 #[test]
+fn cache_and_handles_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Cache<Vec<u8>>>();
+    send_sync::<Arc<Cache<Vec<u8>>>>();
+    send_sync::<CacheHandle<Vec<u8>>>();
+}
+
+#[test]
 fn lru_evicts_least_recently_used_first() {
     let cache = cache::<u64>(CachePolicy::Lru, 3, 0, false);
     for i in 0..3 {
@@ -516,7 +610,10 @@ fn lru_evicts_least_recently_used_first() {
     let order = cache.shards[0].lru_order().expect("lru shard");
     assert_eq!(order, vec![key(0, 0), key(0, 2), key(0, 1)]);
     drop(cache.insert(key(0, 3), 3, 1).expect("insert"));
-    assert!(cache.lookup(&key(0, 1)).is_none(), "least recently used is evicted");
+    assert!(
+        cache.lookup(&key(0, 1)).is_none(),
+        "least recently used is evicted"
+    );
     assert!(cache.lookup(&key(0, 0)).is_some());
     assert!(cache.lookup(&key(0, 2)).is_some());
 }
@@ -531,6 +628,9 @@ fn clock_gives_new_entries_one_pass() {
     drop(cache.lookup(&key(0, 0)));
     drop(cache.insert(key(0, 2), 2, 1).expect("insert"));
     assert!(cache.lookup(&key(0, 0)).is_some(), "the hit entry stays");
-    assert!(cache.lookup(&key(0, 1)).is_none(), "the entry never hit goes");
+    assert!(
+        cache.lookup(&key(0, 1)).is_none(),
+        "the entry never hit goes"
+    );
     assert_eq!(cache.stats().evictions, 1);
 }
