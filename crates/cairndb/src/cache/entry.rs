@@ -170,9 +170,9 @@ impl<V> Entry<V> {
             self.core.usage.fetch_sub(self.charge, Ordering::SeqCst);
         } else if self.core.usage() > self.core.capacity {
             // Pinned entries held the shard over capacity (allowed without the strict limit);
-            // now one is free to go. If the cache is gone, there is nothing to evict from.
+            // this one is now free to go. If the cache is gone, there is nothing to evict from.
             if let Some(shard) = self.shard.upgrade() {
-                shard.evict_over_capacity();
+                shard.evict_released(self);
             }
         }
     }

@@ -13,7 +13,9 @@
 //!    the incoming entry first and takes it back if the insert fails.
 //! 2. When the exclusive lock is released after an insert, usage <= capacity, unless every
 //!    resident entry left is pinned (or is the new one); with the strict limit, the insert
-//!    fails instead of exceeding.
+//!    fails instead of exceeding. Without it, each entry that was passed over as pinned evicts
+//!    itself when its last handle goes while the shard is still over capacity
+//!    (`evict_released`), so a quiet shard is within capacity again.
 //! 3. Entries taken out of the table are dropped only after the lock is released
 //!    (`Garbage`), so a value's `Drop` never runs under a shard lock.
 
@@ -143,10 +145,34 @@ impl<V> Shard<V> {
         });
     }
 
-    /// Evicts unpinned entries until usage is within capacity again (or none is left).
-    pub(super) fn evict_over_capacity(&self) {
+    /// Called by the release of the last handle of resident `entry` when it saw the shard over
+    /// capacity: evicts `entry` if the shard is still over capacity and nothing re-pinned it.
+    ///
+    /// Only this entry, not a sweep: O(1) even when pins fill the shard, as in RocksDB. That is
+    /// enough to end up within capacity once all pins are gone, because every entry that an
+    /// over-capacity insert passed over was pinned then, and its last release comes here (or
+    /// sees usage back within capacity). Checking usage under the lock, rather than trusting
+    /// the caller's unlocked read, skips evictions that a concurrent insert's transient
+    /// reservation would have caused.
+    pub(super) fn evict_released(&self, entry: &Entry<V>) {
         let mut garbage = Garbage::new();
-        self.exclusive(|table| evict_locked(table, &self.core, 0, None, &mut garbage));
+        self.exclusive(|table| {
+            if self.core.usage() <= self.core.capacity || entry.refs() != 0 {
+                return;
+            }
+            let Some(slot) = table.slots().find(&entry.key) else {
+                return;
+            };
+            // The key may have been erased and inserted again since: only evict this entry.
+            if !std::ptr::eq(Arc::as_ptr(table.slots().entry(slot)), entry) {
+                return;
+            }
+            let victim = table.remove(slot);
+            let pinned = victim.detach();
+            assert!(!pinned, "evicted a pinned cache entry {:?}", victim.key);
+            self.core.evictions.fetch_add(1, Ordering::Relaxed);
+            garbage.push(victim);
+        });
     }
 
     /// Sum of the charges of entries with handles, resident or detached.
