@@ -172,7 +172,9 @@ impl VersionEdit {
         for d in &self.deleted_files {
             check_level(d.level)?;
         }
-        self.new_files.iter().try_for_each(|f| check_level(f.level).and_then(|()| check_file(&f.meta)))
+        self.new_files
+            .iter()
+            .try_for_each(|f| check_level(f.level).and_then(|()| check_file(&f.meta)))
     }
 
     /// Appends the encoding of the edit to `out`.
@@ -209,7 +211,10 @@ impl VersionEdit {
             (tag::PREV_LOG_NUMBER, self.prev_log_number),
             (tag::NEXT_FILE_NUMBER, self.next_file_number),
             (tag::LAST_SEQUENCE, self.last_sequence),
-            (tag::MAX_COLUMN_FAMILY, self.max_column_family.map(u64::from)),
+            (
+                tag::MAX_COLUMN_FAMILY,
+                self.max_column_family.map(u64::from),
+            ),
             (tag::ATOMIC_GROUP, group.map(u64::from)),
         ];
         for (t, v) in counters {
@@ -259,7 +264,8 @@ impl VersionEdit {
             });
             field.map_err(|e| into_error(e, at as u64))?;
         }
-        edit.validate().map_err(|why| Error::corruption("", 0, why))?;
+        edit.validate()
+            .map_err(|why| Error::corruption("", 0, why))?;
         Ok(edit)
     }
 
@@ -301,7 +307,9 @@ fn check_file(f: &FileMetaData) -> std::result::Result<(), String> {
         return Err("file number 0 is invalid".into());
     }
     if f.smallest.len() < TRAILER_LEN || f.largest.len() < TRAILER_LEN {
-        return Err(format!("file {n}: a bound is shorter than an internal key trailer"));
+        return Err(format!(
+            "file {n}: a bound is shorter than an internal key trailer"
+        ));
     }
     if compare_internal(&f.smallest, &f.largest).is_gt() {
         return Err(format!("file {n}: smallest key sorts after largest key"));
@@ -472,5 +480,8 @@ fn decode_checksum(p: &[u8]) -> FieldResult<FileChecksum> {
     if !d.is_empty() {
         return corrupt("trailing bytes in file checksum");
     }
-    Ok(FileChecksum { function: utf8(function)?, value: value.to_vec() })
+    Ok(FileChecksum {
+        function: utf8(function)?,
+        value: value.to_vec(),
+    })
 }

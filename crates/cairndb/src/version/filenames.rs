@@ -102,7 +102,10 @@ pub fn parse_file_name(name: &str) -> Option<(FileType, u64)> {
     }
     if let Some(ts) = name.strip_prefix(OLD_INFO_LOG_PREFIX) {
         let canonical = !ts.is_empty() && ts.bytes().all(|b| b.is_ascii_digit());
-        let n: u64 = ts.parse().ok().filter(|n: &u64| canonical && n.to_string() == ts)?;
+        let n: u64 = ts
+            .parse()
+            .ok()
+            .filter(|n: &u64| canonical && n.to_string() == ts)?;
         return Some((FileType::OldInfoLog, n));
     }
     if let Some(digits) = name.strip_prefix(MANIFEST_PREFIX) {
@@ -159,10 +162,26 @@ mod tests {
         assert_eq!(parse_file_name("CURRENT"), Some((FileType::Current, 0)));
         assert_eq!(parse_file_name("LOCK"), Some((FileType::Lock, 0)));
         assert_eq!(parse_file_name("LOG"), Some((FileType::InfoLog, 0)));
-        assert_eq!(parse_file_name("LOG.old.1700000000123456"), Some((FileType::OldInfoLog, 1_700_000_000_123_456)));
+        assert_eq!(
+            parse_file_name("LOG.old.1700000000123456"),
+            Some((FileType::OldInfoLog, 1_700_000_000_123_456))
+        );
         assert_eq!(parse_file_name("CURRENT.dbtmp"), Some((FileType::Temp, 0)));
         assert_eq!(parse_file_name("000012.dbtmp"), Some((FileType::Temp, 12)));
-        for foreign in ["42.log", "0000042.log", "000000.sst", "000042.txt", "MANIFEST-", "MANIFEST-12", "MANIFEST-00001x", "LOG.old.", "LOG.old.01", ".dbtmp", "000042.log.bak", "+00042.log"] {
+        for foreign in [
+            "42.log",
+            "0000042.log",
+            "000000.sst",
+            "000042.txt",
+            "MANIFEST-",
+            "MANIFEST-12",
+            "MANIFEST-00001x",
+            "LOG.old.",
+            "LOG.old.01",
+            ".dbtmp",
+            "000042.log.bak",
+            "+00042.log",
+        ] {
             assert_eq!(parse_file_name(foreign), None, "{foreign}");
         }
     }

@@ -64,7 +64,9 @@ impl ManifestWriter {
     /// which the writer is poisoned.
     pub fn add_edit(&mut self, edit: &VersionEdit) -> Result<()> {
         if edit.atomic_group_remaining.is_some() {
-            return Err(Error::InvalidArgument("use add_atomic_group for atomic groups".into()));
+            return Err(Error::InvalidArgument(
+                "use add_atomic_group for atomic groups".into(),
+            ));
         }
         self.append(edit, None)
     }
@@ -76,7 +78,9 @@ impl ManifestWriter {
     /// As [`add_edit`](Self::add_edit).
     pub fn add_atomic_group(&mut self, edits: &[VersionEdit]) -> Result<()> {
         if edits.iter().any(|e| e.atomic_group_remaining.is_some()) {
-            return Err(Error::InvalidArgument("atomic group fields are set by the writer".into()));
+            return Err(Error::InvalidArgument(
+                "atomic group fields are set by the writer".into(),
+            ));
         }
         let n = u32::try_from(edits.len())
             .map_err(|_| Error::InvalidArgument("atomic group too large".into()))?;
@@ -110,7 +114,8 @@ impl ManifestWriter {
     }
 
     fn append(&mut self, edit: &VersionEdit, group: Option<u32>) -> Result<()> {
-        edit.validate().map_err(|why| Error::InvalidArgument(format!("version edit: {why}")))?;
+        edit.validate()
+            .map_err(|why| Error::InvalidArgument(format!("version edit: {why}")))?;
         self.buf.clear();
         edit.encode_with_group(&mut self.buf, group);
         self.log.add_record(&self.buf)?;
@@ -143,12 +148,21 @@ impl ManifestReader {
     /// # Errors
     /// I/O errors opening the file.
     pub fn open(fs: &dyn FileSystem, path: &Path, manifest_number: u64) -> Result<ManifestReader> {
-        Ok(ManifestReader::new(LogReader::open(fs, path, manifest_number)?))
+        Ok(ManifestReader::new(LogReader::open(
+            fs,
+            path,
+            manifest_number,
+        )?))
     }
 
     /// A reader over an open log reader positioned at the MANIFEST's start.
     pub fn new(log: LogReader) -> ManifestReader {
-        ManifestReader { log, group: Vec::new(), group_start: 0, done: false }
+        ManifestReader {
+            log,
+            group: Vec::new(),
+            group_start: 0,
+            done: false,
+        }
     }
 
     /// The next edit or complete atomic group, a torn tail, or `None` at the end.
@@ -166,7 +180,8 @@ impl ManifestReader {
                 }
                 Some(LogEvent::Damage(d)) => return Err(d.to_error()),
                 Some(LogEvent::Record(r)) => {
-                    let edit = VersionEdit::decode(&r.data).map_err(|e| self.locate(e, r.offset))?;
+                    let edit =
+                        VersionEdit::decode(&r.data).map_err(|e| self.locate(e, r.offset))?;
                     if let Some(edits) = self.feed(edit, r.offset)? {
                         return Ok(Some(ManifestEntry::Edits(edits)));
                     }
@@ -178,7 +193,11 @@ impl ManifestReader {
 
     /// Adds an edit to the group being assembled; returns the edits once they can be applied.
     fn feed(&mut self, edit: VersionEdit, offset: u64) -> Result<Option<Vec<VersionEdit>>> {
-        let expected = self.group.last().and_then(|e| e.atomic_group_remaining).map(|r| r.checked_sub(1));
+        let expected = self
+            .group
+            .last()
+            .and_then(|e| e.atomic_group_remaining)
+            .map(|r| r.checked_sub(1));
         match (edit.atomic_group_remaining, expected) {
             (None, None) => return Ok(Some(vec![edit])),
             (Some(_), None) => self.group_start = offset,
@@ -232,7 +251,10 @@ impl ManifestReader {
                 let message = format!("{} (byte {} of the record)", c.message, c.offset);
                 Error::corruption(self.log.path(), offset, message)
             }
-            None => e.context(format!("edit at offset {offset} of {}", self.log.path().display())),
+            None => e.context(format!(
+                "edit at offset {offset} of {}",
+                self.log.path().display()
+            )),
         }
     }
 }
@@ -258,13 +280,21 @@ pub fn read_current(fs: &dyn FileSystem, dir: &Path) -> Result<u64> {
     let file = fs.open_read(&path)?;
     let size = file.size()?;
     if size > MAX_CURRENT_BYTES {
-        return Err(Error::corruption(&path, 0, format!("CURRENT is {size} bytes, too long")));
+        return Err(Error::corruption(
+            &path,
+            0,
+            format!("CURRENT is {size} bytes, too long"),
+        ));
     }
     let mut buf = vec![0; size as usize];
     file.read_exact_at(0, &mut buf)?;
     parse_current(&buf).ok_or_else(|| {
         let shown = String::from_utf8_lossy(&buf);
-        Error::corruption(&path, 0, format!("CURRENT does not hold \"MANIFEST-NNNNNN\\n\": {shown:?}"))
+        Error::corruption(
+            &path,
+            0,
+            format!("CURRENT does not hold \"MANIFEST-NNNNNN\\n\": {shown:?}"),
+        )
     })
 }
 

@@ -13,11 +13,16 @@ use crate::types::{append_internal_key, compare_internal, MAX_SEQUENCE};
 use crate::util::coding::{put_length_prefixed, put_varint32, put_varint64};
 
 fn internal_key() -> impl Strategy<Value = Vec<u8>> {
-    (prop::collection::vec(any::<u8>(), 0..12), 0..=MAX_SEQUENCE, 1u8..=5).prop_map(|(k, s, kind)| {
-        let mut v = Vec::new();
-        append_internal_key(&mut v, &k, s, kind);
-        v
-    })
+    (
+        prop::collection::vec(any::<u8>(), 0..12),
+        0..=MAX_SEQUENCE,
+        1u8..=5,
+    )
+        .prop_map(|(k, s, kind)| {
+            let mut v = Vec::new();
+            append_internal_key(&mut v, &k, s, kind);
+            v
+        })
 }
 
 fn checksum() -> impl Strategy<Value = Option<FileChecksum>> {
@@ -26,23 +31,41 @@ fn checksum() -> impl Strategy<Value = Option<FileChecksum>> {
 }
 
 fn new_file() -> impl Strategy<Value = NewFile> {
-    let base = (0..MAX_LEVELS, 1u64.., any::<u64>(), internal_key(), internal_key());
-    let extra = (0..=MAX_SEQUENCE, 0..=MAX_SEQUENCE, any::<Option<u64>>(), any::<Option<u64>>(), checksum());
-    (base, extra).prop_map(|((level, number, size, a, b), (s1, s2, ct, oat, file_checksum))| {
-        let (smallest, largest) = if compare_internal(&a, &b).is_gt() { (b, a) } else { (a, b) };
-        let meta = FileMetaData {
-            number,
-            size,
-            smallest,
-            largest,
-            smallest_seqno: s1.min(s2),
-            largest_seqno: s1.max(s2),
-            creation_time: ct,
-            oldest_ancester_time: oat,
-            file_checksum,
-        };
-        NewFile { level, meta }
-    })
+    let base = (
+        0..MAX_LEVELS,
+        1u64..,
+        any::<u64>(),
+        internal_key(),
+        internal_key(),
+    );
+    let extra = (
+        0..=MAX_SEQUENCE,
+        0..=MAX_SEQUENCE,
+        any::<Option<u64>>(),
+        any::<Option<u64>>(),
+        checksum(),
+    );
+    (base, extra).prop_map(
+        |((level, number, size, a, b), (s1, s2, ct, oat, file_checksum))| {
+            let (smallest, largest) = if compare_internal(&a, &b).is_gt() {
+                (b, a)
+            } else {
+                (a, b)
+            };
+            let meta = FileMetaData {
+                number,
+                size,
+                smallest,
+                largest,
+                smallest_seqno: s1.min(s2),
+                largest_seqno: s1.max(s2),
+                creation_time: ct,
+                oldest_ancester_time: oat,
+                file_checksum,
+            };
+            NewFile { level, meta }
+        },
+    )
 }
 
 fn version_edit() -> impl Strategy<Value = VersionEdit> {
@@ -54,7 +77,12 @@ fn version_edit() -> impl Strategy<Value = VersionEdit> {
         any::<Option<u64>>(),
         prop::option::of(0..=MAX_SEQUENCE),
     );
-    let family = (any::<u32>(), prop::option::of("[a-z]{1,8}"), any::<bool>(), any::<Option<u32>>());
+    let family = (
+        any::<u32>(),
+        prop::option::of("[a-z]{1,8}"),
+        any::<bool>(),
+        any::<Option<u32>>(),
+    );
     let files = (
         prop::collection::vec((0..MAX_LEVELS, any::<u64>()), 0..4),
         prop::collection::vec(new_file(), 0..4),
@@ -71,14 +99,22 @@ fn version_edit() -> impl Strategy<Value = VersionEdit> {
         column_family_add: f.1,
         max_column_family: f.3,
         atomic_group_remaining: None,
-        deleted_files: deleted.into_iter().map(|(level, number)| DeletedFile { level, number }).collect(),
+        deleted_files: deleted
+            .into_iter()
+            .map(|(level, number)| DeletedFile { level, number })
+            .collect(),
         new_files,
     })
 }
 
 /// A small valid edit with one new file and one deletion.
 fn sample_edit(n: u64) -> VersionEdit {
-    let mut e = VersionEdit { log_number: Some(n), next_file_number: Some(n + 10), last_sequence: Some(n * 100), ..VersionEdit::default() };
+    let mut e = VersionEdit {
+        log_number: Some(n),
+        next_file_number: Some(n + 10),
+        last_sequence: Some(n * 100),
+        ..VersionEdit::default()
+    };
     let mut smallest = Vec::new();
     append_internal_key(&mut smallest, b"apple", 5, 2);
     let mut largest = Vec::new();
@@ -145,7 +181,10 @@ fn unknown_safe_to_ignore_tags_are_skipped() {
 
     // Inside a new-file field too.
     let mut payload = Vec::new();
-    let nf = VersionEdit::decode(&edit.encoded()).expect("decode").new_files[0].clone();
+    let nf = VersionEdit::decode(&edit.encoded())
+        .expect("decode")
+        .new_files[0]
+        .clone();
     let mut only_file = VersionEdit::default();
     only_file.add_file(nf.level, nf.meta.clone());
     let encoded = only_file.encoded();
@@ -167,7 +206,10 @@ fn unknown_required_tags_are_not_supported() {
 
     let mut bytes = Vec::new();
     field(&mut bytes, 12, &[FORMAT_VERSION as u8 + 1]);
-    assert!(matches!(VersionEdit::decode(&bytes), Err(Error::NotSupported(_))), "newer format");
+    assert!(
+        matches!(VersionEdit::decode(&bytes), Err(Error::NotSupported(_))),
+        "newer format"
+    );
 }
 
 #[test]
@@ -196,7 +238,12 @@ fn malformed_edits_are_corruption() {
     let mut b = Vec::new();
     field(&mut b, 12, &[0]);
     cases.push(("format version 0", b));
-    cases.push(("overlong length", vec![2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]));
+    cases.push((
+        "overlong length",
+        vec![
+            2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ],
+    ));
     for (what, bytes) in cases {
         let e = VersionEdit::decode(&bytes).expect_err(what);
         assert!(e.is_corruption(), "{what}: {e}");
@@ -207,7 +254,10 @@ fn malformed_edits_are_corruption() {
             assert!(e.validate().is_ok());
         }
     }
-    assert!(VersionEdit::decode(&good[..good.len() - 1]).is_err(), "cut inside the last field");
+    assert!(
+        VersionEdit::decode(&good[..good.len() - 1]).is_err(),
+        "cut inside the last field"
+    );
 }
 
 #[test]
@@ -220,8 +270,14 @@ fn writer_validates_edits() {
     let mut bad = sample_edit(1);
     bad.new_files[0].meta.smallest_seqno = 10;
     assert!(matches!(w.add_edit(&bad), Err(Error::InvalidArgument(_))));
-    let grouped = VersionEdit { atomic_group_remaining: Some(0), ..VersionEdit::default() };
-    assert!(matches!(w.add_edit(&grouped), Err(Error::InvalidArgument(_))));
+    let grouped = VersionEdit {
+        atomic_group_remaining: Some(0),
+        ..VersionEdit::default()
+    };
+    assert!(matches!(
+        w.add_edit(&grouped),
+        Err(Error::InvalidArgument(_))
+    ));
     assert!(w.is_empty(), "nothing was written");
 }
 
@@ -240,7 +296,11 @@ fn write_manifest(fs: &MemFs, number: u64, groups: &[Vec<VersionEdit>]) -> std::
 
 fn sample_groups() -> Vec<Vec<VersionEdit>> {
     vec![
-        vec![VersionEdit { format_version: Some(FORMAT_VERSION), comparator: Some("leveldb.BytewiseComparator".into()), ..sample_edit(1) }],
+        vec![VersionEdit {
+            format_version: Some(FORMAT_VERSION),
+            comparator: Some("leveldb.BytewiseComparator".into()),
+            ..sample_edit(1)
+        }],
         vec![sample_edit(2), sample_edit(3), sample_edit(4)],
         vec![sample_edit(5)],
         vec![sample_edit(6), sample_edit(7)],
@@ -249,7 +309,15 @@ fn sample_groups() -> Vec<Vec<VersionEdit>> {
 }
 
 /// Reads a MANIFEST: the groups, the torn tail if any, or the first error.
-fn read_manifest(fs: &dyn FileSystem, path: &Path, number: u64) -> (Vec<Vec<VersionEdit>>, Option<crate::wal::Damage>, Option<Error>) {
+fn read_manifest(
+    fs: &dyn FileSystem,
+    path: &Path,
+    number: u64,
+) -> (
+    Vec<Vec<VersionEdit>>,
+    Option<crate::wal::Damage>,
+    Option<Error>,
+) {
     let mut r = ManifestReader::open(fs, path, number).expect("open");
     let mut groups = Vec::new();
     loop {
@@ -267,8 +335,14 @@ fn read_manifest(fs: &dyn FileSystem, path: &Path, number: u64) -> (Vec<Vec<Vers
 
 /// The edits as read back carry the group counts the writer filled in; compare without them.
 fn strip_groups(groups: &[Vec<VersionEdit>]) -> Vec<Vec<VersionEdit>> {
-    let strip = |e: &VersionEdit| VersionEdit { atomic_group_remaining: None, ..e.clone() };
-    groups.iter().map(|g| g.iter().map(strip).collect()).collect()
+    let strip = |e: &VersionEdit| VersionEdit {
+        atomic_group_remaining: None,
+        ..e.clone()
+    };
+    groups
+        .iter()
+        .map(|g| g.iter().map(strip).collect())
+        .collect()
 }
 
 #[test]
@@ -300,12 +374,17 @@ fn incomplete_atomic_group_at_the_end_is_torn() {
     let mut w = ManifestWriter::create(&fs, Path::new("/"), 3).expect("create");
     w.add_edit(&sample_edit(1)).expect("add");
     let group_start = w.len();
-    w.add_atomic_group(&[sample_edit(2), sample_edit(3), sample_edit(4)]).expect("group");
+    w.add_atomic_group(&[sample_edit(2), sample_edit(3), sample_edit(4)])
+        .expect("group");
     drop(w);
     let full = crate::fs::read_all(&fs, path).expect("read");
     // Cut after the group's first and second records: clean EOF inside a group.
     let single = sample_edit(2).encoded().len() as u64 + 1 + crate::wal::HEADER_SIZE as u64;
-    for keep in [group_start + single, group_start + 2 * single, group_start + 2 * single + 5] {
+    for keep in [
+        group_start + single,
+        group_start + 2 * single,
+        group_start + 2 * single + 5,
+    ] {
         let cut = MemFs::new();
         let mut f = cut.create(path).expect("create");
         f.append(&full[..keep as usize]).expect("append");
@@ -314,7 +393,10 @@ fn incomplete_atomic_group_at_the_end_is_torn() {
         assert!(err.is_none(), "{err:?}");
         assert_eq!(read.len(), 1);
         let torn = torn.expect("torn tail");
-        assert_eq!((torn.offset, torn.offset + torn.bytes_dropped), (group_start, keep));
+        assert_eq!(
+            (torn.offset, torn.offset + torn.bytes_dropped),
+            (group_start, keep)
+        );
     }
 }
 
@@ -324,14 +406,19 @@ fn broken_atomic_group_is_corruption() {
     let fs = MemFs::new();
     let file = fs.create(Path::new("/MANIFEST-000004")).expect("create");
     let mut log = crate::wal::LogWriter::new(file, 4, 0);
-    let first = VersionEdit { atomic_group_remaining: Some(2), ..sample_edit(1) };
+    let first = VersionEdit {
+        atomic_group_remaining: Some(2),
+        ..sample_edit(1)
+    };
     log.add_record(&first.encoded()).expect("add");
     log.add_record(&sample_edit(2).encoded()).expect("add");
     drop(log);
     let (_, _, err) = read_manifest(&fs, Path::new("/MANIFEST-000004"), 4);
     let err = err.expect("broken group");
     assert!(err.is_corruption(), "{err}");
-    assert!(err.as_corruption().is_some_and(|c| c.offset > 0 && c.file == Path::new("/MANIFEST-000004")));
+    assert!(err
+        .as_corruption()
+        .is_some_and(|c| c.offset > 0 && c.file == Path::new("/MANIFEST-000004")));
 }
 
 #[test]
@@ -341,7 +428,8 @@ fn manifest_bit_flips_are_detected() {
     let path = write_manifest(&fs, 5, &groups);
     let len = fs.size(&path).expect("size");
     for pos in 0..len {
-        fs.corrupt_byte(&path, pos, |b| b ^ (1 << (pos % 8))).expect("flip");
+        fs.corrupt_byte(&path, pos, |b| b ^ (1 << (pos % 8)))
+            .expect("flip");
         let (read, torn, err) = read_manifest(&fs, &path, 5);
         let read = strip_groups(&read);
         assert_eq!(read[..], groups[..read.len()], "flip at {pos}: wrong edits");
@@ -349,12 +437,15 @@ fn manifest_bit_flips_are_detected() {
         match (torn, err) {
             (Some(d), None) => assert!(d.offset <= pos, "flip at {pos}: {d:?}"),
             (None, Some(e)) => {
-                let c = e.as_corruption().unwrap_or_else(|| panic!("flip at {pos}: {e}"));
+                let c = e
+                    .as_corruption()
+                    .unwrap_or_else(|| panic!("flip at {pos}: {e}"));
                 assert!(c.offset <= pos && c.file == path, "flip at {pos}: {e}");
             }
             other => panic!("flip at {pos}: {other:?}"),
         }
-        fs.corrupt_byte(&path, pos, |b| b ^ (1 << (pos % 8))).expect("restore");
+        fs.corrupt_byte(&path, pos, |b| b ^ (1 << (pos % 8)))
+            .expect("restore");
     }
 }
 
@@ -381,9 +472,21 @@ fn truncated_manifest_reads_a_prefix_and_a_torn_tail() {
         drop(f);
         let (read, torn, err) = read_manifest(&cut, &path, 6);
         assert!(err.is_none(), "cut at {keep}: {err:?}");
-        assert_eq!(strip_groups(&read)[..], groups[..read.len()], "cut at {keep}");
-        assert_eq!(read.len(), ends.iter().filter(|&&e| e > 0 && e <= keep).count(), "cut at {keep}");
-        assert_eq!(torn.is_some(), !ends.contains(&keep), "cut at {keep}: {torn:?}");
+        assert_eq!(
+            strip_groups(&read)[..],
+            groups[..read.len()],
+            "cut at {keep}"
+        );
+        assert_eq!(
+            read.len(),
+            ends.iter().filter(|&&e| e > 0 && e <= keep).count(),
+            "cut at {keep}"
+        );
+        assert_eq!(
+            torn.is_some(),
+            !ends.contains(&keep),
+            "cut at {keep}: {torn:?}"
+        );
     }
 }
 
@@ -394,10 +497,15 @@ fn current_round_trip() {
     fs.create_dir_all(dir).expect("mkdir");
     set_current(&fs, dir, 7).expect("set");
     assert_eq!(read_current(&fs, dir).expect("read"), 7);
-    assert_eq!(crate::fs::read_all(&fs, &dir.join("CURRENT")).expect("raw"), b"MANIFEST-000007\n");
+    assert_eq!(
+        crate::fs::read_all(&fs, &dir.join("CURRENT")).expect("raw"),
+        b"MANIFEST-000007\n"
+    );
     set_current(&fs, dir, 12_345_678).expect("set");
     assert_eq!(read_current(&fs, dir).expect("read"), 12_345_678);
-    assert!(read_current(&fs, Path::new("/")).expect_err("no CURRENT").is_io());
+    assert!(read_current(&fs, Path::new("/"))
+        .expect_err("no CURRENT")
+        .is_io());
 }
 
 #[test]
@@ -422,7 +530,11 @@ fn malformed_current_is_corruption() {
         f.append(content).expect("append");
         drop(f);
         let e = read_current(&fs, dir).expect_err("malformed");
-        assert!(e.is_corruption(), "{:?}: {e}", String::from_utf8_lossy(&content[..content.len().min(20)]));
+        assert!(
+            e.is_corruption(),
+            "{:?}: {e}",
+            String::from_utf8_lossy(&content[..content.len().min(20)])
+        );
     }
 }
 
@@ -436,9 +548,14 @@ fn crash_at_any_point_of_set_current_leaves_old_or_new() {
         fs.add_rule(FaultRule::halt_at_mutating(k));
         let finished = set_current(&fs, Path::new("/"), 2).is_ok();
         for seed in 0..20 {
-            let opts = if seed == 0 { CrashOptions::synced_only() } else { CrashOptions::random(seed) };
+            let opts = if seed == 0 {
+                CrashOptions::synced_only()
+            } else {
+                CrashOptions::random(seed)
+            };
             let after = mem.crash_clone(opts);
-            let n = read_current(&after, Path::new("/")).unwrap_or_else(|e| panic!("crash at op {k}: {e}"));
+            let n = read_current(&after, Path::new("/"))
+                .unwrap_or_else(|e| panic!("crash at op {k}: {e}"));
             assert!(n == 1 || n == 2, "crash at op {k}");
             if finished {
                 assert_eq!(n, 2, "a completed set_current is durable");
@@ -449,5 +566,8 @@ fn crash_at_any_point_of_set_current_leaves_old_or_new() {
         }
         k += 1;
     }
-    assert!(k >= 4, "create, write, sync, rename and dir sync were each interrupted");
+    assert!(
+        k >= 4,
+        "create, write, sync, rename and dir sync were each interrupted"
+    );
 }

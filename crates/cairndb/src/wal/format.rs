@@ -107,7 +107,10 @@ pub fn fragment_checksum(kind: u8, log_number: u32, payload: &[u8]) -> u32 {
 /// # Panics
 /// If `payload` is longer than [`MAX_FRAGMENT_PAYLOAD`] (a bug in the caller's framing).
 pub fn encode_fragment(out: &mut Vec<u8>, kind: u8, log_number: u32, payload: &[u8]) {
-    assert!(payload.len() <= MAX_FRAGMENT_PAYLOAD, "fragment payload exceeds a block");
+    assert!(
+        payload.len() <= MAX_FRAGMENT_PAYLOAD,
+        "fragment payload exceeds a block"
+    );
     put_fixed32(out, fragment_checksum(kind, log_number, payload));
     out.extend_from_slice(&(payload.len() as u16).to_le_bytes());
     out.push(kind);
@@ -143,7 +146,10 @@ mod tests {
         let mut out = Vec::new();
         encode_fragment(&mut out, FragmentType::Full as u8, 7, b"hello");
         let hex: Vec<String> = out.iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(hex.join(" "), "a9 4c dd b3 05 00 01 07 00 00 00 68 65 6c 6c 6f");
+        assert_eq!(
+            hex.join(" "),
+            "a9 4c dd b3 05 00 01 07 00 00 00 68 65 6c 6c 6f"
+        );
         let h = FragmentHeader::decode(&out).expect("header");
         assert_eq!((h.len, h.kind, h.log_number), (5, 1, 7));
         assert_eq!(h.checksum, fragment_checksum(1, 7, b"hello"));
@@ -152,6 +158,8 @@ mod tests {
     #[test]
     fn header_decode_needs_eleven_bytes() {
         assert_eq!(FragmentHeader::decode(&[0; 10]), None);
-        assert!(FragmentHeader::decode(&[0; 11]).expect("zero header").is_zero());
+        assert!(FragmentHeader::decode(&[0; 11])
+            .expect("zero header")
+            .is_zero());
     }
 }

@@ -116,7 +116,12 @@ struct BadFragment {
 enum Fragment {
     Eof,
     /// A verified fragment; its payload is `block[start..end]`.
-    Valid { offset: u64, kind: FragmentType, start: usize, end: usize },
+    Valid {
+        offset: u64,
+        kind: FragmentType,
+        start: usize,
+        end: usize,
+    },
     /// A verified metadata fragment of a type this reader does not know but may skip.
     Skippable,
     Bad(BadFragment),
@@ -204,9 +209,12 @@ impl LogReader {
                 Fragment::Eof => self.at_eof(),
                 Fragment::Skippable => None,
                 Fragment::Bad(bad) => Some(self.damaged(bad)?),
-                Fragment::Valid { offset, kind, start, end } => {
-                    self.assemble(offset, kind, start, end)?
-                }
+                Fragment::Valid {
+                    offset,
+                    kind,
+                    start,
+                    end,
+                } => self.assemble(offset, kind, start, end)?,
             };
             if event.is_some() {
                 return Ok(event);
@@ -244,9 +252,10 @@ impl LogReader {
                 self.seek(offset)?;
                 Ok(Some(damage))
             }
-            (FragmentType::Full, None) => {
-                Ok(Some(LogEvent::Record(Record { offset, data: self.block[start..end].to_vec() })))
-            }
+            (FragmentType::Full, None) => Ok(Some(LogEvent::Record(Record {
+                offset,
+                data: self.block[start..end].to_vec(),
+            }))),
             (FragmentType::First, None) => {
                 self.record.clear();
                 self.record.extend_from_slice(&self.block[start..end]);
@@ -261,7 +270,10 @@ impl LogReader {
                 self.record.extend_from_slice(&self.block[start..end]);
                 self.record_start = None;
                 let data = std::mem::take(&mut self.record);
-                Ok(Some(LogEvent::Record(Record { offset: record_start, data })))
+                Ok(Some(LogEvent::Record(Record {
+                    offset: record_start,
+                    data,
+                })))
             }
             (FragmentType::Middle | FragmentType::Last, None) => self.orphan(offset).map(Some),
         }
@@ -347,7 +359,10 @@ impl LogReader {
         loop {
             let here = self.position();
             match self.next_fragment()? {
-                Fragment::Valid { kind: FragmentType::Middle | FragmentType::Last, .. }
+                Fragment::Valid {
+                    kind: FragmentType::Middle | FragmentType::Last,
+                    ..
+                }
                 | Fragment::Skippable => {}
                 _ => return self.seek(here),
             }
@@ -368,7 +383,10 @@ impl LogReader {
 
     /// Reads the block starting at `block_start` (a multiple of the block size) into `block`.
     fn load_block(&mut self, block_start: u64) -> Result<()> {
-        let len = self.file_size.saturating_sub(block_start).min(BLOCK_SIZE as u64) as usize;
+        let len = self
+            .file_size
+            .saturating_sub(block_start)
+            .min(BLOCK_SIZE as u64) as usize;
         self.block.resize(len, 0);
         self.file.read_exact_at(block_start, &mut self.block)?;
         self.block_start = block_start;
@@ -388,7 +406,9 @@ impl LogReader {
             let is_last_block = self.block_start + self.block.len() as u64 >= self.file_size;
             if is_last_block && left > 0 && self.block.len() < BLOCK_SIZE {
                 self.pos = self.block.len();
-                return Ok(Fragment::Bad(self.bad(offset, "incomplete fragment header at end of file")));
+                return Ok(Fragment::Bad(
+                    self.bad(offset, "incomplete fragment header at end of file"),
+                ));
             }
             if is_last_block {
                 self.pos = self.block.len();
@@ -410,11 +430,21 @@ impl LogReader {
         let covered_start = self.pos + 6;
         let end = self.pos + HEADER_SIZE + usize::from(h.len);
         let verdict = self.verify(offset, &h, covered_start, end);
-        self.pos = if matches!(verdict, Fragment::Bad(_)) { self.block.len() } else { end };
+        self.pos = if matches!(verdict, Fragment::Bad(_)) {
+            self.block.len()
+        } else {
+            end
+        };
         verdict
     }
 
-    fn verify(&self, offset: u64, h: &FragmentHeader, covered_start: usize, end: usize) -> Fragment {
+    fn verify(
+        &self,
+        offset: u64,
+        h: &FragmentHeader,
+        covered_start: usize,
+        end: usize,
+    ) -> Fragment {
         if h.is_zero() {
             return Fragment::Bad(self.bad(offset, "zero bytes where a fragment should start"));
         }
@@ -429,19 +459,34 @@ impl LogReader {
             return Fragment::Bad(bad);
         }
         if h.log_number != self.log_number {
-            let reason =
-                format!("fragment of log {} found in log {}", h.log_number, self.log_number);
-            return Fragment::Bad(BadFragment { other_log: true, ..self.bad(offset, &reason) });
+            let reason = format!(
+                "fragment of log {} found in log {}",
+                h.log_number, self.log_number
+            );
+            return Fragment::Bad(BadFragment {
+                other_log: true,
+                ..self.bad(offset, &reason)
+            });
         }
         match FragmentType::from_u8(h.kind) {
-            Some(kind) => Fragment::Valid { offset, kind, start: end - usize::from(h.len), end },
+            Some(kind) => Fragment::Valid {
+                offset,
+                kind,
+                start: end - usize::from(h.len),
+                end,
+            },
             None if h.kind & SAFE_IGNORE_TYPE_BIT != 0 => Fragment::Skippable,
             None => Fragment::Bad(self.bad(offset, &format!("unknown fragment type {}", h.kind))),
         }
     }
 
     fn bad(&self, offset: u64, reason: &str) -> BadFragment {
-        BadFragment { offset, reason: reason.to_string(), checksums: None, other_log: false }
+        BadFragment {
+            offset,
+            reason: reason.to_string(),
+            checksums: None,
+            other_log: false,
+        }
     }
 
     /// True if a valid fragment of this log starts anywhere after `offset` (see invariant 3).

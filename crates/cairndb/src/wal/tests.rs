@@ -17,7 +17,9 @@ const LOG: u64 = 7;
 
 /// A record of `len` bytes whose content depends on `seed`, so records are told apart.
 fn record(len: usize, seed: u8) -> Vec<u8> {
-    (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
 }
 
 /// Writes `records` into a fresh MemFs log and returns the bytes and the handles.
@@ -25,7 +27,10 @@ fn write_log(records: &[Vec<u8>], log_number: u64) -> (Vec<u8>, Vec<RecordHandle
     let fs = MemFs::new();
     let path = Path::new("/000007.log");
     let mut w = LogWriter::new(fs.create(path).expect("create"), log_number, 0);
-    let handles = records.iter().map(|r| w.add_record(r).expect("add")).collect();
+    let handles = records
+        .iter()
+        .map(|r| w.add_record(r).expect("add"))
+        .collect();
     w.flush().expect("flush");
     (crate::fs::read_all(&fs, path).expect("read"), handles)
 }
@@ -68,7 +73,10 @@ fn read_events(bytes: &[u8], log_number: u64) -> (Vec<Record>, Vec<Damage>) {
             LogEvent::Record(rec) => records.push(rec),
             LogEvent::Damage(d) => damages.push(d),
         }
-        assert!(records.len() + damages.len() <= bytes.len() + 2, "reader does not terminate");
+        assert!(
+            records.len() + damages.len() <= bytes.len() + 2,
+            "reader does not terminate"
+        );
     }
     (records, damages)
 }
@@ -97,7 +105,11 @@ fn assert_no_wrong_record(read: &[Record], written: &[Vec<u8>], handles: &[Recor
 
 fn mixed_records() -> Vec<Vec<u8>> {
     let sizes = [100, 0, 2000, 40_000, 5, 31_000, 300, 0, 1, 7000, 12];
-    sizes.iter().enumerate().map(|(i, &n)| record(n, i as u8)).collect()
+    sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| record(n, i as u8))
+        .collect()
 }
 
 fn record_strategy() -> impl Strategy<Value = Vec<u8>> {
@@ -141,16 +153,30 @@ proptest! {
 #[test]
 fn block_tails_of_every_size_round_trip() {
     for tail in 0..=HEADER_SIZE + 2 {
-        let records = vec![record(BLOCK_SIZE - HEADER_SIZE - tail, 1), record(10, 2), record(0, 3)];
+        let records = vec![
+            record(BLOCK_SIZE - HEADER_SIZE - tail, 1),
+            record(10, 2),
+            record(0, 3),
+        ];
         let (bytes, handles) = write_log(&records, LOG);
-        let second = if tail < HEADER_SIZE { BLOCK_SIZE } else { BLOCK_SIZE - tail };
+        let second = if tail < HEADER_SIZE {
+            BLOCK_SIZE
+        } else {
+            BLOCK_SIZE - tail
+        };
         assert_eq!(handles[1].offset, second as u64, "tail {tail}");
         if tail < HEADER_SIZE {
-            assert!(bytes[BLOCK_SIZE - tail..BLOCK_SIZE].iter().all(|&b| b == 0), "zero padding");
+            assert!(
+                bytes[BLOCK_SIZE - tail..BLOCK_SIZE].iter().all(|&b| b == 0),
+                "zero padding"
+            );
         }
         let (read, err) = read_strict(&bytes, LOG);
         assert!(err.is_none(), "tail {tail}: {err:?}");
-        assert_eq!(read.iter().map(|r| r.data.clone()).collect::<Vec<_>>(), records);
+        assert_eq!(
+            read.iter().map(|r| r.data.clone()).collect::<Vec<_>>(),
+            records
+        );
     }
 }
 
@@ -167,7 +193,10 @@ fn records_exactly_filling_blocks_and_spanning_many() {
     assert_eq!(handles[1].offset, BLOCK_SIZE as u64);
     let (read, err) = read_strict(&bytes, LOG);
     assert!(err.is_none(), "{err:?}");
-    assert_eq!(read.iter().map(|r| r.data.clone()).collect::<Vec<_>>(), records);
+    assert_eq!(
+        read.iter().map(|r| r.data.clone()).collect::<Vec<_>>(),
+        records
+    );
 }
 
 #[test]
@@ -198,7 +227,11 @@ impl WritableFile for RecordingFile {
     fn append(&mut self, data: &[u8]) -> Result<()> {
         let mut s = self.0.lock();
         if s.fail_appends {
-            return Err(Error::io("append", "rec", io::Error::from_raw_os_error(libc::ENOSPC)));
+            return Err(Error::io(
+                "append",
+                "rec",
+                io::Error::from_raw_os_error(libc::ENOSPC),
+            ));
         }
         s.appends += 1;
         s.data.extend_from_slice(data);
@@ -230,7 +263,8 @@ fn writer_appends_once_per_record_and_writes_behind_contiguously() {
     for i in 0..100 {
         w.add_record(&record(1000 + i * 7, i as u8)).expect("add");
     }
-    w.add_record(&record(3 * BLOCK_SIZE, 9)).expect("add spanning record");
+    w.add_record(&record(3 * BLOCK_SIZE, 9))
+        .expect("add spanning record");
     let s = file.0.lock();
     assert_eq!(s.appends, 101, "one append per record");
     let mut next = 0;
@@ -240,7 +274,10 @@ fn writer_appends_once_per_record_and_writes_behind_contiguously() {
         next = off + len;
     }
     assert!(next > s.data.len() as u64 - 4096 - 3 * BLOCK_SIZE as u64);
-    assert!(s.flushes >= s.behind.len(), "bytes are handed to the OS before write-behind");
+    assert!(
+        s.flushes >= s.behind.len(),
+        "bytes are handed to the OS before write-behind"
+    );
 }
 
 #[test]
@@ -307,15 +344,26 @@ fn truncation_at_every_length_is_a_torn_tail() {
     let cuts = clean_cuts(&handles);
     for len in 0..=bytes.len() {
         // Dense near the start and the block boundaries, sampled in between to bound run time.
-        if len > 200 && len % 13 != 0 && (len % BLOCK_SIZE) > 40 && (len % BLOCK_SIZE) < BLOCK_SIZE - 40 {
+        if len > 200
+            && len % 13 != 0
+            && (len % BLOCK_SIZE) > 40
+            && (len % BLOCK_SIZE) < BLOCK_SIZE - 40
+        {
             continue;
         }
         let (read, damages) = read_events(&bytes[..len], LOG);
-        let whole = handles.iter().take_while(|h| h.offset + h.len <= len as u64).count();
+        let whole = handles
+            .iter()
+            .take_while(|h| h.offset + h.len <= len as u64)
+            .count();
         assert_eq!(read.len(), whole, "cut at {len}");
         assert_no_wrong_record(&read, &records, &handles);
         let clean = cuts.contains(&(len as u64));
-        assert_eq!(damages.len(), usize::from(!clean), "cut at {len}: {damages:?}");
+        assert_eq!(
+            damages.len(),
+            usize::from(!clean),
+            "cut at {len}: {damages:?}"
+        );
         for d in &damages {
             assert_eq!(d.kind, DamageKind::TornTail, "cut at {len}: {d:?}");
             assert_eq!(d.offset + d.bytes_dropped, len as u64);
@@ -327,7 +375,11 @@ fn truncation_at_every_length_is_a_torn_tail() {
 fn every_bit_flip_is_detected_or_harmless() {
     let records = mixed_records();
     let (bytes, handles) = write_log(&records, LOG);
-    let in_fragment = |pos: u64| handles.iter().any(|h| pos >= h.offset && pos < h.offset + h.len);
+    let in_fragment = |pos: u64| {
+        handles
+            .iter()
+            .any(|h| pos >= h.offset && pos < h.offset + h.len)
+    };
     let mut flipped = bytes.clone();
     for pos in 0..bytes.len() {
         // Every byte in the first two blocks, then every 5th byte.
@@ -339,14 +391,21 @@ fn every_bit_flip_is_detected_or_harmless() {
         assert_no_wrong_record(&read, &records, &handles);
         let padding = !in_fragment(pos as u64);
         // A trailer byte (zero padding) is not covered by any checksum and holds no data.
-        assert_eq!(read.len() == records.len(), padding, "flip at {pos}: {damages:?}");
+        assert_eq!(
+            read.len() == records.len(),
+            padding,
+            "flip at {pos}: {damages:?}"
+        );
         assert_eq!(damages.is_empty(), padding, "flip at {pos}");
         let (strict, err) = read_strict(&flipped, LOG);
         assert_no_wrong_record(&strict, &records, &handles);
         if let Some(e) = err {
             let c = e.as_corruption().expect("corruption");
             assert_eq!(c.file, PathBuf::from("/000007.log"));
-            assert!(c.offset <= pos as u64 && pos as u64 - c.offset < BLOCK_SIZE as u64, "{e}");
+            assert!(
+                c.offset <= pos as u64 && pos as u64 - c.offset < BLOCK_SIZE as u64,
+                "{e}"
+            );
         } else {
             assert!(padding, "flip at {pos} undetected in strict mode");
         }
@@ -365,10 +424,16 @@ fn torn_tail_is_tolerated_and_reported() {
     let (read, damages) = read_events(&bytes, LOG);
     assert_eq!(read.len(), records.len());
     assert_eq!(damages.len(), 1);
-    assert_eq!((damages[0].kind, damages[0].offset, damages[0].bytes_dropped), (DamageKind::TornTail, end, 100));
+    assert_eq!(
+        (damages[0].kind, damages[0].offset, damages[0].bytes_dropped),
+        (DamageKind::TornTail, end, 100)
+    );
     let action = WalRecoveryMode::TolerateCorruptedTailRecords.on_damage(&damages[0]);
     assert_eq!(action, DamageAction::StopHere);
-    assert_eq!(WalRecoveryMode::AbsoluteConsistency.on_damage(&damages[0]), DamageAction::Fail);
+    assert_eq!(
+        WalRecoveryMode::AbsoluteConsistency.on_damage(&damages[0]),
+        DamageAction::Fail
+    );
     let (strict, err) = read_strict(&bytes, LOG);
     assert_eq!(strict.len(), records.len());
     assert!(err.expect("strict reading fails").is_corruption());
@@ -384,7 +449,10 @@ fn unfinished_multi_block_record_at_eof_is_torn_from_its_start() {
     assert_eq!(read.len(), 1);
     assert_eq!(damages.len(), 1);
     assert_eq!(damages[0].kind, DamageKind::TornTail);
-    assert_eq!(damages[0].offset, handles[1].offset, "dropped from the record's start");
+    assert_eq!(
+        damages[0].offset, handles[1].offset,
+        "dropped from the record's start"
+    );
 }
 
 #[test]
@@ -412,19 +480,41 @@ fn corruption_in_the_middle_is_an_error_and_skippable() {
     let err = err.expect("strict reading fails");
     let c = err.as_corruption().expect("corruption");
     assert_eq!(c.offset, victim.offset);
-    assert!(c.expected_checksum.is_some(), "checksum mismatch is reported as such");
+    assert!(
+        c.expected_checksum.is_some(),
+        "checksum mismatch is reported as such"
+    );
 
     let (read, damages) = read_events(&damaged, LOG);
     assert_eq!(damages.len(), 1);
     let d = &damages[0];
     assert_eq!((d.kind, d.offset), (DamageKind::Corruption, victim.offset));
-    assert_eq!(d.offset + d.bytes_dropped, handles.iter().find(|h| h.offset > BLOCK_SIZE as u64).expect("h").offset);
+    assert_eq!(
+        d.offset + d.bytes_dropped,
+        handles
+            .iter()
+            .find(|h| h.offset > BLOCK_SIZE as u64)
+            .expect("h")
+            .offset
+    );
     assert_no_wrong_record(&read, &records, &handles);
-    let after = handles.iter().filter(|h| h.offset > BLOCK_SIZE as u64).count();
+    let after = handles
+        .iter()
+        .filter(|h| h.offset > BLOCK_SIZE as u64)
+        .count();
     assert_eq!(read.len(), 3 + after, "salvage resumes at the next block");
-    assert_eq!(WalRecoveryMode::TolerateCorruptedTailRecords.on_damage(d), DamageAction::Fail);
-    assert_eq!(WalRecoveryMode::SkipAnyCorruptedRecords.on_damage(d), DamageAction::Skip);
-    assert_eq!(WalRecoveryMode::PointInTimeRecovery.on_damage(d), DamageAction::StopHere);
+    assert_eq!(
+        WalRecoveryMode::TolerateCorruptedTailRecords.on_damage(d),
+        DamageAction::Fail
+    );
+    assert_eq!(
+        WalRecoveryMode::SkipAnyCorruptedRecords.on_damage(d),
+        DamageAction::Skip
+    );
+    assert_eq!(
+        WalRecoveryMode::PointInTimeRecovery.on_damage(d),
+        DamageAction::StopHere
+    );
 }
 
 #[test]
@@ -454,13 +544,22 @@ fn fragment_of_another_log_ends_the_log() {
     assert_eq!(damages.len(), 1);
     assert_eq!(damages[0].kind, DamageKind::OldLogNumber);
     assert_eq!(damages[0].offset, new_bytes.len() as u64);
-    assert_eq!(WalRecoveryMode::AbsoluteConsistency.on_damage(&damages[0]), DamageAction::StopHere);
+    assert_eq!(
+        WalRecoveryMode::AbsoluteConsistency.on_damage(&damages[0]),
+        DamageAction::StopHere
+    );
     let (_, err) = read_strict(&bytes, 9);
-    assert!(err.expect("strict fails on an old record").to_string().contains("log 5"));
+    assert!(err
+        .expect("strict fails on an old record")
+        .to_string()
+        .contains("log 5"));
     // A misplaced file: every fragment carries another number.
     let (read, damages) = read_events(&old_bytes, 6);
     assert!(read.is_empty());
-    assert_eq!((damages[0].kind, damages[0].offset), (DamageKind::OldLogNumber, 0));
+    assert_eq!(
+        (damages[0].kind, damages[0].offset),
+        (DamageKind::OldLogNumber, 0)
+    );
 }
 
 #[test]
@@ -502,7 +601,9 @@ fn crash_clones_read_back_a_prefix_with_every_synced_record() {
         let fs = MemFs::new();
         let path = Path::new("/000007.log");
         let mut w = LogWriter::new(fs.create(path).expect("create"), LOG, 0);
-        let records: Vec<Vec<u8>> = (0..80).map(|i| record((i * 977 + seed as usize * 13) % 9000, i as u8)).collect();
+        let records: Vec<Vec<u8>> = (0..80)
+            .map(|i| record((i * 977 + seed as usize * 13) % 9000, i as u8))
+            .collect();
         let mut synced = 0;
         for (i, r) in records.iter().enumerate() {
             w.add_record(r).expect("add");
@@ -518,7 +619,9 @@ fn crash_clones_read_back_a_prefix_with_every_synced_record() {
         while let Some(e) = r.next_event().expect("read") {
             match e {
                 LogEvent::Record(rec) => read.push(rec.data),
-                LogEvent::Damage(d) => assert_eq!(d.kind, DamageKind::TornTail, "seed {seed}: {d:?}"),
+                LogEvent::Damage(d) => {
+                    assert_eq!(d.kind, DamageKind::TornTail, "seed {seed}: {d:?}")
+                }
             }
         }
         assert!(read.len() >= synced, "seed {seed}: synced records lost");

@@ -152,7 +152,10 @@ impl LogWriter {
         }
         self.append_buffer()?;
         let offset = offset.expect("the loop runs once");
-        Ok(RecordHandle { offset, len: self.file.len() - offset })
+        Ok(RecordHandle {
+            offset,
+            len: self.file.len() - offset,
+        })
     }
 
     /// Zero-fills the current block's tail when it cannot hold a header, and moves to the next
@@ -183,7 +186,8 @@ impl LogWriter {
         }
         // Write-back can only start on bytes the OS has: hand it the file's buffer first.
         self.file.flush()?;
-        self.file.write_behind(self.write_behind_done, len - self.write_behind_done)?;
+        self.file
+            .write_behind(self.write_behind_done, len - self.write_behind_done)?;
         self.write_behind_done = len;
         Ok(())
     }
