@@ -571,3 +571,41 @@ fn crash_at_any_point_of_set_current_leaves_old_or_new() {
         "create, write, sync, rename and dir sync were each interrupted"
     );
 }
+
+/// The worked example of docs/format/manifest.md, byte for byte.
+#[test]
+fn worked_example_matches_the_spec() {
+    let mut smallest = Vec::new();
+    append_internal_key(&mut smallest, b"a", 1, 2);
+    let mut largest = Vec::new();
+    append_internal_key(&mut largest, b"b", 2, 2);
+    let mut edit = VersionEdit {
+        log_number: Some(5),
+        next_file_number: Some(8),
+        last_sequence: Some(300),
+        ..VersionEdit::default()
+    };
+    edit.delete_file(1, 4);
+    let meta = FileMetaData {
+        number: 7,
+        size: 1000,
+        smallest,
+        largest,
+        smallest_seqno: 1,
+        largest_seqno: 2,
+        ..FileMetaData::default()
+    };
+    edit.add_file(0, meta);
+    let hex: Vec<String> = edit.encoded().iter().map(|b| format!("{b:02x}")).collect();
+    let expected = "02 01 05 04 01 08 05 02 ac 02 0b 02 01 04 0a 1a 00 07 e8 07 \
+                    09 61 02 01 00 00 00 00 00 00 09 62 02 02 00 00 00 00 00 00 01 02";
+    assert_eq!(hex.join(" "), expected);
+    // Framed as the first record of MANIFEST-000001.
+    let fs = MemFs::new();
+    let mut w = ManifestWriter::create(&fs, Path::new("/"), 1).expect("create");
+    w.add_edit(&edit).expect("add");
+    drop(w);
+    let bytes = crate::fs::read_all(&fs, Path::new("/MANIFEST-000001")).expect("read");
+    let header: Vec<String> = bytes[..11].iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(header.join(" "), "7b f4 29 01 2a 00 01 01 00 00 00");
+}
