@@ -609,3 +609,45 @@ fn worked_example_matches_the_spec() {
     let header: Vec<String> = bytes[..11].iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(header.join(" "), "7b f4 29 01 2a 00 01 01 00 00 00");
 }
+
+/// Writes seed inputs for `fuzz/fuzz_targets/version_edit.rs` from valid edits. Run by hand:
+/// `cargo test -p cairndb --lib write_version_edit_fuzz_seeds -- --ignored`.
+#[test]
+#[ignore = "writes into fuzz/corpus; run by hand"]
+fn write_version_edit_fuzz_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/version_edit");
+    let fs = crate::fs::RealFs::new();
+    fs.create_dir_all(&dir).expect("mkdir");
+    let mut full = sample_groups().remove(0).remove(0);
+    full.column_family = 3;
+    full.column_family_add = Some("users".into());
+    full.max_column_family = Some(3);
+    full.prev_log_number = Some(2);
+    full.new_files[0].meta.oldest_ancester_time = Some(1_600_000_000);
+    full.new_files[0].meta.file_checksum = Some(FileChecksum {
+        function: "crc32c".into(),
+        value: vec![1, 2, 3, 4],
+    });
+    let grouped = VersionEdit {
+        atomic_group_remaining: Some(1),
+        ..sample_edit(9)
+    };
+    let drop_cf = VersionEdit {
+        column_family: 3,
+        column_family_drop: true,
+        ..VersionEdit::default()
+    };
+    let seeds = [
+        ("empty", VersionEdit::default()),
+        ("sample", sample_edit(2)),
+        ("full", full),
+        ("group", grouped),
+        ("drop-cf", drop_cf),
+    ];
+    for (name, edit) in seeds {
+        crate::fs::write_atomic(&fs, &dir.join(name), &edit.encoded()).expect("write seed");
+    }
+    let mut ignorable = sample_edit(3).encoded();
+    field(&mut ignorable, SAFE_IGNORE_MASK | 40, b"future");
+    crate::fs::write_atomic(&fs, &dir.join("ignorable-tag"), &ignorable).expect("write seed");
+}

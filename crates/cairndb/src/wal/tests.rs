@@ -628,3 +628,41 @@ fn crash_clones_read_back_a_prefix_with_every_synced_record() {
         assert_eq!(read[..], records[..read.len()], "seed {seed}: not a prefix");
     }
 }
+
+/// Writes seed inputs for `fuzz/fuzz_targets/wal_reader.rs` from valid logs. Run by hand:
+/// `cargo test -p cairndb --lib write_wal_fuzz_seeds -- --ignored`.
+#[test]
+#[ignore = "writes into fuzz/corpus; run by hand"]
+fn write_wal_fuzz_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/wal_reader");
+    let fs = crate::fs::RealFs::new();
+    fs.create_dir_all(&dir).expect("mkdir");
+    let spanning = record(BLOCK_SIZE + 100, 9);
+    let seeds: Vec<(&str, Vec<u8>)> = vec![
+        ("one-record", write_log(&[b"hello".to_vec()], LOG).0),
+        (
+            "small-records",
+            write_log(
+                &(0..20).map(|i| record(i * 3, i as u8)).collect::<Vec<_>>(),
+                LOG,
+            )
+            .0,
+        ),
+        (
+            "empty-record",
+            write_log(&[Vec::new(), b"x".to_vec()], LOG).0,
+        ),
+        (
+            "spanning-record",
+            write_log(&[record(50, 1), spanning, record(10, 2)], LOG).0,
+        ),
+        (
+            "torn-tail",
+            write_log(&[record(300, 3), record(300, 4)], LOG).0[..400].to_vec(),
+        ),
+        ("other-log", write_log(&[record(30, 5)], 8).0),
+    ];
+    for (name, bytes) in seeds {
+        crate::fs::write_atomic(&fs, &dir.join(name), &bytes).expect("write seed");
+    }
+}
