@@ -172,6 +172,13 @@ impl ManifestReader {
     /// an undecodable edit or a malformed atomic group; [`Error::NotSupported`] for an edit from a
     /// newer version; I/O errors.
     pub fn next_entry(&mut self) -> Result<Option<ManifestEntry>> {
+        let entry = self.read_entry();
+        // After an error nothing more is read: entries past damage must not be applied.
+        self.done |= entry.is_err();
+        entry
+    }
+
+    fn read_entry(&mut self) -> Result<Option<ManifestEntry>> {
         while !self.done {
             match self.log.next_event()? {
                 None => return Ok(self.at_end()),

@@ -76,18 +76,32 @@ pub struct Damage {
     pub checksums: Option<(u32, u32)>,
 }
 
+impl std::fmt::Display for DamageKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DamageKind::TornTail => "torn tail",
+            DamageKind::Corruption => "corruption",
+            DamageKind::OldLogNumber => "old log number",
+        })
+    }
+}
+
 impl Damage {
     /// The damage as an [`Error::Corruption`] naming the file and the fragment's offset.
     pub fn to_error(&self) -> Error {
-        let what = format!(
-            "{:?} at fragment {}: {}; {} bytes unreadable from offset {}",
-            self.kind, self.detected_at, self.reason, self.bytes_dropped, self.offset
+        let extent = format!(
+            "{}: {} bytes unreadable from offset {}",
+            self.kind, self.bytes_dropped, self.offset
         );
         match self.checksums {
             Some((stored, computed)) => {
+                let what = format!("log fragment ({extent})");
                 Error::checksum_mismatch(&self.file, self.detected_at, &what, stored, computed)
             }
-            None => Error::corruption(&self.file, self.detected_at, what),
+            None => {
+                let message = format!("{} ({extent})", self.reason);
+                Error::corruption(&self.file, self.detected_at, message)
+            }
         }
     }
 }
@@ -199,8 +213,15 @@ impl LogReader {
     /// log number the next call returns `None`. This is what recovery modes are built on.
     ///
     /// # Errors
-    /// Only I/O errors; damage is an event, not an error.
+    /// Only I/O errors; damage is an event, not an error. After an I/O error the reader is
+    /// finished: its position is unknown, so it returns `None` from then on.
     pub fn next_event(&mut self) -> Result<Option<LogEvent>> {
+        let event = self.read_event();
+        self.done |= event.is_err();
+        event
+    }
+
+    fn read_event(&mut self) -> Result<Option<LogEvent>> {
         loop {
             if self.done {
                 return Ok(None);

@@ -666,3 +666,58 @@ fn write_wal_fuzz_seeds() {
         crate::fs::write_atomic(&fs, &dir.join(name), &bytes).expect("write seed");
     }
 }
+
+#[test]
+fn read_errors_are_returned_and_finish_the_reader() {
+    use crate::fs::{FaultFs, FaultKind, FaultRule, OpKind};
+    let mem = MemFs::new();
+    let path = Path::new("/000007.log");
+    let mut w = LogWriter::new(mem.create(path).expect("create"), LOG, 0);
+    for i in 0..40 {
+        w.add_record(&record(2000, i)).expect("add");
+    }
+    drop(w);
+    let fs = FaultFs::new(mem.shared(), 1);
+    fs.add_rule(FaultRule::nth(OpKind::Read, 2, FaultKind::Eio));
+    let mut r = LogReader::open(&fs, path, LOG).expect("open");
+    let mut n = 0;
+    let err = loop {
+        match r.next_event() {
+            Ok(Some(LogEvent::Record(_))) => n += 1,
+            Ok(other) => panic!("unexpected {other:?}"),
+            Err(e) => break e,
+        }
+    };
+    assert!(err.is_io(), "{err}");
+    assert!(n > 0 && n < 40);
+    assert!(r.next_event().expect("finished").is_none());
+}
+
+#[test]
+fn corrupted_reads_are_damage_never_wrong_records() {
+    use crate::fs::{FaultFs, FaultKind, FaultRule, OpKind};
+    let records: Vec<Vec<u8>> = (0..40).map(|i| record(2000, i as u8)).collect();
+    let (bytes, handles) = write_log(&records, LOG);
+    let mem = MemFs::new();
+    let path = Path::new("/000007.log");
+    let mut f = mem.create(path).expect("create");
+    f.append(&bytes).expect("append");
+    drop(f);
+    for nth in 1..=3 {
+        let fs = FaultFs::new(mem.shared(), nth);
+        fs.add_rule(FaultRule::nth(OpKind::Read, nth, FaultKind::CorruptRead));
+        let mut r = LogReader::open(&fs, path, LOG).expect("open");
+        let (mut read, mut damages) = (Vec::new(), 0);
+        while let Some(e) = r.next_event().expect("read") {
+            match e {
+                LogEvent::Record(rec) => read.push(rec),
+                LogEvent::Damage(_) => damages += 1,
+            }
+        }
+        assert_no_wrong_record(&read, &records, &handles);
+        assert!(
+            damages > 0 || read.len() == records.len(),
+            "read {nth}: flip undetected"
+        );
+    }
+}
