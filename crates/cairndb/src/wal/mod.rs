@@ -8,8 +8,8 @@
 //!
 //! Invariants:
 //! 1. A record read back is byte-identical to a record written to the same log, or it is not
-//!    returned at all: damage surfaces as a [`Damage`] event or an [`Error::Corruption`]
-//!    (crate::Error::Corruption) naming the file and the offset.
+//!    returned at all: damage surfaces as a [`Damage`] event or a
+//!    [`Corruption`](crate::Error::Corruption) error naming the file and the offset.
 //! 2. A [`DamageKind::TornTail`] has no valid fragment of the log after it, so tolerating it never
 //!    drops a record that a later valid record depends on. Damage with valid data after it is
 //!    always [`DamageKind::Corruption`].
