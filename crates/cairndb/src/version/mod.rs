@@ -1,1 +1,30 @@
-//! Version edits, the MANIFEST log and the CURRENT protocol. See docs/format/manifest.md.
+//! Version edits, the MANIFEST log and the CURRENT protocol: how the set of live files is made
+//! durable. Byte-level specification: `docs/format/manifest.md`.
+//!
+//! Who calls it: the version set (next to come) writes one [`VersionEdit`] per change of the file
+//! set through a [`ManifestWriter`] and points CURRENT at a new MANIFEST with [`set_current`];
+//! recovery reads CURRENT with [`read_current`] and replays the MANIFEST with a
+//! [`ManifestReader`]; tools dump both. [`filenames`] names every file of a database directory.
+//! This module holds no database state and starts no threads.
+//!
+//! Invariants:
+//! 1. An edit takes effect only after the MANIFEST record holding it is synced; a torn MANIFEST
+//!    tail therefore holds only edits that never took effect.
+//! 2. CURRENT always names a complete, synced MANIFEST: the MANIFEST is synced before
+//!    [`set_current`] runs, and CURRENT is replaced atomically (temp file, fsync, rename,
+//!    directory fsync).
+//! 3. Persisted tag numbers and the format version only move forward (see [`edit`]).
+
+pub mod edit;
+pub mod filenames;
+pub mod manifest;
+
+pub use edit::{
+    DeletedFile, FileChecksum, FileMetaData, NewFile, VersionEdit, FORMAT_VERSION, MAX_LEVELS,
+    SAFE_IGNORE_MASK,
+};
+pub use filenames::{parse_file_name, FileType};
+pub use manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
+
+#[cfg(test)]
+mod tests;
