@@ -24,7 +24,7 @@ use super::compress::Compressor;
 use super::filter::{FilterBuilder, FILTER_POLICY_NAME};
 use super::format::{block_checksum, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, FORMAT_VERSION};
 use super::properties::TableProperties;
-use super::separator::{short_successor, shortest_separator};
+use super::separator::{is_valid_separator, short_successor, shortest_separator};
 use super::TableOptions;
 use crate::error::{Error, Result};
 use crate::fs::WritableFile;
@@ -205,6 +205,7 @@ impl TableBuilder {
         }
         if let Some(handle) = self.pending_index.take() {
             let sep = shortest_separator(&self.last_key, ikey);
+            debug_assert!(is_valid_separator(&self.last_key, &sep, Some(ikey)));
             self.add_index_entry(&sep, handle)?;
         }
         if let Some(f) = &mut self.filter {
@@ -242,6 +243,7 @@ impl TableBuilder {
         self.flush_data_block()?;
         if let Some(handle) = self.pending_index.take() {
             let succ = short_successor(&self.last_key);
+            debug_assert!(is_valid_separator(&self.last_key, &succ, None));
             self.add_index_entry(&succ, handle)?;
         }
         let filter = self.write_filter()?;
