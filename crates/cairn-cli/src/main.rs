@@ -1,5 +1,45 @@
-//! The `cairn` command-line tool.
+//! `cairn`: benchmark, inspect and administer CairnDB databases.
+//!
+//! Subcommands:
+//! - `cairn bench`: a db_bench-compatible benchmark (db_bench's flag names and result lines).
+//! - `cairn sst dump FILE` / `cairn sst verify FILE`: inspect and check one SST file.
 
-fn main() {
-    println!("cairn: nothing here yet");
+mod bench;
+mod sst;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "cairn", version, about = "Benchmark, inspect and administer CairnDB databases")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Runs db_bench-style benchmarks (db_bench's flag names, result lines and defaults).
+    ///
+    /// Example: cairn bench --benchmarks=fillseq,readrandom --num=1000000
+    Bench(bench::BenchArgs),
+    /// Inspects or verifies an SST file.
+    #[command(subcommand)]
+    Sst(sst::SstCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Bench(args) => bench::run(&args),
+        Command::Sst(cmd) => sst::run(&cmd),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cairn: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

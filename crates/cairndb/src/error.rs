@@ -119,13 +119,20 @@ impl Error {
 
     /// An I/O error of `op` on `path`.
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
-        Error::Io { op, path: path.into(), source }
+        Error::Io {
+            op,
+            path: path.into(),
+            source,
+        }
     }
 
     /// Wraps `self` with a description of what was being done.
     #[must_use]
     pub fn context(self, context: impl Into<String>) -> Self {
-        Error::Context { context: context.into(), source: Box::new(self) }
+        Error::Context {
+            context: context.into(),
+            source: Box::new(self),
+        }
     }
 
     /// The innermost error, past any [`Error::Context`] wrapping.
@@ -189,7 +196,10 @@ mod tests {
         assert_eq!(c.offset, 4096);
         assert_eq!(c.expected_checksum, Some(1));
         let text = e.to_string();
-        assert!(text.contains("000001.sst") && text.contains("4096"), "{text}");
+        assert!(
+            text.contains("000001.sst") && text.contains("4096"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -203,8 +213,14 @@ mod tests {
     #[test]
     fn in_file_names_anonymous_corruption_only() {
         let e = Error::corruption("", 7, "bad").in_file(std::path::Path::new("a.log"));
-        assert_eq!(e.as_corruption().map(|c| c.file.clone()), Some(PathBuf::from("a.log")));
+        assert_eq!(
+            e.as_corruption().map(|c| c.file.clone()),
+            Some(PathBuf::from("a.log"))
+        );
         let e = Error::corruption("b.log", 7, "bad").in_file(std::path::Path::new("a.log"));
-        assert_eq!(e.as_corruption().map(|c| c.file.clone()), Some(PathBuf::from("b.log")));
+        assert_eq!(
+            e.as_corruption().map(|c| c.file.clone()),
+            Some(PathBuf::from("b.log"))
+        );
     }
 }

@@ -99,12 +99,21 @@ impl<'a> ParsedKey<'a> {
     /// Decodes an internal key; a short key or an unknown kind is corruption.
     pub fn parse(ikey: &'a [u8]) -> Result<ParsedKey<'a>> {
         if ikey.len() < TRAILER_LEN {
-            return Err(Error::corruption("", 0, "internal key shorter than its trailer"));
+            return Err(Error::corruption(
+                "",
+                0,
+                "internal key shorter than its trailer",
+            ));
         }
         let trailer = trailer(ikey);
-        let kind = ValueKind::from_u8(trailer as u8)
-            .ok_or_else(|| Error::corruption("", 0, format!("unknown value kind {}", trailer as u8)))?;
-        Ok(ParsedKey { user_key: user_key(ikey), seq: trailer >> 8, kind })
+        let kind = ValueKind::from_u8(trailer as u8).ok_or_else(|| {
+            Error::corruption("", 0, format!("unknown value kind {}", trailer as u8))
+        })?;
+        Ok(ParsedKey {
+            user_key: user_key(ikey),
+            seq: trailer >> 8,
+            kind,
+        })
     }
 }
 
@@ -174,7 +183,9 @@ impl CompressionType {
             "lz4" | "klz4compression" | "lz4hc" | "klz4hccompression" => CompressionType::Lz4,
             "zstd" | "kzstd" | "kzstdnotfinalcompression" => CompressionType::Zstd,
             other => {
-                return Err(Error::InvalidArgument(format!("unsupported compression type {other:?}")))
+                return Err(Error::InvalidArgument(format!(
+                    "unsupported compression type {other:?}"
+                )))
             }
         })
     }
@@ -191,15 +202,26 @@ mod tests {
         let b0 = make_internal_key(b"b", 0, ValueKind::Put);
         assert_eq!(compare_internal(&a9, &a1), Ordering::Less, "newer first");
         assert_eq!(compare_internal(&a1, &b0), Ordering::Less);
-        assert_eq!(compare_internal(&seek_key(b"a", 9), &a9), Ordering::Less, "seek key first");
-        assert_eq!(compare_internal(&seek_key(b"a", 5), &a9), Ordering::Greater, "hides newer");
+        assert_eq!(
+            compare_internal(&seek_key(b"a", 9), &a9),
+            Ordering::Less,
+            "seek key first"
+        );
+        assert_eq!(
+            compare_internal(&seek_key(b"a", 5), &a9),
+            Ordering::Greater,
+            "hides newer"
+        );
     }
 
     #[test]
     fn parse_round_trip_and_errors() {
         let k = make_internal_key(b"key", 42, ValueKind::Merge);
         let p = ParsedKey::parse(&k).expect("parse");
-        assert_eq!((p.user_key, p.seq, p.kind), (&b"key"[..], 42, ValueKind::Merge));
+        assert_eq!(
+            (p.user_key, p.seq, p.kind),
+            (&b"key"[..], 42, ValueKind::Merge)
+        );
         assert!(ParsedKey::parse(b"short").unwrap_err().is_corruption());
         let mut bad = k.clone();
         let n = bad.len();
@@ -218,7 +240,10 @@ mod tests {
             }
         }
         assert_eq!(ValueKind::from_u8(0), None);
-        assert_eq!(CompressionType::parse("kLZ4Compression").ok(), Some(CompressionType::Lz4));
+        assert_eq!(
+            CompressionType::parse("kLZ4Compression").ok(),
+            Some(CompressionType::Lz4)
+        );
         assert!(CompressionType::parse("snappy").is_err());
     }
 }

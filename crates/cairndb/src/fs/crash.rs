@@ -69,7 +69,9 @@ impl MemFs {
                 let names: Vec<&String> = live.keys().chain(entries.keys()).collect();
                 let mut changes = Vec::new();
                 for name in names {
-                    if live.get(name) != entries.get(name) && rng.gen_bool(opts.unsynced_entry_probability) {
+                    if live.get(name) != entries.get(name)
+                        && rng.gen_bool(opts.unsynced_entry_probability)
+                    {
                         changes.push((name.clone(), live.get(name).copied()));
                     }
                 }
@@ -87,7 +89,9 @@ impl MemFs {
             if inodes.contains_key(id) {
                 continue;
             }
-            let Some(old) = s.inodes.get(id) else { continue };
+            let Some(old) = s.inodes.get(id) else {
+                continue;
+            };
             let synced = old.synced_len.min(old.data.len());
             let mut data = old.data[..synced].to_vec();
             let unsynced = &old.data[synced..];
@@ -97,7 +101,10 @@ impl MemFs {
             {
                 let keep = rng.gen_range(0..=unsynced.len());
                 data.extend_from_slice(&unsynced[..keep]);
-                if keep > 0 && opts.torn_tail_probability > 0.0 && rng.gen_bool(opts.torn_tail_probability) {
+                if keep > 0
+                    && opts.torn_tail_probability > 0.0
+                    && rng.gen_bool(opts.torn_tail_probability)
+                {
                     let garbage = rng.gen_range(1..=keep.min(64));
                     let n = data.len();
                     rng.fill_bytes(&mut data[n - garbage..]);

@@ -47,7 +47,13 @@ impl OpKind {
     pub fn is_mutating(self) -> bool {
         matches!(
             self,
-            OpKind::Create | OpKind::Write | OpKind::Sync | OpKind::Rename | OpKind::Remove | OpKind::SyncDir | OpKind::Truncate
+            OpKind::Create
+                | OpKind::Write
+                | OpKind::Sync
+                | OpKind::Rename
+                | OpKind::Remove
+                | OpKind::SyncDir
+                | OpKind::Truncate
         )
     }
 }
@@ -85,17 +91,41 @@ pub struct FaultRule {
 impl FaultRule {
     /// Fails the k-th (1-based) operation of kind `op` with `kind`.
     pub fn nth(op: OpKind, k: u64, kind: FaultKind) -> Self {
-        FaultRule { ops: vec![op], mutating_only: false, path_contains: None, probability: 0.0, nth: Some(k), sticky: false, kind }
+        FaultRule {
+            ops: vec![op],
+            mutating_only: false,
+            path_contains: None,
+            probability: 0.0,
+            nth: Some(k),
+            sticky: false,
+            kind,
+        }
     }
 
     /// Fails operations of the given kinds at random with probability `p`.
     pub fn random(ops: &[OpKind], p: f64, kind: FaultKind) -> Self {
-        FaultRule { ops: ops.to_vec(), mutating_only: false, path_contains: None, probability: p, nth: None, sticky: false, kind }
+        FaultRule {
+            ops: ops.to_vec(),
+            mutating_only: false,
+            path_contains: None,
+            probability: p,
+            nth: None,
+            sticky: false,
+            kind,
+        }
     }
 
     /// Simulates a process death at the k-th mutating operation: it and everything after fail.
     pub fn halt_at_mutating(k: u64) -> Self {
-        FaultRule { ops: Vec::new(), mutating_only: true, path_contains: None, probability: 0.0, nth: Some(k), sticky: true, kind: FaultKind::Eio }
+        FaultRule {
+            ops: Vec::new(),
+            mutating_only: true,
+            path_contains: None,
+            probability: 0.0,
+            nth: Some(k),
+            sticky: true,
+            kind: FaultKind::Eio,
+        }
     }
 
     /// Narrows the rule to paths containing `s`.
@@ -108,7 +138,10 @@ impl FaultRule {
     fn selects(&self, op: OpKind, path: &Path) -> bool {
         (self.ops.is_empty() || self.ops.contains(&op))
             && (!self.mutating_only || op.is_mutating())
-            && self.path_contains.as_deref().is_none_or(|s| path.to_string_lossy().contains(s))
+            && self
+                .path_contains
+                .as_deref()
+                .is_none_or(|s| path.to_string_lossy().contains(s))
     }
 }
 
@@ -161,8 +194,16 @@ impl Injector {
 
     fn fail(&self, op: OpKind, opname: &'static str, path: &Path) -> Result<Option<FaultKind>> {
         match self.check(op, path) {
-            Some(FaultKind::Eio) => Err(Error::io(opname, path, std::io::Error::from_raw_os_error(libc::EIO))),
-            Some(FaultKind::Enospc) => Err(Error::io(opname, path, std::io::Error::from_raw_os_error(libc::ENOSPC))),
+            Some(FaultKind::Eio) => Err(Error::io(
+                opname,
+                path,
+                std::io::Error::from_raw_os_error(libc::EIO),
+            )),
+            Some(FaultKind::Enospc) => Err(Error::io(
+                opname,
+                path,
+                std::io::Error::from_raw_os_error(libc::ENOSPC),
+            )),
             other => Ok(other),
         }
     }
@@ -196,7 +237,11 @@ impl FaultFs {
 
     /// Activates a rule.
     pub fn add_rule(&self, rule: FaultRule) {
-        self.injector.rules.lock().0.push(RuleState { rule, seen: 0, fired: false });
+        self.injector.rules.lock().0.push(RuleState {
+            rule,
+            seen: 0,
+            fired: false,
+        });
     }
 
     /// Removes every rule: the fault "clears" (a transient error ends).
@@ -240,7 +285,8 @@ impl WritableFile for FaultWritable {
         self.inner.sync_data()
     }
     fn write_behind(&mut self, offset: u64, len: u64) -> Result<()> {
-        self.injector.fail(OpKind::Metadata, "write_behind", &self.path)?;
+        self.injector
+            .fail(OpKind::Metadata, "write_behind", &self.path)?;
         self.inner.write_behind(offset, len)
     }
     fn len(&self) -> u64 {
@@ -282,17 +328,29 @@ impl FileSystem for FaultFs {
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         self.injector.fail(OpKind::Create, "create", path)?;
         let inner = self.inner.create(path)?;
-        Ok(Box::new(FaultWritable { inner, injector: self.injector.clone(), path: path.to_path_buf() }))
+        Ok(Box::new(FaultWritable {
+            inner,
+            injector: self.injector.clone(),
+            path: path.to_path_buf(),
+        }))
     }
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         self.injector.fail(OpKind::Create, "open", path)?;
         let inner = self.inner.open_append(path)?;
-        Ok(Box::new(FaultWritable { inner, injector: self.injector.clone(), path: path.to_path_buf() }))
+        Ok(Box::new(FaultWritable {
+            inner,
+            injector: self.injector.clone(),
+            path: path.to_path_buf(),
+        }))
     }
     fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         self.injector.fail(OpKind::Open, "open", path)?;
         let inner = self.inner.open_read(path)?;
-        Ok(Arc::new(FaultRandom { inner, injector: self.injector.clone(), path: path.to_path_buf() }))
+        Ok(Arc::new(FaultRandom {
+            inner,
+            injector: self.injector.clone(),
+            path: path.to_path_buf(),
+        }))
     }
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         self.injector.fail(OpKind::Rename, "rename", from)?;

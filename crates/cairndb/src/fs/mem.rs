@@ -45,7 +45,11 @@ pub(super) struct MemState {
 impl MemState {
     fn split(path: &Path) -> Result<(PathBuf, String)> {
         let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
-            Error::io("resolve", path, io::Error::new(io::ErrorKind::InvalidInput, "no file name"))
+            Error::io(
+                "resolve",
+                path,
+                io::Error::new(io::ErrorKind::InvalidInput, "no file name"),
+            )
         })?;
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok((dir, name.to_string()))
@@ -60,7 +64,12 @@ impl MemState {
             .ok_or_else(|| Error::io(op, path, io::Error::from(io::ErrorKind::NotFound)))
     }
 
-    fn dir_mut(&mut self, dir: &Path, op: &'static str, path: &Path) -> Result<&mut BTreeMap<String, InodeId>> {
+    fn dir_mut(
+        &mut self,
+        dir: &Path,
+        op: &'static str,
+        path: &Path,
+    ) -> Result<&mut BTreeMap<String, InodeId>> {
         self.dirs
             .get_mut(dir)
             .ok_or_else(|| Error::io(op, path, io::Error::from(io::ErrorKind::NotFound)))
@@ -118,7 +127,9 @@ impl MemFs {
 
     /// Builds a file system from given state (used by crash clones).
     pub(super) fn from_state(state: MemState) -> Self {
-        MemFs { state: Arc::new(Mutex::new(state)) }
+        MemFs {
+            state: Arc::new(Mutex::new(state)),
+        }
     }
 
     /// Overwrites the byte at `offset` of `path` with `f(byte)`, as damage would. For tests.
@@ -126,9 +137,16 @@ impl MemFs {
         let mut s = self.state.lock();
         let id = s.lookup(path, "corrupt")?;
         let inode = s.inode(id);
-        let b = usize::try_from(offset).ok().and_then(|o| inode.data.get_mut(o)).ok_or_else(|| {
-            Error::io("corrupt", path, io::Error::from(io::ErrorKind::UnexpectedEof))
-        })?;
+        let b = usize::try_from(offset)
+            .ok()
+            .and_then(|o| inode.data.get_mut(o))
+            .ok_or_else(|| {
+                Error::io(
+                    "corrupt",
+                    path,
+                    io::Error::from(io::ErrorKind::UnexpectedEof),
+                )
+            })?;
         *b = f(*b);
         Ok(())
     }
@@ -186,14 +204,25 @@ struct MemRandom {
 impl RandomAccessFile for MemRandom {
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let s = self.state.lock();
-        let data = s.inodes.get(&self.inode).map(|i| &i.data[..]).unwrap_or(&[]);
+        let data = s
+            .inodes
+            .get(&self.inode)
+            .map(|i| &i.data[..])
+            .unwrap_or(&[]);
         let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        match start.checked_add(buf.len()).and_then(|end| data.get(start..end)) {
+        match start
+            .checked_add(buf.len())
+            .and_then(|end| data.get(start..end))
+        {
             Some(src) => {
                 buf.copy_from_slice(src);
                 Ok(())
             }
-            None => Err(Error::io("read", &self.path, io::Error::from(io::ErrorKind::UnexpectedEof))),
+            None => Err(Error::io(
+                "read",
+                &self.path,
+                io::Error::from(io::ErrorKind::UnexpectedEof),
+            )),
         }
     }
 
@@ -230,20 +259,32 @@ impl FileSystem for MemFs {
         let mut s = self.state.lock();
         let inode = s.create_file(path)?;
         s.collect_garbage();
-        Ok(Box::new(MemWritable { state: self.state.clone(), inode, len: 0 }))
+        Ok(Box::new(MemWritable {
+            state: self.state.clone(),
+            inode,
+            len: 0,
+        }))
     }
 
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         let mut s = self.state.lock();
         let inode = s.lookup(path, "open")?;
         let len = s.inode(inode).data.len() as u64;
-        Ok(Box::new(MemWritable { state: self.state.clone(), inode, len }))
+        Ok(Box::new(MemWritable {
+            state: self.state.clone(),
+            inode,
+            len,
+        }))
     }
 
     fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         let s = self.state.lock();
         let inode = s.lookup(path, "open")?;
-        Ok(Arc::new(MemRandom { state: self.state.clone(), inode, path: path.to_path_buf() }))
+        Ok(Arc::new(MemRandom {
+            state: self.state.clone(),
+            inode,
+            path: path.to_path_buf(),
+        }))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
@@ -264,7 +305,11 @@ impl FileSystem for MemFs {
         let (to_dir, to_name) = MemState::split(to)?;
         let dir = s.dir_mut(&to_dir, "link", to)?;
         if dir.contains_key(&to_name) {
-            return Err(Error::io("link", to, io::Error::from(io::ErrorKind::AlreadyExists)));
+            return Err(Error::io(
+                "link",
+                to,
+                io::Error::from(io::ErrorKind::AlreadyExists),
+            ));
         }
         dir.insert(to_name, inode);
         Ok(())
@@ -282,11 +327,15 @@ impl FileSystem for MemFs {
     fn remove_dir(&self, path: &Path) -> Result<()> {
         let mut s = self.state.lock();
         match s.dirs.get(path) {
-            None => Err(Error::io("remove_dir", path, io::Error::from(io::ErrorKind::NotFound))),
+            None => Err(Error::io(
+                "remove_dir",
+                path,
+                io::Error::from(io::ErrorKind::NotFound),
+            )),
             Some(d) if !d.is_empty() => Err(Error::io(
                 "remove_dir",
                 path,
-                io::Error::new(io::ErrorKind::Other, "directory not empty"),
+                io::Error::other("directory not empty"),
             )),
             Some(_) => {
                 s.dirs.remove(path);
@@ -342,7 +391,11 @@ impl FileSystem for MemFs {
         let mut s = self.state.lock();
         let id = s.lookup(path, "truncate")?;
         let len = usize::try_from(len).map_err(|_| {
-            Error::io("truncate", path, io::Error::new(io::ErrorKind::InvalidInput, "too long"))
+            Error::io(
+                "truncate",
+                path,
+                io::Error::new(io::ErrorKind::InvalidInput, "too long"),
+            )
         })?;
         let inode = s.inode(id);
         inode.data.resize(len, 0);
@@ -353,11 +406,10 @@ impl FileSystem for MemFs {
 
     fn sync_dir(&self, path: &Path) -> Result<()> {
         let mut s = self.state.lock();
-        let entries = s
-            .dirs
-            .get(path)
-            .cloned()
-            .ok_or_else(|| Error::io("sync_dir", path, io::Error::from(io::ErrorKind::NotFound)))?;
+        let entries =
+            s.dirs.get(path).cloned().ok_or_else(|| {
+                Error::io("sync_dir", path, io::Error::from(io::ErrorKind::NotFound))
+            })?;
         s.durable_dirs.insert(path.to_path_buf(), entries);
         s.collect_garbage();
         Ok(())
@@ -369,8 +421,14 @@ impl FileSystem for MemFs {
             s.create_file(path)?;
         }
         if !s.locks.insert(path.to_path_buf()) {
-            return Err(Error::Busy(format!("{} is locked by another handle", path.display())));
+            return Err(Error::Busy(format!(
+                "{} is locked by another handle",
+                path.display()
+            )));
         }
-        Ok(Box::new(MemLock { state: self.state.clone(), path: path.to_path_buf() }))
+        Ok(Box::new(MemLock {
+            state: self.state.clone(),
+            path: path.to_path_buf(),
+        }))
     }
 }

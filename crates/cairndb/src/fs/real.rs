@@ -52,7 +52,12 @@ struct RealWritable {
 
 impl RealWritable {
     fn new(path: &Path, file: File, written: u64) -> Self {
-        RealWritable { path: path.to_path_buf(), file, buf: Vec::with_capacity(WRITE_BUFFER_BYTES), written }
+        RealWritable {
+            path: path.to_path_buf(),
+            file,
+            buf: Vec::with_capacity(WRITE_BUFFER_BYTES),
+            written,
+        }
     }
 }
 
@@ -63,7 +68,9 @@ impl WritableFile for RealWritable {
         }
         if data.len() >= WRITE_BUFFER_BYTES {
             // Large requests go straight to the OS without a copy.
-            self.file.write_all(data).map_err(io_err("append", &self.path))?;
+            self.file
+                .write_all(data)
+                .map_err(io_err("append", &self.path))?;
             self.written += data.len() as u64;
         } else {
             self.buf.extend_from_slice(data);
@@ -73,7 +80,10 @@ impl WritableFile for RealWritable {
 
     fn flush(&mut self) -> Result<()> {
         if !self.buf.is_empty() {
-            let r = self.file.write_all(&self.buf).map_err(io_err("append", &self.path));
+            let r = self
+                .file
+                .write_all(&self.buf)
+                .map_err(io_err("append", &self.path));
             // On error the file may hold a prefix of the buffer; the caller treats the file as
             // failed (the WAL poisons the database), so the buffer is not replayed.
             self.written += self.buf.len() as u64;
@@ -90,7 +100,9 @@ impl WritableFile for RealWritable {
 
     fn sync_data(&mut self) -> Result<()> {
         self.flush()?;
-        self.file.sync_data().map_err(io_err("sync_data", &self.path))
+        self.file
+            .sync_data()
+            .map_err(io_err("sync_data", &self.path))
     }
 
     fn write_behind(&mut self, offset: u64, len: u64) -> Result<()> {
@@ -131,11 +143,17 @@ struct RealRandom {
 
 impl RandomAccessFile for RealRandom {
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        self.file.read_exact_at(buf, offset).map_err(io_err("read", &self.path))
+        self.file
+            .read_exact_at(buf, offset)
+            .map_err(io_err("read", &self.path))
     }
 
     fn size(&self) -> Result<u64> {
-        Ok(self.file.metadata().map_err(io_err("stat", &self.path))?.len())
+        Ok(self
+            .file
+            .metadata()
+            .map_err(io_err("stat", &self.path))?
+            .len())
     }
 
     fn advise(&self, pattern: AccessPattern) -> Result<()> {
@@ -147,7 +165,11 @@ impl RandomAccessFile for RealRandom {
         // SAFETY: valid descriptor owned by `self.file`; no memory is passed.
         let rc = unsafe { libc::posix_fadvise(self.file.as_raw_fd(), 0, 0, advice) };
         if rc != 0 {
-            return Err(Error::io("fadvise", &self.path, io::Error::from_raw_os_error(rc)));
+            return Err(Error::io(
+                "fadvise",
+                &self.path,
+                io::Error::from_raw_os_error(rc),
+            ));
         }
         Ok(())
     }
@@ -157,9 +179,15 @@ impl RandomAccessFile for RealRandom {
             return Ok(());
         };
         // SAFETY: valid descriptor owned by `self.file`; no memory is passed.
-        let rc = unsafe { libc::posix_fadvise(self.file.as_raw_fd(), off, n, libc::POSIX_FADV_WILLNEED) };
+        let rc = unsafe {
+            libc::posix_fadvise(self.file.as_raw_fd(), off, n, libc::POSIX_FADV_WILLNEED)
+        };
         if rc != 0 {
-            return Err(Error::io("readahead", &self.path, io::Error::from_raw_os_error(rc)));
+            return Err(Error::io(
+                "readahead",
+                &self.path,
+                io::Error::from_raw_os_error(rc),
+            ));
         }
         Ok(())
     }
@@ -180,14 +208,20 @@ impl FileSystem for RealFs {
     }
 
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
-        let file = OpenOptions::new().append(true).open(path).map_err(io_err("open", path))?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(io_err("open", path))?;
         let len = file.metadata().map_err(io_err("stat", path))?.len();
         Ok(Box::new(RealWritable::new(path, file, len)))
     }
 
     fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         let file = File::open(path).map_err(io_err("open", path))?;
-        Ok(Arc::new(RealRandom { path: path.to_path_buf(), file }))
+        Ok(Arc::new(RealRandom {
+            path: path.to_path_buf(),
+            file,
+        }))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
@@ -228,7 +262,10 @@ impl FileSystem for RealFs {
     }
 
     fn truncate(&self, path: &Path, len: u64) -> Result<()> {
-        let f = OpenOptions::new().write(true).open(path).map_err(io_err("open", path))?;
+        let f = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io_err("open", path))?;
         f.set_len(len).map_err(io_err("truncate", path))?;
         f.sync_all().map_err(io_err("sync", path))
     }

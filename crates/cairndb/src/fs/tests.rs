@@ -21,7 +21,10 @@ fn exercise(fs: &dyn FileSystem, dir: &Path) {
     let mut buf = [0u8; 5];
     r.read_exact_at(100_006, &mut buf).expect("read");
     assert_eq!(&buf, b"world");
-    assert!(r.read_exact_at(100_008, &mut buf).is_err(), "read past end fails");
+    assert!(
+        r.read_exact_at(100_008, &mut buf).is_err(),
+        "read past end fails"
+    );
     r.advise(AccessPattern::Sequential).expect("advise");
 
     let mut w = fs.open_append(&a).expect("reopen");
@@ -44,7 +47,10 @@ fn exercise(fs: &dyn FileSystem, dir: &Path) {
     assert_eq!(names, vec!["CURRENT".to_string(), "b".to_string()]);
 
     let lock = fs.lock(&dir.join("LOCK")).expect("lock");
-    assert!(matches!(fs.lock(&dir.join("LOCK")), Err(crate::Error::Busy(_))), "second lock fails");
+    assert!(
+        matches!(fs.lock(&dir.join("LOCK")), Err(crate::Error::Busy(_))),
+        "second lock fails"
+    );
     drop(lock);
     drop(fs.lock(&dir.join("LOCK")).expect("relock after release"));
     fs.remove(&b).expect("remove");
@@ -77,18 +83,28 @@ fn crash_keeps_only_synced_bytes_and_entries() {
     g.sync().expect("sync data but not the name");
 
     let after = fs.crash_clone(CrashOptions::synced_only());
-    assert_eq!(read_all(&after, &dir.join("synced")).expect("read"), b"durable");
-    assert!(!after.exists(&dir.join("unnamed")).expect("exists"), "entry never made durable");
+    assert_eq!(
+        read_all(&after, &dir.join("synced")).expect("read"),
+        b"durable"
+    );
+    assert!(
+        !after.exists(&dir.join("unnamed")).expect("exists"),
+        "entry never made durable"
+    );
 
     // A rename that was not followed by sync_dir is undone by the crash.
-    fs.rename(&dir.join("synced"), &dir.join("renamed")).expect("rename");
+    fs.rename(&dir.join("synced"), &dir.join("renamed"))
+        .expect("rename");
     let after = fs.crash_clone(CrashOptions::synced_only());
     assert!(after.exists(&dir.join("synced")).expect("exists"));
     assert!(!after.exists(&dir.join("renamed")).expect("exists"));
     fs.sync_dir(&dir).expect("sync dir");
     let after = fs.crash_clone(CrashOptions::synced_only());
     assert!(!after.exists(&dir.join("synced")).expect("exists"));
-    assert_eq!(read_all(&after, &dir.join("renamed")).expect("read"), b"durable");
+    assert_eq!(
+        read_all(&after, &dir.join("renamed")).expect("read"),
+        b"durable"
+    );
 }
 
 #[test]
@@ -102,7 +118,10 @@ fn random_crash_keeps_a_prefix_of_unsynced_data() {
     f.append(b"abcdefghijklmnopqrstuvwxyz").expect("append");
     let mut saw_longer = false;
     for seed in 0..200 {
-        let opts = CrashOptions { torn_tail_probability: 0.0, ..CrashOptions::random(seed) };
+        let opts = CrashOptions {
+            torn_tail_probability: 0.0,
+            ..CrashOptions::random(seed)
+        };
         let data = read_all(&fs.crash_clone(opts), &p).expect("read");
         assert!(data.len() >= 10 && b"0123456789abcdefghijklmnopqrstuvwxyz".starts_with(&data));
         saw_longer |= data.len() > 10;
@@ -143,7 +162,10 @@ fn fault_fs_path_filter_and_sticky_halt() {
     assert!(f.sync().is_err(), "op 3 halts");
     assert!(f.append(b"y").is_err(), "everything after fails");
     assert!(fs.rename(Path::new("/2.log"), Path::new("/3.log")).is_err());
-    assert!(fs.open_read(Path::new("/2.log")).is_ok(), "reads are not mutating");
+    assert!(
+        fs.open_read(Path::new("/2.log")).is_ok(),
+        "reads are not mutating"
+    );
 }
 
 #[test]
@@ -157,7 +179,11 @@ fn fault_fs_corrupts_reads_silently() {
     let r = fs.open_read(Path::new("/x")).expect("open");
     let mut buf = [0u8; 64];
     r.read_exact_at(0, &mut buf).expect("read succeeds");
-    assert_eq!(buf.iter().map(|b| b.count_ones()).sum::<u32>(), 1, "one bit flipped");
+    assert_eq!(
+        buf.iter().map(|b| b.count_ones()).sum::<u32>(),
+        1,
+        "one bit flipped"
+    );
     r.read_exact_at(0, &mut buf).expect("read");
     assert_eq!(buf, [0u8; 64], "only the chosen read is damaged");
 }

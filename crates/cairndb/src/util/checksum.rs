@@ -31,7 +31,9 @@ impl ChecksumType {
         match s.to_ascii_lowercase().as_str() {
             "kcrc32c" | "crc32c" => Ok(ChecksumType::Crc32c),
             "kxxh3" | "xxh3" => Ok(ChecksumType::Xxh3),
-            other => Err(Error::InvalidArgument(format!("unsupported checksum type {other:?}"))),
+            other => Err(Error::InvalidArgument(format!(
+                "unsupported checksum type {other:?}"
+            ))),
         }
     }
 
