@@ -5,9 +5,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use cairndb::cache::CacheOptions;
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
-use cairndb::sstable::{Footer, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN};
+use cairndb::sstable::{BlockCache, Footer, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN};
 use cairndb::types::{make_internal_key, seek_key, ValueKind};
 use cairndb::util::checksum::ChecksumType;
 use cairndb::{CompressionType, Error};
@@ -139,7 +140,8 @@ fn small_table_options() -> Vec<TableOptions> {
     vec![
         TableOptions { compression: CompressionType::None, checksum: ChecksumType::Crc32c, ..base.clone() },
         TableOptions { compression: CompressionType::Lz4, ..base.clone() },
-        TableOptions { compression: CompressionType::Zstd, block_restart_interval: 4, ..base },
+        TableOptions { compression: CompressionType::Zstd, block_restart_interval: 4, ..base.clone() },
+        TableOptions { block_cache: Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(1 << 20)))), ..base },
     ]
 }
 

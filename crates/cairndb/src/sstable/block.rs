@@ -22,6 +22,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use super::filter::{FilterMeta, FilterView};
+use crate::cache::{Cache, CacheHandle};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::util::coding::{decode_fixed32, Decoder};
@@ -149,11 +150,17 @@ fn entries_layout(c: &[u8]) -> Result<Layout> {
     Ok(Layout::Entries { restarts_at: restarts_at as u32, num_restarts: num as u32 })
 }
 
+/// The block cache of tables: checksum-verified, uncompressed, parsed blocks of every kind, keyed
+/// by (table file id, block offset) and charged [`Block::charge`] bytes.
+pub type BlockCache = Cache<Block>;
+
 /// A shared reference to a block: owned by the table (no cache) or pinned in the block cache.
 #[derive(Debug, Clone)]
 pub enum BlockRef {
     /// A block held outside any cache.
     Owned(Arc<Block>),
+    /// A block pinned in the block cache for as long as this reference lives.
+    Cached(CacheHandle<Block>),
 }
 
 impl Deref for BlockRef {
@@ -162,6 +169,7 @@ impl Deref for BlockRef {
     fn deref(&self) -> &Block {
         match self {
             BlockRef::Owned(b) => b,
+            BlockRef::Cached(h) => h,
         }
     }
 }

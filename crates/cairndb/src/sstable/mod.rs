@@ -37,7 +37,7 @@ mod writer;
 use std::fmt;
 use std::sync::Arc;
 
-pub use block::{bytewise, Block, BlockIter, BlockKind, BlockRef, KeyComparator};
+pub use block::{bytewise, Block, BlockCache, BlockIter, BlockKind, BlockRef, KeyComparator};
 pub use block_builder::BlockBuilder;
 pub use compress::{decompress, worth_compressing, Compressor, MAX_UNCOMPRESSED_BLOCK_BYTES};
 pub use filter::{
@@ -105,6 +105,11 @@ pub struct TableOptions {
     /// final sync has little left to write and the OS does not build up a burst of dirty pages.
     /// Default 1 MiB; 0 disables. Smaller values smooth I/O at the cost of more system calls.
     pub bytes_per_sync: u64,
+    /// The block cache readers put data, index and filter blocks in. Default `None`: the table
+    /// keeps its index and filter blocks in memory for its lifetime and reads data blocks from the
+    /// file on every access (relying on the OS page cache). With a cache, every block read goes
+    /// through it and memory stays within the cache's capacity (plus pinned blocks).
+    pub block_cache: Option<Arc<BlockCache>>,
 }
 
 impl Default for TableOptions {
@@ -120,6 +125,7 @@ impl Default for TableOptions {
             zstd_level: 3,
             checksum: ChecksumType::Xxh3,
             bytes_per_sync: 1 << 20,
+            block_cache: None,
         }
     }
 }
@@ -137,6 +143,7 @@ impl fmt::Debug for TableOptions {
             .field("zstd_level", &self.zstd_level)
             .field("checksum", &self.checksum)
             .field("bytes_per_sync", &self.bytes_per_sync)
+            .field("block_cache", &self.block_cache.as_ref().map(|c| c.capacity()))
             .finish()
     }
 }

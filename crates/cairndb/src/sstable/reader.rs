@@ -2,8 +2,10 @@
 //! checksums. Spec: `docs/format/sstable.md`.
 //!
 //! A [`Table`] is immutable after [`Table::open`] and shared between threads (`Arc<Table>`); every
-//! method takes `&self`. All block reads go through [`Table::block`], the one place where the block
-//! cache plugs in; [`Table::read_block_from_file`] is the one place that reads and checks a block.
+//! method takes `&self`. All block reads go through `Table::block`, the one place where the block
+//! cache plugs in; `BlockSource::read_block` is the one place that reads and checks a block.
+//! Without a cache the table keeps its index and filter blocks; with one, they live in the cache
+//! like data blocks (unpinned between uses) and memory stays within the cache's budget.
 //!
 //! Invariants:
 //! 1. A handle is read only if `offset + size + trailer` lies inside the block area (before the
@@ -16,12 +18,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::block::{bytewise, Block, BlockIter, BlockKind, BlockRef};
+use super::block::{bytewise, Block, BlockCache, BlockIter, BlockKind, BlockRef};
 use super::format::{block_checksum, locate, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use super::properties::TableProperties;
 use super::table_iter::TableIterator;
 use super::writer::{FILTER_META_KEY, PROPERTIES_META_KEY};
 use super::{decompress, PrefixExtractor, TableOptions};
+use crate::cache::CacheKey;
 use crate::error::{Error, Result};
 use crate::fs::RandomAccessFile;
 use crate::iter::InternalIterator;
@@ -51,8 +54,11 @@ struct BlockSource {
 pub struct Table {
     src: BlockSource,
     properties: TableProperties,
-    /// Index and filter blocks held by the table (no cache configured).
-    index: BlockRef,
+    /// The block cache and this table's file id in it.
+    cache: Option<(Arc<BlockCache>, u64)>,
+    filter_handle: Option<BlockHandle>,
+    /// Index and filter blocks held by the table when there is no cache.
+    index: Option<BlockRef>,
     filter: Option<BlockRef>,
     /// The reader's extractor, when it matches the one that built the filter.
     prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
@@ -79,16 +85,22 @@ impl Table {
         if properties.checksum != footer.checksum {
             return Err(src.corrupt(props_handle.offset, "properties disagree with the footer's checksum type"));
         }
-        let index = src.read_block(footer.index, BlockKind::Index)?.into();
-        let filter = match filter_handle {
-            Some(h) => Some(src.read_block(h, BlockKind::Filter)?.into()),
-            None => None,
-        };
         let prefix_extractor = options
             .prefix_extractor
             .clone()
             .filter(|x| !properties.prefix_extractor.is_empty() && x.name() == properties.prefix_extractor);
-        Ok(Table { src, properties, index, filter, prefix_extractor })
+        let cache = options.block_cache.as_ref().map(|c| (Arc::clone(c), c.new_file_id()));
+        let mut table =
+            Table { src, properties, cache, filter_handle, index: None, filter: None, prefix_extractor };
+        // Read (and with a cache, insert) index and filter now: damage shows at open, and the first
+        // lookup does not pay for them. Without a cache the table keeps them.
+        let index = table.block(footer.index, BlockKind::Index, true)?;
+        let filter = filter_handle.map(|h| table.block(h, BlockKind::Filter, true)).transpose()?;
+        if table.cache.is_none() {
+            table.index = Some(index);
+            table.filter = filter;
+        }
+        Ok(table)
     }
 
     /// The table's properties.
@@ -230,18 +242,45 @@ impl Table {
         src.check_tiling(regions)
     }
 
-    /// A block, through the block cache when one is configured. The one entry point for block
-    /// reads after open.
-    pub(crate) fn block(&self, handle: BlockHandle, kind: BlockKind, _fill_cache: bool) -> Result<BlockRef> {
-        Ok(self.src.read_block(handle, kind)?.into())
+    /// A block, through the block cache when one is configured: the one entry point for block
+    /// reads. A miss reads the file and, if `fill_cache`, inserts the block.
+    pub(crate) fn block(&self, handle: BlockHandle, kind: BlockKind, fill_cache: bool) -> Result<BlockRef> {
+        let Some((cache, file_id)) = &self.cache else {
+            return Ok(self.src.read_block(handle, kind)?.into());
+        };
+        let key = CacheKey { file_id: *file_id, offset: handle.offset };
+        if let Some(h) = cache.lookup(&key) {
+            if h.kind() != kind {
+                let msg = format!("{} handle points at a cached {}", kind.name(), h.kind().name());
+                return Err(self.src.corrupt(handle.offset, msg));
+            }
+            return Ok(BlockRef::Cached(h));
+        }
+        let block = self.src.read_block(handle, kind)?;
+        if !fill_cache {
+            return Ok(block.into());
+        }
+        let charge = block.charge();
+        match cache.insert(key, block, charge) {
+            Ok(h) => Ok(BlockRef::Cached(h)),
+            // A strict capacity limit refused the block (and dropped it): serve it uncached.
+            Err(_) => Ok(self.src.read_block(handle, kind)?.into()),
+        }
     }
 
     pub(crate) fn index_block(&self) -> Result<BlockRef> {
-        Ok(self.index.clone())
+        match &self.index {
+            Some(b) => Ok(b.clone()),
+            None => self.block(self.src.footer.index, BlockKind::Index, true),
+        }
     }
 
     fn filter_block(&self) -> Result<Option<BlockRef>> {
-        Ok(self.filter.clone())
+        match (&self.filter, self.filter_handle) {
+            (Some(b), _) => Ok(Some(b.clone())),
+            (None, Some(h)) if self.cache.is_some() => self.block(h, BlockKind::Filter, true).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// An unpositioned iterator over the index block.

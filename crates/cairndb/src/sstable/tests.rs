@@ -166,8 +166,9 @@ fn options() -> impl Strategy<Value = TableOptions> {
         prop_oneof![Just(ChecksumType::Crc32c), Just(ChecksumType::Xxh3)],
         prop_oneof![Just(0.0), Just(10.0), Just(3.5)],
         any::<bool>(),
+        prop_oneof![Just(None), Just(Some(2048usize)), Just(Some(1 << 20))],
     )
-        .prop_map(|(block_size, restart, index_restart, compression, checksum, bpk, prefix)| TableOptions {
+        .prop_map(|(block_size, restart, index_restart, compression, checksum, bpk, prefix, cache)| TableOptions {
             block_size,
             block_restart_interval: restart,
             index_block_restart_interval: index_restart,
@@ -177,8 +178,13 @@ fn options() -> impl Strategy<Value = TableOptions> {
             whole_key_filtering: !prefix,
             prefix_extractor: prefix.then(|| Arc::new(FixedPrefix::new(2)) as Arc<dyn PrefixExtractor>),
             bytes_per_sync: 512,
+            block_cache: cache.map(|bytes| Arc::new(BlockCache::new(small_cache(bytes)))),
             ..TableOptions::default()
         })
+}
+
+fn small_cache(bytes: usize) -> crate::cache::CacheOptions {
+    crate::cache::CacheOptions { shard_bits: Some(0), ..crate::cache::CacheOptions::with_capacity(bytes) }
 }
 
 /// The model's answer to `Table::get(ikey)`.
@@ -325,4 +331,38 @@ fn bad_arguments_are_rejected() {
     ] {
         assert!(bad.validate().is_err(), "{bad:?}");
     }
+}
+
+#[test]
+fn block_cache_serves_repeated_reads() {
+    let model: Vec<(Vec<u8>, Vec<u8>)> = (0..2000u32)
+        .map(|i| (make_internal_key(format!("k{i:06}").as_bytes(), 1, ValueKind::Put), vec![b'v'; 50]))
+        .collect();
+    let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
+    let opts = TableOptions { block_cache: Some(Arc::clone(&cache)), ..TableOptions::default() };
+    let fs = MemFs::new();
+    build_table(&fs, Path::new("/c"), &model, &opts);
+    let t = open_table(&fs, Path::new("/c"), &opts).expect("open");
+    let after_open = cache.stats();
+    assert_eq!(after_open.inserts, 2, "index and filter go through the cache at open");
+    for (k, _) in &model {
+        t.get(k).expect("get").expect("present");
+    }
+    let first = cache.stats();
+    for (k, _) in &model {
+        t.get(k).expect("get").expect("present");
+    }
+    let second = cache.stats();
+    assert_eq!(second.inserts, first.inserts, "second pass reads nothing new");
+    assert_eq!(first.inserts - after_open.inserts, t.properties().num_data_blocks);
+    assert!(second.hits - first.hits >= 3 * model.len() as u64, "filter, index and data hit");
+    // A scan that does not fill the cache leaves it alone, on a fresh table.
+    let cold = Arc::new(BlockCache::new(small_cache(16 << 20)));
+    let t = open_table(&fs, Path::new("/c"), &TableOptions { block_cache: Some(Arc::clone(&cold)), ..opts })
+        .expect("open");
+    let mut it = t.iter_without_cache_fill();
+    check_scans(&mut it, &model).expect("scan");
+    assert_eq!(cold.stats().inserts, 2);
+    drop(it);
+    assert_eq!(cold.pinned_usage(), 0, "no pins outlive the iterator");
 }
