@@ -21,8 +21,16 @@ fn decode(data: &[u8]) -> Option<(TableOptions, Vec<(Vec<u8>, Vec<u8>)>)> {
         block_size: 16 << (head[0] % 10),
         block_restart_interval: usize::from(head[1] % 32) + 1,
         index_block_restart_interval: usize::from(head[1] / 32 % 4) + 1,
-        compression: [CompressionType::None, CompressionType::Lz4, CompressionType::Zstd][usize::from(head[2] % 3)],
-        checksum: if head[2] & 4 == 0 { ChecksumType::Xxh3 } else { ChecksumType::Crc32c },
+        compression: [
+            CompressionType::None,
+            CompressionType::Lz4,
+            CompressionType::Zstd,
+        ][usize::from(head[2] % 3)],
+        checksum: if head[2] & 4 == 0 {
+            ChecksumType::Xxh3
+        } else {
+            ChecksumType::Crc32c
+        },
         bloom_bits_per_key: f64::from(head[3] % 20),
         ..TableOptions::default()
     };
@@ -32,7 +40,12 @@ fn decode(data: &[u8]) -> Option<(TableOptions, Vec<(Vec<u8>, Vec<u8>)>)> {
         let (&vlen, r) = r.split_first()?;
         let (value, r) = r.split_at_checked(usize::from(vlen))?;
         let (&[seq, kind], r) = r.split_first_chunk::<2>()?;
-        let kind = [ValueKind::Put, ValueKind::Delete, ValueKind::Merge, ValueKind::SingleDelete][usize::from(kind % 4)];
+        let kind = [
+            ValueKind::Put,
+            ValueKind::Delete,
+            ValueKind::Merge,
+            ValueKind::SingleDelete,
+        ][usize::from(kind % 4)];
         entries.push((make_internal_key(key, u64::from(seq), kind), value.to_vec()));
         rest = r;
     }
@@ -42,7 +55,9 @@ fn decode(data: &[u8]) -> Option<(TableOptions, Vec<(Vec<u8>, Vec<u8>)>)> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((opts, entries)) = decode(data) else { return };
+    let Some((opts, entries)) = decode(data) else {
+        return;
+    };
     let fs = MemFs::new();
     let path = Path::new("/rt.sst");
     let mut b = TableBuilder::new(fs.create(path).expect("create"), path, &opts).expect("builder");
@@ -57,7 +72,10 @@ fuzz_target!(|data: &[u8]| {
     let mut i = 0;
     it.seek_to_first();
     while it.valid() {
-        assert_eq!((it.key(), it.value()), (&entries[i].0[..], &entries[i].1[..]));
+        assert_eq!(
+            (it.key(), it.value()),
+            (&entries[i].0[..], &entries[i].1[..])
+        );
         i += 1;
         it.next();
     }
@@ -71,6 +89,12 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(i, 0);
     for (k, v) in &entries {
         let got = table.get(k).expect("get");
-        assert_eq!(got, Some(TableEntry { key: k.clone(), value: v.clone() }));
+        assert_eq!(
+            got,
+            Some(TableEntry {
+                key: k.clone(),
+                value: v.clone()
+            })
+        );
     }
 });

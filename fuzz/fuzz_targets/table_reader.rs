@@ -13,7 +13,10 @@ use cairndb::types::seek_key;
 use libfuzzer_sys::fuzz_target;
 
 fn check(e: &cairndb::Error) {
-    assert!(e.is_corruption() || matches!(e, cairndb::Error::NotSupported(_)), "unexpected error {e}");
+    assert!(
+        e.is_corruption() || matches!(e, cairndb::Error::NotSupported(_)),
+        "unexpected error {e}"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -22,7 +25,8 @@ fuzz_target!(|data: &[u8]| {
     let mut f = fs.create(path).expect("create");
     f.append(data).expect("append");
     drop(f);
-    let cache = (data.len() % 2 == 0).then(|| Arc::new(BlockCache::new(CacheOptions::with_capacity(1 << 20))));
+    let cache = (data.len() % 2 == 0)
+        .then(|| Arc::new(BlockCache::new(CacheOptions::with_capacity(1 << 20))));
     let opts = TableOptions {
         prefix_extractor: Some(Arc::new(FixedPrefix::new(4))),
         block_cache: cache,

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use cairndb::cache::CacheOptions;
 use cairndb::fs::{FileSystem, MemFs};
-use cairndb::sstable::{Block, BlockCache, BlockKind, FilterBuilder, Table, TableBuilder, TableOptions};
+use cairndb::sstable::{
+    Block, BlockCache, BlockKind, FilterBuilder, Table, TableBuilder, TableOptions,
+};
 use cairndb::types::{make_internal_key, seek_key, ValueKind, MAX_SEQUENCE};
 use cairndb::CompressionType;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -45,7 +47,11 @@ fn value(i: u64) -> Vec<u8> {
 fn build(fs: &MemFs, path: &Path, n: u64, opts: &TableOptions) -> u64 {
     let mut b = TableBuilder::new(fs.create(path).expect("create"), path, opts).expect("builder");
     for i in 0..n {
-        b.add(&make_internal_key(&user_key(i), i + 1, ValueKind::Put), &value(i)).expect("add");
+        b.add(
+            &make_internal_key(&user_key(i), i + 1, ValueKind::Put),
+            &value(i),
+        )
+        .expect("add");
     }
     b.finish().expect("finish").file_size
 }
@@ -55,14 +61,25 @@ fn bench_build(c: &mut Criterion) {
     let mut g = c.benchmark_group("sst_build");
     g.throughput(Throughput::Bytes(n * (16 + 8 + VALUE_LEN as u64)));
     g.sample_size(10);
-    for compression in [CompressionType::None, CompressionType::Lz4, CompressionType::Zstd] {
-        let opts = TableOptions { compression, ..TableOptions::default() };
-        g.bench_with_input(BenchmarkId::from_parameter(format!("{compression:?}")), &opts, |b, opts| {
-            b.iter(|| {
-                let fs = MemFs::new();
-                black_box(build(&fs, Path::new("/b.sst"), n, opts))
-            });
-        });
+    for compression in [
+        CompressionType::None,
+        CompressionType::Lz4,
+        CompressionType::Zstd,
+    ] {
+        let opts = TableOptions {
+            compression,
+            ..TableOptions::default()
+        };
+        g.bench_with_input(
+            BenchmarkId::from_parameter(format!("{compression:?}")),
+            &opts,
+            |b, opts| {
+                b.iter(|| {
+                    let fs = MemFs::new();
+                    black_box(build(&fs, Path::new("/b.sst"), n, opts))
+                });
+            },
+        );
     }
     g.finish();
 }
@@ -72,12 +89,17 @@ fn bench_get(c: &mut Criterion) {
     let fs = MemFs::new();
     let path = Path::new("/g.sst");
     let cache = Arc::new(BlockCache::new(CacheOptions::with_capacity(1 << 30)));
-    let opts = TableOptions { block_cache: Some(Arc::clone(&cache)), ..TableOptions::default() };
+    let opts = TableOptions {
+        block_cache: Some(Arc::clone(&cache)),
+        ..TableOptions::default()
+    };
     let size = build(&fs, path, n, &opts);
     let table = Table::open(fs.open_read(path).expect("open"), path, size, &opts).expect("table");
     // Warm: every data block into the cache, so lookups measure the in-memory path.
     for i in (0..n).step_by(10) {
-        table.get(&seek_key(&user_key(i), MAX_SEQUENCE)).expect("get");
+        table
+            .get(&seek_key(&user_key(i), MAX_SEQUENCE))
+            .expect("get");
     }
     let mut g = c.benchmark_group("sst_get_cached_1M");
     g.throughput(Throughput::Elements(1));
@@ -85,13 +107,21 @@ fn bench_get(c: &mut Criterion) {
     g.bench_function("present", |b| {
         b.iter(|| {
             i = (i + 7_919) % n;
-            black_box(table.get(&seek_key(&user_key(i), MAX_SEQUENCE)).expect("get"))
+            black_box(
+                table
+                    .get(&seek_key(&user_key(i), MAX_SEQUENCE))
+                    .expect("get"),
+            )
         });
     });
     g.bench_function("absent", |b| {
         b.iter(|| {
             i = (i + 7_919) % n;
-            black_box(table.get(&seek_key(&user_key(n + i), MAX_SEQUENCE)).expect("get"))
+            black_box(
+                table
+                    .get(&seek_key(&user_key(n + i), MAX_SEQUENCE))
+                    .expect("get"),
+            )
         });
     });
     g.finish();
@@ -103,8 +133,13 @@ fn bench_bloom(c: &mut Criterion) {
     (0..n).for_each(|i| fb.add_user_key(&user_key(i)));
     let block = Block::parse(fb.finish().expect("keys"), BlockKind::Filter).expect("parse");
     let filter = block.filter().expect("filter");
-    let fp = (n..2 * n).filter(|&i| filter.may_contain(&user_key(i))).count();
-    println!("bloom 10 bits/key: measured FPR {:.4}% over {n} absent keys", fp as f64 * 100.0 / n as f64);
+    let fp = (n..2 * n)
+        .filter(|&i| filter.may_contain(&user_key(i)))
+        .count();
+    println!(
+        "bloom 10 bits/key: measured FPR {:.4}% over {n} absent keys",
+        fp as f64 * 100.0 / n as f64
+    );
     let mut g = c.benchmark_group("bloom_probe_10bpk");
     g.throughput(Throughput::Elements(1));
     let mut i = 0u64;

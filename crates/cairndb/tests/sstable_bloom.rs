@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::sstable::{
-    standard_bloom_fpr, theoretical_fpr, Block, BlockKind, FilterBuilder, Table, TableBuilder, TableOptions,
+    standard_bloom_fpr, theoretical_fpr, Block, BlockKind, FilterBuilder, Table, TableBuilder,
+    TableOptions,
 };
 use cairndb::types::{make_internal_key, ValueKind};
 
@@ -29,11 +30,20 @@ fn measure(bits_per_key: f64) -> (f64, f64, u8) {
     (0..KEYS).for_each(|i| b.add_user_key(&key(i)));
     let block = Block::parse(b.finish().expect("keys"), BlockKind::Filter).expect("parse");
     let f = block.filter().expect("filter view");
-    assert!((0..KEYS).all(|i| f.may_contain(&key(i))), "false negative at {bits_per_key} bits/key");
-    let fp = (KEYS..KEYS + PROBES).filter(|&i| f.may_contain(&key(i))).count();
+    assert!(
+        (0..KEYS).all(|i| f.may_contain(&key(i))),
+        "false negative at {bits_per_key} bits/key"
+    );
+    let fp = (KEYS..KEYS + PROBES)
+        .filter(|&i| f.may_contain(&key(i)))
+        .count();
     let measured = fp as f64 / PROBES as f64;
     let keys_per_line = KEYS as f64 / f64::from(f.num_lines());
-    (measured, theoretical_fpr(keys_per_line, u32::from(f.num_probes())), f.num_probes())
+    (
+        measured,
+        theoretical_fpr(keys_per_line, u32::from(f.num_probes())),
+        f.num_probes(),
+    )
 }
 
 #[test]
@@ -48,7 +58,10 @@ fn measured_fpr_matches_the_blocked_model() {
             classic * 100.0
         );
         let ratio = measured / expected;
-        assert!((0.8..=1.2).contains(&ratio), "bits/key {bpk}: measured {measured} vs model {expected}");
+        assert!(
+            (0.8..=1.2).contains(&ratio),
+            "bits/key {bpk}: measured {measured} vs model {expected}"
+        );
     }
 }
 
@@ -60,15 +73,21 @@ fn table_filter_has_no_false_negatives_and_filters_absent_keys() {
     let mut b = TableBuilder::new(fs.create(path).expect("create"), path, &opts).expect("builder");
     let n = 20_000u64;
     for i in 0..n {
-        b.add(&make_internal_key(&key(i), i + 1, ValueKind::Put), b"v").expect("add");
+        b.add(&make_internal_key(&key(i), i + 1, ValueKind::Put), b"v")
+            .expect("add");
     }
     b.finish().expect("finish");
     let file = fs.open_read(path).expect("open");
     let size = file.size().expect("size");
     let t = Arc::new(Table::open(file, path, size, &opts).expect("table"));
     assert!((0..n).all(|i| t.may_contain(&key(i)).expect("probe")));
-    let fp = (n..n + 100_000).filter(|&i| t.may_contain(&key(i)).expect("probe")).count();
+    let fp = (n..n + 100_000)
+        .filter(|&i| t.may_contain(&key(i)).expect("probe"))
+        .count();
     let rate = fp as f64 / 100_000.0;
-    println!("table filter at 10 bits/key: measured FPR {:.4}%", rate * 100.0);
+    println!(
+        "table filter at 10 bits/key: measured FPR {:.4}%",
+        rate * 100.0
+    );
     assert!(rate < 0.0125, "{rate}");
 }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use cairndb::cache::CacheOptions;
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
-use cairndb::sstable::{BlockCache, Footer, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN};
+use cairndb::sstable::{
+    BlockCache, Footer, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN,
+};
 use cairndb::types::{make_internal_key, seek_key, ValueKind};
 use cairndb::util::checksum::ChecksumType;
 use cairndb::{CompressionType, Error};
@@ -20,8 +22,13 @@ const PATH: &str = "/000001.sst";
 fn model(n: u32, value_len: usize) -> Model {
     (0..n)
         .map(|i| {
-            let key = make_internal_key(format!("user-{i:06}").as_bytes(), u64::from(i) + 1, ValueKind::Put);
-            let value = format!("value {i} ").repeat(value_len / 8 + 1).into_bytes()[..value_len].to_vec();
+            let key = make_internal_key(
+                format!("user-{i:06}").as_bytes(),
+                u64::from(i) + 1,
+                ValueKind::Put,
+            );
+            let value =
+                format!("value {i} ").repeat(value_len / 8 + 1).into_bytes()[..value_len].to_vec();
             (key, value)
         })
         .collect()
@@ -46,7 +53,9 @@ fn open(fs: &MemFs, opts: &TableOptions) -> cairndb::Result<Arc<Table>> {
 
 /// Every error must be a corruption naming the file.
 fn expect_corruption(e: &Error, what: &str) {
-    let c = e.as_corruption().unwrap_or_else(|| panic!("{what}: not a corruption: {e}"));
+    let c = e
+        .as_corruption()
+        .unwrap_or_else(|| panic!("{what}: not a corruption: {e}"));
     assert_eq!(c.file, Path::new(PATH), "{what}: {e}");
 }
 
@@ -67,7 +76,11 @@ fn check_damaged(fs: &MemFs, model: &Model, opts: &TableOptions, at: u64) -> boo
     it.seek_to_first();
     while it.valid() {
         assert!(n < model.len(), "{what}: extra entry");
-        assert_eq!((it.key(), it.value()), (&model[n].0[..], &model[n].1[..]), "{what}: wrong entry {n}");
+        assert_eq!(
+            (it.key(), it.value()),
+            (&model[n].0[..], &model[n].1[..]),
+            "{what}: wrong entry {n}"
+        );
         n += 1;
         it.next();
     }
@@ -82,7 +95,11 @@ fn check_damaged(fs: &MemFs, model: &Model, opts: &TableOptions, at: u64) -> boo
     it.seek_to_last();
     while it.valid() {
         n -= 1;
-        assert_eq!((it.key(), it.value()), (&model[n].0[..], &model[n].1[..]), "{what}: wrong entry {n} backwards");
+        assert_eq!(
+            (it.key(), it.value()),
+            (&model[n].0[..], &model[n].1[..]),
+            "{what}: wrong entry {n} backwards"
+        );
         it.prev();
     }
     match it.status() {
@@ -94,14 +111,25 @@ fn check_damaged(fs: &MemFs, model: &Model, opts: &TableOptions, at: u64) -> boo
     }
     for (k, v) in model {
         match table.get(k) {
-            Ok(got) => assert_eq!(got, Some(TableEntry { key: k.clone(), value: v.clone() }), "{what}"),
+            Ok(got) => assert_eq!(
+                got,
+                Some(TableEntry {
+                    key: k.clone(),
+                    value: v.clone()
+                }),
+                "{what}"
+            ),
             Err(e) => {
                 expect_corruption(&e, &what);
                 detected = true;
             }
         }
     }
-    for absent in [seek_key(b"user-", 5), seek_key(b"user-000003x", 5), seek_key(b"zzz", 5)] {
+    for absent in [
+        seek_key(b"user-", 5),
+        seek_key(b"user-000003x", 5),
+        seek_key(b"zzz", 5),
+    ] {
         match table.get(&absent) {
             Ok(got) => assert_eq!(got, None, "{what}: absent key found"),
             Err(e) => {
@@ -121,7 +149,12 @@ fn check_damaged(fs: &MemFs, model: &Model, opts: &TableOptions, at: u64) -> boo
 
 /// Flips one bit (a different bit position for successive bytes) at each offset in `offsets` and
 /// checks the table; returns the offsets whose damage went undetected by every check.
-fn flip_each(fs: &MemFs, model: &Model, opts: &TableOptions, offsets: impl Iterator<Item = u64>) -> Vec<u64> {
+fn flip_each(
+    fs: &MemFs,
+    model: &Model,
+    opts: &TableOptions,
+    offsets: impl Iterator<Item = u64>,
+) -> Vec<u64> {
     let path = Path::new(PATH);
     let mut undetected = Vec::new();
     for at in offsets {
@@ -136,12 +169,32 @@ fn flip_each(fs: &MemFs, model: &Model, opts: &TableOptions, offsets: impl Itera
 }
 
 fn small_table_options() -> Vec<TableOptions> {
-    let base = TableOptions { block_size: 256, bytes_per_sync: 0, ..TableOptions::default() };
+    let base = TableOptions {
+        block_size: 256,
+        bytes_per_sync: 0,
+        ..TableOptions::default()
+    };
     vec![
-        TableOptions { compression: CompressionType::None, checksum: ChecksumType::Crc32c, ..base.clone() },
-        TableOptions { compression: CompressionType::Lz4, ..base.clone() },
-        TableOptions { compression: CompressionType::Zstd, block_restart_interval: 4, ..base.clone() },
-        TableOptions { block_cache: Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(1 << 20)))), ..base },
+        TableOptions {
+            compression: CompressionType::None,
+            checksum: ChecksumType::Crc32c,
+            ..base.clone()
+        },
+        TableOptions {
+            compression: CompressionType::Lz4,
+            ..base.clone()
+        },
+        TableOptions {
+            compression: CompressionType::Zstd,
+            block_restart_interval: 4,
+            ..base.clone()
+        },
+        TableOptions {
+            block_cache: Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(
+                1 << 20,
+            )))),
+            ..base
+        },
     ]
 }
 
@@ -155,14 +208,21 @@ fn every_bit_flip_in_small_tables_is_detected() {
         assert!(t.properties().num_data_blocks >= 5, "several data blocks");
         assert!(bytes.len() < 8192, "a few KB: {}", bytes.len());
         let undetected = flip_each(&fs, &model, &opts, 0..bytes.len() as u64);
-        assert!(undetected.is_empty(), "{:?}: undetected flips at {undetected:?}", opts.compression);
+        assert!(
+            undetected.is_empty(),
+            "{:?}: undetected flips at {undetected:?}",
+            opts.compression
+        );
     }
 }
 
 #[test]
 fn dense_sample_of_a_larger_table_is_detected() {
     let model = model(5000, 100);
-    let opts = TableOptions { compression: CompressionType::Lz4, ..TableOptions::default() };
+    let opts = TableOptions {
+        compression: CompressionType::Lz4,
+        ..TableOptions::default()
+    };
     let fs = MemFs::new();
     let bytes = build(&fs, &model, &opts);
     let len = bytes.len() as u64;
@@ -175,7 +235,10 @@ fn dense_sample_of_a_larger_table_is_detected() {
 #[test]
 fn truncation_at_every_length_fails_cleanly() {
     let model = model(60, 40);
-    let opts = TableOptions { block_size: 256, ..TableOptions::default() };
+    let opts = TableOptions {
+        block_size: 256,
+        ..TableOptions::default()
+    };
     let fs = MemFs::new();
     let bytes = build(&fs, &model, &opts);
     let path = Path::new(PATH);
@@ -198,7 +261,8 @@ fn newer_format_version_is_not_supported() {
     let mut footer = Footer::decode(&bytes[at as usize..], Path::new(PATH), at).expect("footer");
     footer.format_version += 1;
     for (i, b) in footer.encode().into_iter().enumerate() {
-        fs.corrupt_byte(Path::new(PATH), at + i as u64, |_| b).expect("patch");
+        fs.corrupt_byte(Path::new(PATH), at + i as u64, |_| b)
+            .expect("patch");
     }
     let e = open(&fs, &opts).expect_err("newer version");
     assert!(matches!(e, Error::NotSupported(_)), "{e}");
@@ -207,13 +271,20 @@ fn newer_format_version_is_not_supported() {
 #[test]
 fn corruption_names_block_offset() {
     let model = model(60, 40);
-    let opts = TableOptions { block_size: 256, compression: CompressionType::None, ..TableOptions::default() };
+    let opts = TableOptions {
+        block_size: 256,
+        compression: CompressionType::None,
+        ..TableOptions::default()
+    };
     let fs = MemFs::new();
     build(&fs, &model, &opts);
     let table = open(&fs, &opts).expect("open");
     // Damage a byte inside the third data block: the error names that block's offset.
-    let third = table.approximate_offset_of(&model[model.len() / 2].0).expect("offset");
-    fs.corrupt_byte(Path::new(PATH), third + 3, |b| b ^ 0x10).expect("corrupt");
+    let third = table
+        .approximate_offset_of(&model[model.len() / 2].0)
+        .expect("offset");
+    fs.corrupt_byte(Path::new(PATH), third + 3, |b| b ^ 0x10)
+        .expect("corrupt");
     let table = open(&fs, &opts).expect("data damage does not prevent open");
     let e = table.verify_checksums().expect_err("damage");
     let c = e.as_corruption().expect("corruption");

@@ -23,14 +23,20 @@ const META_AND_FOOTER: &str = "00 12 03 72 6f 63 6b 73 64 62 2e 70 72 6f 70 65 7
     02 01 00 00 00 09 90 8e b7 43 41 49 52 4e 53 53 54";
 
 fn hex(s: &str) -> Vec<u8> {
-    s.split_whitespace().map(|b| u8::from_str_radix(b, 16).expect("hex")).collect()
+    s.split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).expect("hex"))
+        .collect()
 }
 
 #[test]
 fn worked_example_matches_spec() {
     let fs = MemFs::new();
     let path = Path::new("/example.sst");
-    let opts = TableOptions { compression: CompressionType::None, bloom_bits_per_key: 0.0, ..TableOptions::default() };
+    let opts = TableOptions {
+        compression: CompressionType::None,
+        bloom_bits_per_key: 0.0,
+        ..TableOptions::default()
+    };
     let mut b = TableBuilder::new(fs.create(path).expect("create"), path, &opts).expect("builder");
     let apple = make_internal_key(b"apple", 7, ValueKind::Put);
     let apricot = make_internal_key(b"apricot", 9, ValueKind::Delete);
@@ -45,7 +51,13 @@ fn worked_example_matches_spec() {
     let file = fs.open_read(path).expect("open");
     let table = Arc::new(Table::open(file, path, 899, &opts).expect("table"));
     table.verify_checksums().expect("verify");
-    assert_eq!(table.get(&apple).expect("get"), Some(TableEntry { key: apple.clone(), value: b"red".to_vec() }));
+    assert_eq!(
+        table.get(&apple).expect("get"),
+        Some(TableEntry {
+            key: apple.clone(),
+            value: b"red".to_vec()
+        })
+    );
     let mut it = table.iter();
     it.seek_to_last();
     assert_eq!(it.key(), &apricot[..]);

@@ -67,7 +67,10 @@ impl BlockKind {
 #[derive(Debug, Clone, Copy)]
 enum Layout {
     /// Entries end where the restart array starts.
-    Entries { restarts_at: u32, num_restarts: u32 },
+    Entries {
+        restarts_at: u32,
+        num_restarts: u32,
+    },
     Filter(FilterMeta),
 }
 
@@ -91,7 +94,11 @@ impl Block {
             BlockKind::Filter => Layout::Filter(FilterMeta::parse(&contents)?),
             _ => entries_layout(&contents)?,
         };
-        Ok(Block { contents: contents.into_boxed_slice(), kind, layout })
+        Ok(Block {
+            contents: contents.into_boxed_slice(),
+            kind,
+            layout,
+        })
     }
 
     /// The uncompressed contents.
@@ -119,7 +126,9 @@ impl Block {
 
     /// Fixed32 at `at`; 0 if out of range (impossible for validated restart arrays).
     fn fixed32_at(&self, at: usize) -> usize {
-        self.contents.get(at..at + 4).map_or(0, |b| decode_fixed32(b) as usize)
+        self.contents
+            .get(at..at + 4)
+            .map_or(0, |b| decode_fixed32(b) as usize)
     }
 }
 
@@ -130,7 +139,9 @@ fn entries_layout(c: &[u8]) -> Result<Layout> {
         return bad(0, "block shorter than its restart count");
     }
     let num = decode_fixed32(&c[c.len() - 4..]) as usize;
-    let restarts_at = num.checked_mul(4).and_then(|a| (c.len() - 4).checked_sub(a));
+    let restarts_at = num
+        .checked_mul(4)
+        .and_then(|a| (c.len() - 4).checked_sub(a));
     let Some(restarts_at) = restarts_at.filter(|_| num >= 1) else {
         return bad(c.len() - 4, "bad restart count");
     };
@@ -147,7 +158,10 @@ fn entries_layout(c: &[u8]) -> Result<Layout> {
         }
         prev = Some(r);
     }
-    Ok(Layout::Entries { restarts_at: restarts_at as u32, num_restarts: num as u32 })
+    Ok(Layout::Entries {
+        restarts_at: restarts_at as u32,
+        num_restarts: num as u32,
+    })
 }
 
 /// The block cache of tables: checksum-verified, uncompressed, parsed blocks of every kind, keyed
@@ -197,7 +211,12 @@ impl EntryHeader {
         let value_len = d.varint32()? as usize;
         let header_len = d.position();
         let end = header_len.checked_add(unshared)?.checked_add(value_len)?;
-        (end <= region.len()).then_some(EntryHeader { shared, unshared, value_len, header_len })
+        (end <= region.len()).then_some(EntryHeader {
+            shared,
+            unshared,
+            value_len,
+            header_len,
+        })
     }
 
     fn len(&self) -> usize {
@@ -232,8 +251,16 @@ impl BlockIter {
     /// # Errors
     /// [`Error::Corruption`] if `block` is a filter block.
     pub fn new(block: BlockRef, cmp: KeyComparator) -> Result<BlockIter> {
-        let Layout::Entries { restarts_at, num_restarts } = block.layout else {
-            return Err(Error::corruption("", 0, "expected an entries block, found a filter block"));
+        let Layout::Entries {
+            restarts_at,
+            num_restarts,
+        } = block.layout
+        else {
+            return Err(Error::corruption(
+                "",
+                0,
+                "expected an entries block, found a filter block",
+            ));
         };
         let restarts_at = restarts_at as usize;
         Ok(BlockIter {
@@ -271,7 +298,11 @@ impl BlockIter {
     }
 
     fn corrupt(&mut self, at: usize, msg: &str) {
-        self.err = Some(Error::corruption("", at as u64, format!("block entry: {msg}")));
+        self.err = Some(Error::corruption(
+            "",
+            at as u64,
+            format!("block entry: {msg}"),
+        ));
         self.invalidate();
     }
 
@@ -288,7 +319,11 @@ impl BlockIter {
             self.invalidate();
             return false;
         }
-        let region = self.block.contents().get(at..self.restarts_at).unwrap_or_default();
+        let region = self
+            .block
+            .contents()
+            .get(at..self.restarts_at)
+            .unwrap_or_default();
         let Some(h) = EntryHeader::decode(region) else {
             self.corrupt(at, "entry runs past the end of the entries");
             return false;
@@ -304,7 +339,11 @@ impl BlockIter {
             return false;
         }
         let delta_at = at + h.header_len;
-        let delta = self.block.contents().get(delta_at..delta_at + h.unshared).unwrap_or_default();
+        let delta = self
+            .block
+            .contents()
+            .get(delta_at..delta_at + h.unshared)
+            .unwrap_or_default();
         self.key.truncate(h.shared);
         self.key.extend_from_slice(delta);
         self.current = at;
@@ -370,7 +409,9 @@ impl InternalIterator for BlockIter {
 
     fn seek(&mut self, target: &[u8]) {
         self.err = None;
-        let Some(start) = self.find_restart_before(target) else { return };
+        let Some(start) = self.find_restart_before(target) else {
+            return;
+        };
         self.seek_to_restart(start);
         while self.parse_next() {
             if (self.cmp)(&self.key, target) != Ordering::Less {
@@ -437,7 +478,10 @@ impl InternalIterator for BlockIter {
     }
 
     fn value(&self) -> &[u8] {
-        self.block.contents().get(self.value.0..self.value.1).unwrap_or_default()
+        self.block
+            .contents()
+            .get(self.value.0..self.value.1)
+            .unwrap_or_default()
     }
 
     fn status(&self) -> Result<()> {

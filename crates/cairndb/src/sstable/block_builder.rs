@@ -138,6 +138,10 @@ mod tests {
         let n = decode_fixed32(&block[block.len() - 4..]);
         assert_eq!(n, 2, "restarts at entries 0 and 2");
         let second = decode_fixed32(&block[block.len() - 8..]) as usize;
-        assert_eq!(&block[second..second + 3], &[0, 6, 1], "restart stores the whole key");
+        assert_eq!(
+            &block[second..second + 3],
+            &[0, 6, 1],
+            "restart stores the whole key"
+        );
     }
 }

@@ -37,14 +37,21 @@ pub struct Compressor {
 
 impl std::fmt::Debug for Compressor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Compressor").field("kind", &self.kind).field("zstd_level", &self.zstd_level).finish()
+        f.debug_struct("Compressor")
+            .field("kind", &self.kind)
+            .field("zstd_level", &self.zstd_level)
+            .finish()
     }
 }
 
 impl Compressor {
     /// A compressor producing `kind` blocks (Zstd at `zstd_level`).
     pub fn new(kind: CompressionType, zstd_level: i32) -> Self {
-        Compressor { kind, zstd_level, zstd: None }
+        Compressor {
+            kind,
+            zstd_level,
+            zstd: None,
+        }
     }
 
     /// Compresses `raw` into `out` (cleared first) and returns the type to record. Returns
@@ -74,7 +81,9 @@ impl Compressor {
             // A failed context creation means "store uncompressed", never a broken file.
             self.zstd = zstd::bulk::Compressor::new(self.zstd_level).ok();
         }
-        let Some(z) = self.zstd.as_mut() else { return false };
+        let Some(z) = self.zstd.as_mut() else {
+            return false;
+        };
         // Compress into a slice after the length prefix (a `Vec` destination would be written
         // from its start, over the prefix).
         let start = out.len();
@@ -92,7 +101,10 @@ impl Compressor {
 /// Appends the LZ4 block encoding of `raw` to `out`.
 fn lz4_into(raw: &[u8], out: &mut Vec<u8>) -> bool {
     let start = out.len();
-    out.resize(start + lz4_flex::block::get_maximum_output_size(raw.len()), 0);
+    out.resize(
+        start + lz4_flex::block::get_maximum_output_size(raw.len()),
+        0,
+    );
     match lz4_flex::block::compress_into(raw, &mut out[start..]) {
         Ok(n) => {
             out.truncate(start + n);
@@ -117,14 +129,19 @@ pub fn decompress(kind: CompressionType, stored: &[u8]) -> Result<Vec<u8>> {
     let len = usize::try_from(claimed)
         .ok()
         .filter(|&l| l <= MAX_UNCOMPRESSED_BLOCK_BYTES)
-        .ok_or_else(|| bad(&format!("claimed uncompressed length {claimed} is over the limit")))?;
+        .ok_or_else(|| {
+            bad(&format!(
+                "claimed uncompressed length {claimed} is over the limit"
+            ))
+        })?;
     let payload = stored.get(n..).unwrap_or_default();
     let got = match kind {
         CompressionType::Lz4 => lz4_decode(payload, len),
         CompressionType::Zstd => zstd_decode(payload, len),
         CompressionType::None => None,
     };
-    got.filter(|v| v.len() == len).ok_or_else(|| bad("payload does not decode to the claimed length"))
+    got.filter(|v| v.len() == len)
+        .ok_or_else(|| bad("payload does not decode to the claimed length"))
 }
 
 /// LZ4 cannot expand by more than 255 times (one literal-length byte per 255 output bytes), so a
@@ -199,7 +216,10 @@ mod tests {
             .collect();
         let mut out = Vec::new();
         for kind in [CompressionType::Lz4, CompressionType::Zstd] {
-            assert_eq!(Compressor::new(kind, 3).compress(&raw, &mut out), CompressionType::None);
+            assert_eq!(
+                Compressor::new(kind, 3).compress(&raw, &mut out),
+                CompressionType::None
+            );
             assert!(out.is_empty());
         }
         assert!(worth_compressing(800, 700));
@@ -212,7 +232,9 @@ mod tests {
         put_varint64(&mut stored, u64::MAX / 2);
         stored.extend_from_slice(&[0; 16]);
         for kind in [CompressionType::Lz4, CompressionType::Zstd] {
-            assert!(decompress(kind, &stored).expect_err("over limit").is_corruption());
+            assert!(decompress(kind, &stored)
+                .expect_err("over limit")
+                .is_corruption());
         }
     }
 

@@ -70,7 +70,9 @@ pub fn theoretical_fpr(keys_per_line: f64, probes: u32) -> f64 {
 /// achievable: near the optimum the curve is flat, and every probe costs time on every lookup.
 pub fn choose_num_probes(bits_per_key: f64) -> u8 {
     let keys_per_line = f64::from(LINE_BITS) / bits_per_key;
-    let rates: Vec<f64> = (1..=MAX_PROBES).map(|k| theoretical_fpr(keys_per_line, u32::from(k))).collect();
+    let rates: Vec<f64> = (1..=MAX_PROBES)
+        .map(|k| theoretical_fpr(keys_per_line, u32::from(k)))
+        .collect();
     let best = rates.iter().copied().fold(f64::INFINITY, f64::min);
     let k = rates.iter().position(|&r| r <= best * 1.01).unwrap_or(0);
     k as u8 + 1
@@ -98,8 +100,15 @@ impl FilterBuilder {
     ///
     /// # Panics
     /// If `bits_per_key` is not finite and positive (options are validated first).
-    pub fn new(bits_per_key: f64, whole_key: bool, prefix: Option<Arc<dyn PrefixExtractor>>) -> Self {
-        assert!(bits_per_key.is_finite() && bits_per_key > 0.0, "bits per key must be positive");
+    pub fn new(
+        bits_per_key: f64,
+        whole_key: bool,
+        prefix: Option<Arc<dyn PrefixExtractor>>,
+    ) -> Self {
+        assert!(
+            bits_per_key.is_finite() && bits_per_key > 0.0,
+            "bits per key must be positive"
+        );
         FilterBuilder {
             bits_per_key,
             num_probes: choose_num_probes(bits_per_key),
@@ -115,7 +124,11 @@ impl FilterBuilder {
     /// prefix are consecutive and are added once.
     pub fn add_user_key(&mut self, user_key: &[u8]) {
         if self.whole_key {
-            push_distinct(&mut self.hashes, &mut self.last_whole, filter_hash(user_key));
+            push_distinct(
+                &mut self.hashes,
+                &mut self.last_whole,
+                filter_hash(user_key),
+            );
         }
         if let Some(p) = self.prefix.as_ref().and_then(|x| x.prefix(user_key)) {
             push_distinct(&mut self.hashes, &mut self.last_prefix, filter_hash(p));
@@ -133,7 +146,8 @@ impl FilterBuilder {
             return None;
         }
         let bits = self.hashes.len() as f64 * self.bits_per_key;
-        let lines = ((bits / f64::from(LINE_BITS)).ceil() as u64).clamp(1, u64::from(u32::MAX)) as u32;
+        let lines =
+            ((bits / f64::from(LINE_BITS)).ceil() as u64).clamp(1, u64::from(u32::MAX)) as u32;
         let mut out = vec![0u8; lines as usize * LINE_BYTES];
         for &h in &self.hashes {
             for bit in probe_bits(h, lines, self.num_probes) {
@@ -141,7 +155,11 @@ impl FilterBuilder {
             }
         }
         let flags = if self.whole_key { FLAG_WHOLE_KEY } else { 0 }
-            | if self.prefix.is_some() { FLAG_PREFIX } else { 0 };
+            | if self.prefix.is_some() {
+                FLAG_PREFIX
+            } else {
+                0
+            };
         out.extend_from_slice(&[FORMAT_CACHE_LOCAL_BLOOM, self.num_probes, flags, 0]);
         put_fixed32(&mut out, lines);
         self.hashes.clear();
@@ -183,20 +201,30 @@ impl FilterMeta {
     /// [`Error::Corruption`] (anonymous) when any field is out of range or the length disagrees.
     pub fn parse(block: &[u8]) -> Result<FilterMeta> {
         let bad = |msg: &str| Err(Error::corruption("", 0, format!("filter block: {msg}")));
-        let Some(meta_at) = block.len().checked_sub(META_LEN) else { return bad("too short") };
+        let Some(meta_at) = block.len().checked_sub(META_LEN) else {
+            return bad("too short");
+        };
         let m = &block[meta_at..];
         let (format, probes, flags, reserved) = (m[0], m[1], m[2], m[3]);
         let lines = decode_fixed32(&m[4..]);
         if format != FORMAT_CACHE_LOCAL_BLOOM {
             return bad("unknown filter format");
         }
-        if probes == 0 || probes > MAX_PROBES || flags & !(FLAG_WHOLE_KEY | FLAG_PREFIX) != 0 || reserved != 0 {
+        if probes == 0
+            || probes > MAX_PROBES
+            || flags & !(FLAG_WHOLE_KEY | FLAG_PREFIX) != 0
+            || reserved != 0
+        {
             return bad("bad probe count or flags");
         }
         if lines == 0 || (lines as usize).checked_mul(LINE_BYTES) != Some(meta_at) {
             return bad("length does not match the line count");
         }
-        Ok(FilterMeta { lines, probes, flags })
+        Ok(FilterMeta {
+            lines,
+            probes,
+            flags,
+        })
     }
 }
 
@@ -242,8 +270,11 @@ impl<'a> FilterView<'a> {
     /// [`may_contain`](Self::may_contain) for a precomputed [`filter_hash`].
     #[inline]
     pub fn may_contain_hash(&self, h: u64) -> bool {
-        probe_bits(h, self.meta.lines, self.meta.probes)
-            .all(|bit| self.bits.get(bit >> 3).is_some_and(|b| b & (1 << (bit & 7)) != 0))
+        probe_bits(h, self.meta.lines, self.meta.probes).all(|bit| {
+            self.bits
+                .get(bit >> 3)
+                .is_some_and(|b| b & (1 << (bit & 7)) != 0)
+        })
     }
 }
 
@@ -260,7 +291,9 @@ mod tests {
 
     #[test]
     fn no_false_negatives_and_layout() {
-        let keys: Vec<Vec<u8>> = (0..5000u32).map(|i| format!("key{i:08}").into_bytes()).collect();
+        let keys: Vec<Vec<u8>> = (0..5000u32)
+            .map(|i| format!("key{i:08}").into_bytes())
+            .collect();
         let block = build(&keys, 10.0);
         let meta = FilterMeta::parse(&block).expect("parse");
         let f = FilterView::new(meta, &block);
@@ -278,7 +311,10 @@ mod tests {
         // The blocked design costs a little over the classic filter, never less.
         let blocked = theoretical_fpr(51.2, 6);
         let classic = standard_bloom_fpr(10.0, 6);
-        assert!(blocked > classic && blocked < classic * 1.5, "{blocked} vs {classic}");
+        assert!(
+            blocked > classic && blocked < classic * 1.5,
+            "{blocked} vs {classic}"
+        );
     }
 
     #[test]

@@ -72,7 +72,10 @@ impl BlockHandle {
 
     /// Decodes a handle from the front of `d`; `None` if the varints are incomplete or malformed.
     pub fn decode_from(d: &mut Decoder<'_>) -> Option<BlockHandle> {
-        Some(BlockHandle { offset: d.varint64()?, size: d.varint64()? })
+        Some(BlockHandle {
+            offset: d.varint64()?,
+            size: d.varint64()?,
+        })
     }
 
     /// Decodes a handle that must fill `bytes` exactly (an index or metaindex value).
@@ -84,7 +87,9 @@ impl BlockHandle {
 
     /// The offset one past the block's trailer, or `None` on overflow.
     pub fn end_with_trailer(&self) -> Option<u64> {
-        self.offset.checked_add(self.size)?.checked_add(BLOCK_TRAILER_LEN as u64)
+        self.offset
+            .checked_add(self.size)?
+            .checked_add(BLOCK_TRAILER_LEN as u64)
     }
 }
 
@@ -100,7 +105,8 @@ pub fn offset_modifier(offset: u64) -> u32 {
 /// `contents_and_type` is the stored contents followed by the compression-type byte.
 #[inline]
 pub fn block_checksum(kind: ChecksumType, contents_and_type: &[u8], offset: u64) -> u32 {
-    kind.of(&[contents_and_type]).wrapping_add(offset_modifier(offset))
+    kind.of(&[contents_and_type])
+        .wrapping_add(offset_modifier(offset))
 }
 
 /// The last [`FOOTER_LEN`] bytes of a table file.
@@ -151,7 +157,13 @@ impl Footer {
         let stored = decode_fixed32(&bytes[FOOTER_CHECKSUM_AT..]);
         let actual = footer_checksum(checksum, bytes);
         if stored != actual {
-            return Err(Error::checksum_mismatch(path, offset, "table footer", stored, actual));
+            return Err(Error::checksum_mismatch(
+                path,
+                offset,
+                "table footer",
+                stored,
+                actual,
+            ));
         }
         if version == 0 {
             return Err(bad("format version 0 is invalid"));
@@ -160,12 +172,18 @@ impl Footer {
             return Err(not_supported(version));
         }
         let mut d = Decoder::new(&bytes[..FOOTER_HANDLES_LEN]);
-        let metaindex = BlockHandle::decode_from(&mut d).ok_or_else(|| bad("bad metaindex handle"))?;
+        let metaindex =
+            BlockHandle::decode_from(&mut d).ok_or_else(|| bad("bad metaindex handle"))?;
         let index = BlockHandle::decode_from(&mut d).ok_or_else(|| bad("bad index handle"))?;
         if d.remaining().iter().any(|&b| b != 0) {
             return Err(bad("non-zero padding"));
         }
-        Ok(Footer { metaindex, index, checksum, format_version: version })
+        Ok(Footer {
+            metaindex,
+            index,
+            checksum,
+            format_version: version,
+        })
     }
 }
 
@@ -214,7 +232,11 @@ pub(crate) fn duplicate(e: &Error) -> Error {
                 Some(code) => std::io::Error::from_raw_os_error(code),
                 None => std::io::Error::new(source.kind(), source.to_string()),
             };
-            Error::Io { op, path: path.clone(), source: copy }
+            Error::Io {
+                op,
+                path: path.clone(),
+                source: copy,
+            }
         }
         Error::InvalidArgument(s) => Error::InvalidArgument(s.clone()),
         Error::NotSupported(s) => Error::NotSupported(s.clone()),
@@ -232,8 +254,14 @@ mod tests {
 
     fn footer() -> Footer {
         Footer {
-            metaindex: BlockHandle { offset: 1 << 40, size: 300 },
-            index: BlockHandle { offset: u64::MAX, size: u64::MAX },
+            metaindex: BlockHandle {
+                offset: 1 << 40,
+                size: 300,
+            },
+            index: BlockHandle {
+                offset: u64::MAX,
+                size: u64::MAX,
+            },
             checksum: ChecksumType::Crc32c,
             format_version: FORMAT_VERSION,
         }
@@ -245,7 +273,10 @@ mod tests {
         let bytes = f.encode();
         assert_eq!(bytes.len(), FOOTER_LEN);
         assert_eq!(&bytes[FOOTER_LEN - 8..], b"CAIRNSST");
-        assert_eq!(Footer::decode(&bytes, Path::new("t"), 0).expect("decode"), f);
+        assert_eq!(
+            Footer::decode(&bytes, Path::new("t"), 0).expect("decode"),
+            f
+        );
     }
 
     #[test]
@@ -261,20 +292,33 @@ mod tests {
 
     #[test]
     fn newer_version_is_not_supported() {
-        let f = Footer { format_version: FORMAT_VERSION + 1, ..footer() };
+        let f = Footer {
+            format_version: FORMAT_VERSION + 1,
+            ..footer()
+        };
         let e = Footer::decode(&f.encode(), Path::new("t"), 0).expect_err("newer");
         assert!(matches!(e, Error::NotSupported(_)), "{e}");
     }
 
     #[test]
     fn handle_decoding_is_exact() {
-        let h = BlockHandle { offset: 12345, size: 678 };
+        let h = BlockHandle {
+            offset: 12345,
+            size: 678,
+        };
         assert_eq!(BlockHandle::decode_exact(&h.encode()), Some(h));
         let mut long = h.encode();
         long.push(0);
         assert_eq!(BlockHandle::decode_exact(&long), None);
         assert_eq!(BlockHandle::decode_exact(&[0x80]), None);
-        assert_eq!(BlockHandle { offset: u64::MAX, size: 1 }.end_with_trailer(), None);
+        assert_eq!(
+            BlockHandle {
+                offset: u64::MAX,
+                size: 1
+            }
+            .end_with_trailer(),
+            None
+        );
     }
 
     #[test]

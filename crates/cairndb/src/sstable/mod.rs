@@ -45,8 +45,8 @@ pub use filter::{
     FilterView, FILTER_POLICY_NAME,
 };
 pub use format::{
-    block_checksum, offset_modifier, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, FORMAT_VERSION,
-    MAGIC,
+    block_checksum, offset_modifier, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN,
+    FORMAT_VERSION, MAGIC,
 };
 pub use prefix::{CappedPrefix, FixedPrefix, PrefixExtractor};
 pub use properties::TableProperties;
@@ -135,15 +135,24 @@ impl fmt::Debug for TableOptions {
         f.debug_struct("TableOptions")
             .field("block_size", &self.block_size)
             .field("block_restart_interval", &self.block_restart_interval)
-            .field("index_block_restart_interval", &self.index_block_restart_interval)
+            .field(
+                "index_block_restart_interval",
+                &self.index_block_restart_interval,
+            )
             .field("bloom_bits_per_key", &self.bloom_bits_per_key)
             .field("whole_key_filtering", &self.whole_key_filtering)
-            .field("prefix_extractor", &self.prefix_extractor.as_ref().map(|p| p.name().to_string()))
+            .field(
+                "prefix_extractor",
+                &self.prefix_extractor.as_ref().map(|p| p.name().to_string()),
+            )
             .field("compression", &self.compression)
             .field("zstd_level", &self.zstd_level)
             .field("checksum", &self.checksum)
             .field("bytes_per_sync", &self.bytes_per_sync)
-            .field("block_cache", &self.block_cache.as_ref().map(|c| c.capacity()))
+            .field(
+                "block_cache",
+                &self.block_cache.as_ref().map(|c| c.capacity()),
+            )
             .finish()
     }
 }
@@ -156,11 +165,17 @@ impl TableOptions {
     pub fn validate(&self) -> Result<()> {
         let bad = |what: String| Err(Error::InvalidArgument(what));
         if !(1..=MAX_BLOCK_SIZE).contains(&self.block_size) {
-            return bad(format!("block_size {} is not in 1..={MAX_BLOCK_SIZE}", self.block_size));
+            return bad(format!(
+                "block_size {} is not in 1..={MAX_BLOCK_SIZE}",
+                self.block_size
+            ));
         }
         for (name, v) in [
             ("block_restart_interval", self.block_restart_interval),
-            ("index_block_restart_interval", self.index_block_restart_interval),
+            (
+                "index_block_restart_interval",
+                self.index_block_restart_interval,
+            ),
         ] {
             if !(1..=MAX_RESTART_INTERVAL).contains(&v) {
                 return bad(format!("{name} {v} is not in 1..={MAX_RESTART_INTERVAL}"));
@@ -168,7 +183,9 @@ impl TableOptions {
         }
         let bpk = self.bloom_bits_per_key;
         if !(bpk == 0.0 || (1.0..=MAX_BLOOM_BITS_PER_KEY).contains(&bpk)) {
-            return bad(format!("bloom_bits_per_key {bpk} is not 0 or in 1..={MAX_BLOOM_BITS_PER_KEY}"));
+            return bad(format!(
+                "bloom_bits_per_key {bpk} is not 0 or in 1..={MAX_BLOOM_BITS_PER_KEY}"
+            ));
         }
         if !zstd::compression_level_range().contains(&self.zstd_level) {
             return bad(format!("zstd_level {} is out of range", self.zstd_level));
@@ -178,7 +195,8 @@ impl TableOptions {
 
     /// True when tables built with these options get a filter.
     pub fn has_filter(&self) -> bool {
-        self.bloom_bits_per_key > 0.0 && (self.whole_key_filtering || self.prefix_extractor.is_some())
+        self.bloom_bits_per_key > 0.0
+            && (self.whole_key_filtering || self.prefix_extractor.is_some())
     }
 }
 

@@ -36,7 +36,10 @@ pub struct FixedPrefix {
 impl FixedPrefix {
     /// An extractor of the first `len` bytes.
     pub fn new(len: usize) -> Self {
-        FixedPrefix { len, name: format!("rocksdb.FixedPrefix.{len}") }
+        FixedPrefix {
+            len,
+            name: format!("rocksdb.FixedPrefix.{len}"),
+        }
     }
 }
 
@@ -61,7 +64,10 @@ pub struct CappedPrefix {
 impl CappedPrefix {
     /// An extractor of at most the first `len` bytes.
     pub fn new(len: usize) -> Self {
-        CappedPrefix { len, name: format!("rocksdb.CappedPrefix.{len}") }
+        CappedPrefix {
+            len,
+            name: format!("rocksdb.CappedPrefix.{len}"),
+        }
     }
 }
 

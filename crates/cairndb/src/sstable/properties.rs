@@ -77,40 +77,139 @@ pub struct TableProperties {
 /// How one property's value is encoded; the table below drives both directions.
 enum Field {
     U64(fn(&TableProperties) -> u64, fn(&mut TableProperties, u64)),
-    Str(fn(&TableProperties) -> String, fn(&mut TableProperties, &str) -> bool),
+    Str(
+        fn(&TableProperties) -> String,
+        fn(&mut TableProperties, &str) -> bool,
+    ),
     F64(fn(&TableProperties) -> f64, fn(&mut TableProperties, f64)),
 }
 
 /// Every known property, sorted by name (the block's order).
 const FIELDS: &[(&str, Field)] = &[
-    ("cairndb.block.restart.interval", Field::U64(|p| p.block_restart_interval, |p, v| p.block_restart_interval = v)),
-    ("cairndb.block.size", Field::U64(|p| p.block_size, |p, v| p.block_size = v)),
-    ("cairndb.bloom.bits.per.key", Field::F64(|p| p.bloom_bits_per_key, |p, v| p.bloom_bits_per_key = v)),
-    ("cairndb.checksum.type", Field::U64(|p| p.checksum as u64, set_checksum)),
-    ("cairndb.index.restart.interval", Field::U64(|p| p.index_restart_interval, |p, v| p.index_restart_interval = v)),
-    ("cairndb.largest.seqno", Field::U64(|p| p.largest_seqno, |p, v| p.largest_seqno = v)),
-    ("cairndb.smallest.seqno", Field::U64(|p| p.smallest_seqno, |p, v| p.smallest_seqno = v)),
-    ("cairndb.whole.key.filtering", Field::U64(|p| u64::from(p.whole_key_filtering), |p, v| p.whole_key_filtering = v != 0)),
-    ("rocksdb.compression", Field::Str(|p| p.compression.rocksdb_name().to_string(), set_compression)),
-    ("rocksdb.creation.time", Field::U64(|p| p.creation_time, |p, v| p.creation_time = v)),
-    ("rocksdb.data.size", Field::U64(|p| p.data_bytes, |p, v| p.data_bytes = v)),
-    ("rocksdb.deleted.keys", Field::U64(|p| p.num_deletions, |p, v| p.num_deletions = v)),
-    ("rocksdb.filter.policy", Field::Str(|p| p.filter_policy.clone(), |p, s| { p.filter_policy = s.to_string(); true })),
-    ("rocksdb.filter.size", Field::U64(|p| p.filter_bytes, |p, v| p.filter_bytes = v)),
-    ("rocksdb.format.version", Field::U64(|p| p.format_version, |p, v| p.format_version = v)),
-    ("rocksdb.index.size", Field::U64(|p| p.index_bytes, |p, v| p.index_bytes = v)),
-    ("rocksdb.merge.operands", Field::U64(|p| p.num_merge_operands, |p, v| p.num_merge_operands = v)),
-    ("rocksdb.num.data.blocks", Field::U64(|p| p.num_data_blocks, |p, v| p.num_data_blocks = v)),
-    ("rocksdb.num.entries", Field::U64(|p| p.num_entries, |p, v| p.num_entries = v)),
-    ("rocksdb.num.range-deletions", Field::U64(|p| p.num_range_deletions, |p, v| p.num_range_deletions = v)),
-    ("rocksdb.prefix.extractor.name", Field::Str(|p| p.prefix_extractor.clone(), |p, s| { p.prefix_extractor = s.to_string(); true })),
-    ("rocksdb.raw.key.size", Field::U64(|p| p.raw_key_bytes, |p, v| p.raw_key_bytes = v)),
-    ("rocksdb.raw.value.size", Field::U64(|p| p.raw_value_bytes, |p, v| p.raw_value_bytes = v)),
+    (
+        "cairndb.block.restart.interval",
+        Field::U64(
+            |p| p.block_restart_interval,
+            |p, v| p.block_restart_interval = v,
+        ),
+    ),
+    (
+        "cairndb.block.size",
+        Field::U64(|p| p.block_size, |p, v| p.block_size = v),
+    ),
+    (
+        "cairndb.bloom.bits.per.key",
+        Field::F64(|p| p.bloom_bits_per_key, |p, v| p.bloom_bits_per_key = v),
+    ),
+    (
+        "cairndb.checksum.type",
+        Field::U64(|p| p.checksum as u64, set_checksum),
+    ),
+    (
+        "cairndb.index.restart.interval",
+        Field::U64(
+            |p| p.index_restart_interval,
+            |p, v| p.index_restart_interval = v,
+        ),
+    ),
+    (
+        "cairndb.largest.seqno",
+        Field::U64(|p| p.largest_seqno, |p, v| p.largest_seqno = v),
+    ),
+    (
+        "cairndb.smallest.seqno",
+        Field::U64(|p| p.smallest_seqno, |p, v| p.smallest_seqno = v),
+    ),
+    (
+        "cairndb.whole.key.filtering",
+        Field::U64(
+            |p| u64::from(p.whole_key_filtering),
+            |p, v| p.whole_key_filtering = v != 0,
+        ),
+    ),
+    (
+        "rocksdb.compression",
+        Field::Str(
+            |p| p.compression.rocksdb_name().to_string(),
+            set_compression,
+        ),
+    ),
+    (
+        "rocksdb.creation.time",
+        Field::U64(|p| p.creation_time, |p, v| p.creation_time = v),
+    ),
+    (
+        "rocksdb.data.size",
+        Field::U64(|p| p.data_bytes, |p, v| p.data_bytes = v),
+    ),
+    (
+        "rocksdb.deleted.keys",
+        Field::U64(|p| p.num_deletions, |p, v| p.num_deletions = v),
+    ),
+    (
+        "rocksdb.filter.policy",
+        Field::Str(
+            |p| p.filter_policy.clone(),
+            |p, s| {
+                p.filter_policy = s.to_string();
+                true
+            },
+        ),
+    ),
+    (
+        "rocksdb.filter.size",
+        Field::U64(|p| p.filter_bytes, |p, v| p.filter_bytes = v),
+    ),
+    (
+        "rocksdb.format.version",
+        Field::U64(|p| p.format_version, |p, v| p.format_version = v),
+    ),
+    (
+        "rocksdb.index.size",
+        Field::U64(|p| p.index_bytes, |p, v| p.index_bytes = v),
+    ),
+    (
+        "rocksdb.merge.operands",
+        Field::U64(|p| p.num_merge_operands, |p, v| p.num_merge_operands = v),
+    ),
+    (
+        "rocksdb.num.data.blocks",
+        Field::U64(|p| p.num_data_blocks, |p, v| p.num_data_blocks = v),
+    ),
+    (
+        "rocksdb.num.entries",
+        Field::U64(|p| p.num_entries, |p, v| p.num_entries = v),
+    ),
+    (
+        "rocksdb.num.range-deletions",
+        Field::U64(|p| p.num_range_deletions, |p, v| p.num_range_deletions = v),
+    ),
+    (
+        "rocksdb.prefix.extractor.name",
+        Field::Str(
+            |p| p.prefix_extractor.clone(),
+            |p, s| {
+                p.prefix_extractor = s.to_string();
+                true
+            },
+        ),
+    ),
+    (
+        "rocksdb.raw.key.size",
+        Field::U64(|p| p.raw_key_bytes, |p, v| p.raw_key_bytes = v),
+    ),
+    (
+        "rocksdb.raw.value.size",
+        Field::U64(|p| p.raw_value_bytes, |p, v| p.raw_value_bytes = v),
+    ),
 ];
 
 /// Out-of-range checksum codes are caught by the caller's check of the decoded value.
 fn set_checksum(p: &mut TableProperties, v: u64) {
-    p.checksum = u8::try_from(v).ok().and_then(ChecksumType::from_u8).unwrap_or_default();
+    p.checksum = u8::try_from(v)
+        .ok()
+        .and_then(ChecksumType::from_u8)
+        .unwrap_or_default();
 }
 
 fn set_compression(p: &mut TableProperties, s: &str) -> bool {
@@ -188,7 +287,8 @@ fn decode_one(p: &mut TableProperties, name: &str, value: &[u8]) -> Result<()> {
     match &FIELDS[i].1 {
         Field::U64(_, set) => {
             let (v, n) = get_varint64(value).ok_or_else(bad)?;
-            let valid = n == value.len() && (name != "cairndb.checksum.type" || checksum_code_ok(v));
+            let valid =
+                n == value.len() && (name != "cairndb.checksum.type" || checksum_code_ok(v));
             if !valid {
                 return Err(bad());
             }
@@ -209,7 +309,10 @@ fn decode_one(p: &mut TableProperties, name: &str, value: &[u8]) -> Result<()> {
 }
 
 fn checksum_code_ok(v: u64) -> bool {
-    u8::try_from(v).ok().and_then(ChecksumType::from_u8).is_some()
+    u8::try_from(v)
+        .ok()
+        .and_then(ChecksumType::from_u8)
+        .is_some()
 }
 
 #[cfg(test)]
@@ -266,7 +369,9 @@ mod tests {
     fn malformed_known_value_is_corruption() {
         let mut b = BlockBuilder::new(1);
         b.add(b"rocksdb.num.entries", &[0x80]); // incomplete varint
-        assert!(TableProperties::decode_contents(b.finish().to_vec()).expect_err("bad").is_corruption());
+        assert!(TableProperties::decode_contents(b.finish().to_vec())
+            .expect_err("bad")
+            .is_corruption());
         let mut b = BlockBuilder::new(1);
         b.add(b"cairndb.checksum.type", &[9]);
         assert!(TableProperties::decode_contents(b.finish().to_vec()).is_err());

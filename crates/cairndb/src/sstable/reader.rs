@@ -78,24 +78,44 @@ impl Table {
         options: &TableOptions,
     ) -> Result<Table> {
         let footer = read_footer(&*file, path, file_size)?;
-        let src = BlockSource { file, path: path.to_path_buf(), file_size, footer };
+        let src = BlockSource {
+            file,
+            path: path.to_path_buf(),
+            file_size,
+            footer,
+        };
         let (props_handle, filter_handle) = src.read_metaindex()?;
         let props = src.read_block(props_handle, BlockKind::Properties)?;
-        let properties = TableProperties::decode(props.into()).map_err(|e| src.at(e, props_handle))?;
+        let properties =
+            TableProperties::decode(props.into()).map_err(|e| src.at(e, props_handle))?;
         if properties.checksum != footer.checksum {
-            return Err(src.corrupt(props_handle.offset, "properties disagree with the footer's checksum type"));
+            return Err(src.corrupt(
+                props_handle.offset,
+                "properties disagree with the footer's checksum type",
+            ));
         }
-        let prefix_extractor = options
-            .prefix_extractor
-            .clone()
-            .filter(|x| !properties.prefix_extractor.is_empty() && x.name() == properties.prefix_extractor);
-        let cache = options.block_cache.as_ref().map(|c| (Arc::clone(c), c.new_file_id()));
-        let mut table =
-            Table { src, properties, cache, filter_handle, index: None, filter: None, prefix_extractor };
+        let prefix_extractor = options.prefix_extractor.clone().filter(|x| {
+            !properties.prefix_extractor.is_empty() && x.name() == properties.prefix_extractor
+        });
+        let cache = options
+            .block_cache
+            .as_ref()
+            .map(|c| (Arc::clone(c), c.new_file_id()));
+        let mut table = Table {
+            src,
+            properties,
+            cache,
+            filter_handle,
+            index: None,
+            filter: None,
+            prefix_extractor,
+        };
         // Read (and with a cache, insert) index and filter now: damage shows at open, and the first
         // lookup does not pay for them. Without a cache the table keeps them.
         let index = table.block(footer.index, BlockKind::Index, true)?;
-        let filter = filter_handle.map(|h| table.block(h, BlockKind::Filter, true)).transpose()?;
+        let filter = filter_handle
+            .map(|h| table.block(h, BlockKind::Filter, true))
+            .transpose()?;
         if table.cache.is_none() {
             table.index = Some(index);
             table.filter = filter;
@@ -141,7 +161,9 @@ impl Table {
     /// [`Error::Corruption`] or I/O errors from the blocks read.
     pub fn get(&self, ikey: &[u8]) -> Result<Option<TableEntry>> {
         if ikey.len() < TRAILER_LEN {
-            return Err(Error::InvalidArgument("lookup key is not an internal key".into()));
+            return Err(Error::InvalidArgument(
+                "lookup key is not an internal key".into(),
+            ));
         }
         let ukey = user_key(ikey);
         if !self.may_contain(ukey)? {
@@ -155,14 +177,18 @@ impl Table {
             data.seek(ikey);
             if data.valid() {
                 let found = ParsedKey::parse(data.key()).map_err(|e| self.at(e, handle))?;
-                return Ok((found.user_key == ukey)
-                    .then(|| TableEntry { key: data.key().to_vec(), value: data.value().to_vec() }));
+                return Ok((found.user_key == ukey).then(|| TableEntry {
+                    key: data.key().to_vec(),
+                    value: data.value().to_vec(),
+                }));
             }
             data.status().map_err(|e| self.at(e, handle))?;
             // The separator can sort after the last key of its block; continue in the next one.
             index.next();
         }
-        index.status().map_err(|e| self.src.at(e, self.src.footer.index))?;
+        index
+            .status()
+            .map_err(|e| self.src.at(e, self.src.footer.index))?;
         Ok(None)
     }
 
@@ -171,8 +197,12 @@ impl Table {
     /// # Errors
     /// Errors reading the filter block.
     pub fn may_contain(&self, user_key: &[u8]) -> Result<bool> {
-        let Some(block) = self.filter_block()? else { return Ok(true) };
-        let Some(f) = block.filter() else { return Ok(true) };
+        let Some(block) = self.filter_block()? else {
+            return Ok(true);
+        };
+        let Some(f) = block.filter() else {
+            return Ok(true);
+        };
         if f.has_whole_keys() {
             return Ok(f.may_contain(user_key));
         }
@@ -188,12 +218,18 @@ impl Table {
     /// # Errors
     /// Errors reading the filter block.
     pub fn prefix_may_match(&self, prefix: &[u8]) -> Result<bool> {
-        let Some(x) = &self.prefix_extractor else { return Ok(true) };
+        let Some(x) = &self.prefix_extractor else {
+            return Ok(true);
+        };
         if x.prefix(prefix) != Some(prefix) {
             return Ok(true);
         }
-        let Some(block) = self.filter_block()? else { return Ok(true) };
-        Ok(block.filter().is_none_or(|f| !f.has_prefixes() || f.may_contain(prefix)))
+        let Some(block) = self.filter_block()? else {
+            return Ok(true);
+        };
+        Ok(block
+            .filter()
+            .is_none_or(|f| !f.has_prefixes() || f.may_contain(prefix)))
     }
 
     /// The approximate file offset where entries `>= ikey` start (the offset of their data block,
@@ -207,7 +243,9 @@ impl Table {
         if index.valid() {
             return Ok(self.data_handle(index.value())?.offset);
         }
-        index.status().map_err(|e| self.src.at(e, self.src.footer.index))?;
+        index
+            .status()
+            .map_err(|e| self.src.at(e, self.src.footer.index))?;
         Ok(self.properties.data_bytes)
     }
 
@@ -230,7 +268,8 @@ impl Table {
             regions.push(h);
         }
         let index: BlockRef = src.read_block(src.footer.index, BlockKind::Index)?.into();
-        let mut it = BlockIter::new(index, compare_internal).map_err(|e| src.at(e, src.footer.index))?;
+        let mut it =
+            BlockIter::new(index, compare_internal).map_err(|e| src.at(e, src.footer.index))?;
         it.seek_to_first();
         while it.valid() {
             let h = self.data_handle(it.value())?;
@@ -244,14 +283,26 @@ impl Table {
 
     /// A block, through the block cache when one is configured: the one entry point for block
     /// reads. A miss reads the file and, if `fill_cache`, inserts the block.
-    pub(crate) fn block(&self, handle: BlockHandle, kind: BlockKind, fill_cache: bool) -> Result<BlockRef> {
+    pub(crate) fn block(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        fill_cache: bool,
+    ) -> Result<BlockRef> {
         let Some((cache, file_id)) = &self.cache else {
             return Ok(self.src.read_block(handle, kind)?.into());
         };
-        let key = CacheKey { file_id: *file_id, offset: handle.offset };
+        let key = CacheKey {
+            file_id: *file_id,
+            offset: handle.offset,
+        };
         if let Some(h) = cache.lookup(&key) {
             if h.kind() != kind {
-                let msg = format!("{} handle points at a cached {}", kind.name(), h.kind().name());
+                let msg = format!(
+                    "{} handle points at a cached {}",
+                    kind.name(),
+                    h.kind().name()
+                );
                 return Err(self.src.corrupt(handle.offset, msg));
             }
             return Ok(BlockRef::Cached(h));
@@ -278,14 +329,17 @@ impl Table {
     fn filter_block(&self) -> Result<Option<BlockRef>> {
         match (&self.filter, self.filter_handle) {
             (Some(b), _) => Ok(Some(b.clone())),
-            (None, Some(h)) if self.cache.is_some() => self.block(h, BlockKind::Filter, true).map(Some),
+            (None, Some(h)) if self.cache.is_some() => {
+                self.block(h, BlockKind::Filter, true).map(Some)
+            }
             _ => Ok(None),
         }
     }
 
     /// An unpositioned iterator over the index block.
     pub(crate) fn index_iter(&self) -> Result<BlockIter> {
-        BlockIter::new(self.index_block()?, compare_internal).map_err(|e| self.src.at(e, self.src.footer.index))
+        BlockIter::new(self.index_block()?, compare_internal)
+            .map_err(|e| self.src.at(e, self.src.footer.index))
     }
 
     /// An unpositioned iterator over the data block at `handle`.
@@ -296,8 +350,12 @@ impl Table {
 
     /// Decodes an index entry's value.
     pub(crate) fn data_handle(&self, value: &[u8]) -> Result<BlockHandle> {
-        BlockHandle::decode_exact(value)
-            .ok_or_else(|| self.src.corrupt(self.src.footer.index.offset, "malformed block handle in the index"))
+        BlockHandle::decode_exact(value).ok_or_else(|| {
+            self.src.corrupt(
+                self.src.footer.index.offset,
+                "malformed block handle in the index",
+            )
+        })
     }
 
     /// Locates an anonymous corruption from inside the block at `h`.
@@ -319,17 +377,32 @@ impl BlockSource {
 
     /// Reads `handle` from the file, verifies its checksum, decompresses and parses it.
     fn read_block(&self, handle: BlockHandle, kind: BlockKind) -> Result<Block> {
-        let fits = handle.end_with_trailer().is_some_and(|end| end <= self.blocks_end());
-        let size = usize::try_from(handle.size).ok().filter(|_| fits).ok_or_else(|| {
-            let msg = format!("{} handle (size {}) runs past the blocks", kind.name(), handle.size);
-            self.corrupt(handle.offset, msg)
-        })?;
+        let fits = handle
+            .end_with_trailer()
+            .is_some_and(|end| end <= self.blocks_end());
+        let size = usize::try_from(handle.size)
+            .ok()
+            .filter(|_| fits)
+            .ok_or_else(|| {
+                let msg = format!(
+                    "{} handle (size {}) runs past the blocks",
+                    kind.name(),
+                    handle.size
+                );
+                self.corrupt(handle.offset, msg)
+            })?;
         let mut buf = vec![0; size + BLOCK_TRAILER_LEN];
         self.file.read_exact_at(handle.offset, &mut buf)?;
         let stored = decode_fixed32(&buf[size + 1..]);
         let actual = block_checksum(self.footer.checksum, &buf[..=size], handle.offset);
         if stored != actual {
-            return Err(Error::checksum_mismatch(&self.path, handle.offset, kind.name(), stored, actual));
+            return Err(Error::checksum_mismatch(
+                &self.path,
+                handle.offset,
+                kind.name(),
+                stored,
+                actual,
+            ));
         }
         let Some(compression) = CompressionType::from_u8(buf[size]) else {
             let msg = format!("{}: unknown compression type {}", kind.name(), buf[size]);
@@ -360,12 +433,16 @@ impl BlockSource {
             };
             if let Some(slot) = slot {
                 let handle = BlockHandle::decode_exact(it.value());
-                *slot = Some(handle.ok_or_else(|| self.corrupt(h.offset, "malformed handle in the metaindex"))?);
+                *slot =
+                    Some(handle.ok_or_else(|| {
+                        self.corrupt(h.offset, "malformed handle in the metaindex")
+                    })?);
             }
             it.next();
         }
         it.status().map_err(|e| self.at(e, h))?;
-        let props = props.ok_or_else(|| self.corrupt(h.offset, "metaindex names no properties block"))?;
+        let props =
+            props.ok_or_else(|| self.corrupt(h.offset, "metaindex names no properties block"))?;
         Ok((props, filter))
     }
 
@@ -386,7 +463,10 @@ impl BlockSource {
         let mut expected = 0;
         for h in &regions {
             if h.offset != expected {
-                return Err(self.corrupt(expected, "bytes not covered by any block (or blocks overlap)"));
+                return Err(self.corrupt(
+                    expected,
+                    "bytes not covered by any block (or blocks overlap)",
+                ));
             }
             expected = h.end_with_trailer().unwrap_or(u64::MAX);
         }
@@ -408,7 +488,11 @@ impl BlockSource {
 /// Reads and decodes the footer of a file of `file_size` bytes.
 fn read_footer(file: &dyn RandomAccessFile, path: &Path, file_size: u64) -> Result<Footer> {
     let Some(at) = file_size.checked_sub(FOOTER_LEN as u64) else {
-        return Err(Error::corruption(path, 0, format!("file of {file_size} bytes is too short for a table")));
+        return Err(Error::corruption(
+            path,
+            0,
+            format!("file of {file_size} bytes is too short for a table"),
+        ));
     };
     let mut buf = [0u8; FOOTER_LEN];
     file.read_exact_at(at, &mut buf)?;

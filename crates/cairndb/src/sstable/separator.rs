@@ -78,7 +78,8 @@ pub fn is_valid_separator(start: &[u8], sep: &[u8], limit: Option<&[u8]>) -> boo
     use crate::types::compare_internal;
     let lower = compare_internal(start, sep) != Ordering::Greater;
     let upper = limit.is_none_or(|l| compare_internal(sep, l) == Ordering::Less);
-    let trailer_ok = sep.len() >= TRAILER_LEN && (sep == start || trailer(sep) >> 8 == MAX_SEQUENCE);
+    let trailer_ok =
+        sep.len() >= TRAILER_LEN && (sep == start || trailer(sep) >> 8 == MAX_SEQUENCE);
     lower && upper && trailer_ok
 }
 
@@ -103,7 +104,10 @@ mod tests {
         assert_eq!(shortest_separator(&start, &ik(b"abcd", 9)), start);
         // Same user key: keep start.
         assert_eq!(shortest_separator(&ik(b"k", 9), &ik(b"k", 3)), ik(b"k", 9));
-        assert_eq!(user_key(&short_successor(&ik(b"\xff\xffab", 1))), b"\xff\xffb");
+        assert_eq!(
+            user_key(&short_successor(&ik(b"\xff\xffab", 1))),
+            b"\xff\xffb"
+        );
         let all_ff = ik(b"\xff\xff", 1);
         assert_eq!(short_successor(&all_ff), all_ff);
     }

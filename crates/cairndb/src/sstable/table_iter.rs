@@ -43,7 +43,14 @@ impl TableIterator {
     /// An unpositioned iterator over `table`; `fill_cache` says whether blocks read on a cache miss
     /// are inserted into the block cache.
     pub fn new(table: Arc<Table>, fill_cache: bool) -> Self {
-        TableIterator { table, fill_cache, index: None, data: None, data_handle: BlockHandle::default(), err: None }
+        TableIterator {
+            table,
+            fill_cache,
+            index: None,
+            data: None,
+            data_handle: BlockHandle::default(),
+            err: None,
+        }
     }
 
     /// The table being iterated.
@@ -74,7 +81,9 @@ impl TableIterator {
     /// Opens the data block of the current index entry (reusing the open one when it is the same).
     /// False when the index is exhausted or on error (then `err` is set).
     fn load_data_block(&mut self) -> bool {
-        let Some(index) = self.index.as_mut() else { return false };
+        let Some(index) = self.index.as_mut() else {
+            return false;
+        };
         if !index.valid() {
             if let Some(e) = index.take_error() {
                 let e = self.table.at(e, self.table.index_handle());
@@ -109,7 +118,9 @@ impl TableIterator {
     /// Moves across exhausted data blocks in `dir` until an entry or the end (module invariant 2).
     fn settle(&mut self, dir: Direction) {
         loop {
-            let Some(data) = self.data.as_mut() else { return };
+            let Some(data) = self.data.as_mut() else {
+                return;
+            };
             if let Some(e) = data.take_error() {
                 let e = self.table.at(e, self.data_handle);
                 self.fail(e);
@@ -122,7 +133,9 @@ impl TableIterator {
                 }
                 return;
             }
-            let Some(index) = self.index.as_mut() else { return };
+            let Some(index) = self.index.as_mut() else {
+                return;
+            };
             match dir {
                 Direction::Forward => index.next(),
                 Direction::Backward => index.prev(),
@@ -165,11 +178,19 @@ impl InternalIterator for TableIterator {
     }
 
     fn seek_to_first(&mut self) {
-        self.position(|i| i.seek_to_first(), |d| d.seek_to_first(), Direction::Forward);
+        self.position(
+            |i| i.seek_to_first(),
+            |d| d.seek_to_first(),
+            Direction::Forward,
+        );
     }
 
     fn seek_to_last(&mut self) {
-        self.position(|i| i.seek_to_last(), |d| d.seek_to_last(), Direction::Backward);
+        self.position(
+            |i| i.seek_to_last(),
+            |d| d.seek_to_last(),
+            Direction::Backward,
+        );
     }
 
     fn seek(&mut self, target: &[u8]) {

@@ -22,7 +22,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::block_builder::BlockBuilder;
 use super::compress::Compressor;
 use super::filter::{FilterBuilder, FILTER_POLICY_NAME};
-use super::format::{block_checksum, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, FORMAT_VERSION};
+use super::format::{
+    block_checksum, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, FORMAT_VERSION,
+};
 use super::properties::TableProperties;
 use super::separator::{is_valid_separator, short_successor, shortest_separator};
 use super::TableOptions;
@@ -82,8 +84,15 @@ impl Sink {
         } else {
             CompressionType::None
         };
-        let stored = if kind == CompressionType::None { raw } else { &self.scratch[..] };
-        let handle = BlockHandle { offset: self.offset, size: stored.len() as u64 };
+        let stored = if kind == CompressionType::None {
+            raw
+        } else {
+            &self.scratch[..]
+        };
+        let handle = BlockHandle {
+            offset: self.offset,
+            size: stored.len() as u64,
+        };
         let start = self.out.len();
         self.out.extend_from_slice(stored);
         self.out.push(kind as u8);
@@ -107,7 +116,9 @@ impl Sink {
         if self.bytes_per_sync > 0 && self.offset - self.behind >= self.bytes_per_sync {
             let r = self.file.flush();
             self.check(r)?;
-            let r = self.file.write_behind(self.behind, self.offset - self.behind);
+            let r = self
+                .file
+                .write_behind(self.behind, self.offset - self.behind);
             self.check(r)?;
             self.behind = self.offset;
         }
@@ -143,10 +154,17 @@ impl TableBuilder {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `options` do not validate or `file` is not empty.
-    pub fn new(file: Box<dyn WritableFile>, path: &Path, options: &TableOptions) -> Result<TableBuilder> {
+    pub fn new(
+        file: Box<dyn WritableFile>,
+        path: &Path,
+        options: &TableOptions,
+    ) -> Result<TableBuilder> {
         options.validate()?;
         if !file.is_empty() {
-            return Err(Error::InvalidArgument(format!("table file {} is not empty", path.display())));
+            return Err(Error::InvalidArgument(format!(
+                "table file {} is not empty",
+                path.display()
+            )));
         }
         let filter = options.has_filter().then(|| {
             FilterBuilder::new(
@@ -162,7 +180,9 @@ impl TableBuilder {
                 checksum: options.checksum,
                 compressor: Compressor::new(options.compression, options.zstd_level),
                 scratch: Vec::new(),
-                out: Vec::with_capacity(WRITE_CHUNK_BYTES + options.block_size.min(WRITE_CHUNK_BYTES)),
+                out: Vec::with_capacity(
+                    WRITE_CHUNK_BYTES + options.block_size.min(WRITE_CHUNK_BYTES),
+                ),
                 offset: 0,
                 behind: 0,
                 bytes_per_sync: options.bytes_per_sync,
@@ -257,13 +277,21 @@ impl TableBuilder {
         }
         meta.add(PROPERTIES_META_KEY, &properties.encode());
         let metaindex = self.sink.write_block(meta.finish(), false)?;
-        let footer = Footer { metaindex, index, checksum: self.opts.checksum, format_version: FORMAT_VERSION };
+        let footer = Footer {
+            metaindex,
+            index,
+            checksum: self.opts.checksum,
+            format_version: FORMAT_VERSION,
+        };
         self.sink.out.extend_from_slice(&footer.encode());
         self.sink.offset += FOOTER_LEN as u64;
         self.sink.drain()?;
         let r = self.sink.file.sync_data();
         self.sink.check(r)?;
-        Ok(BuiltTable { properties: self.props, file_size: self.sink.offset })
+        Ok(BuiltTable {
+            properties: self.props,
+            file_size: self.sink.offset,
+        })
     }
 
     fn check_usable(&self) -> Result<()> {
@@ -313,7 +341,9 @@ impl TableBuilder {
     fn add_index_entry(&mut self, separator: &[u8], handle: BlockHandle) -> Result<()> {
         if self.index_block.size_estimate() > MAX_INDEX_BYTES {
             self.sink.failed = true;
-            return Err(Error::InvalidArgument("table too large: index block over 2 GiB".into()));
+            return Err(Error::InvalidArgument(
+                "table too large: index block over 2 GiB".into(),
+            ));
         }
         self.index_block.add(separator, &handle.encode());
         Ok(())
@@ -335,11 +365,17 @@ impl TableBuilder {
         let (p, o) = (&mut self.props, &self.opts);
         p.compression = o.compression;
         p.checksum = o.checksum;
-        p.prefix_extractor = o.prefix_extractor.as_ref().map(|x| x.name().to_string()).unwrap_or_default();
+        p.prefix_extractor = o
+            .prefix_extractor
+            .as_ref()
+            .map(|x| x.name().to_string())
+            .unwrap_or_default();
         p.block_size = o.block_size as u64;
         p.block_restart_interval = o.block_restart_interval as u64;
         p.index_restart_interval = o.index_block_restart_interval as u64;
         p.format_version = u64::from(FORMAT_VERSION);
-        p.creation_time = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        p.creation_time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
     }
 }

@@ -72,7 +72,9 @@ proptest! {
 
 /// Walks a possibly damaged block every way; the only requirement is no panic and no hang.
 fn exercise(bytes: Vec<u8>, target: &[u8]) {
-    let Ok(block) = Block::parse(bytes, BlockKind::Data) else { return };
+    let Ok(block) = Block::parse(bytes, BlockKind::Data) else {
+        return;
+    };
     let mut it = BlockIter::new(block.into(), bytewise).expect("entries block");
     let mut steps = 0;
     it.seek_to_first();
@@ -99,13 +101,23 @@ fn exercise(bytes: Vec<u8>, target: &[u8]) {
 #[test]
 fn malformed_restart_arrays_are_corruption() {
     assert!(Block::parse(vec![], BlockKind::Data).is_err());
-    assert!(Block::parse(vec![0, 0, 0, 0], BlockKind::Data).is_err(), "zero restarts");
-    assert!(Block::parse(vec![0, 0, 0, 0, 9, 0, 0, 0], BlockKind::Data).is_err(), "count too large");
+    assert!(
+        Block::parse(vec![0, 0, 0, 0], BlockKind::Data).is_err(),
+        "zero restarts"
+    );
+    assert!(
+        Block::parse(vec![0, 0, 0, 0, 9, 0, 0, 0], BlockKind::Data).is_err(),
+        "count too large"
+    );
     // One entry "k"->"v" with the restart pointing past the entries.
     let bad = vec![0, 1, 1, b'k', b'v', 5, 0, 0, 0, 1, 0, 0, 0];
     assert!(Block::parse(bad, BlockKind::Data).is_err());
     let good = vec![0, 1, 1, b'k', b'v', 0, 0, 0, 0, 1, 0, 0, 0];
-    let mut it = BlockIter::new(Block::parse(good, BlockKind::Data).expect("ok").into(), bytewise).expect("iter");
+    let mut it = BlockIter::new(
+        Block::parse(good, BlockKind::Data).expect("ok").into(),
+        bytewise,
+    )
+    .expect("iter");
     it.seek_to_first();
     assert_eq!((it.key(), it.value()), (&b"k"[..], &b"v"[..]));
 }
@@ -114,11 +126,18 @@ fn malformed_restart_arrays_are_corruption() {
 fn entry_past_the_end_is_reported() {
     // Entry claims a 9-byte value; only 1 byte is there.
     let bytes = vec![0, 1, 9, b'k', b'v', 0, 0, 0, 0, 1, 0, 0, 0];
-    let mut it = BlockIter::new(Block::parse(bytes, BlockKind::Data).expect("ok").into(), bytewise).expect("iter");
+    let mut it = BlockIter::new(
+        Block::parse(bytes, BlockKind::Data).expect("ok").into(),
+        bytewise,
+    )
+    .expect("iter");
     it.seek_to_first();
     assert!(!it.valid());
     let e = it.status().expect_err("corruption");
-    assert!(e.is_corruption() && e.to_string().contains("past the end"), "{e}");
+    assert!(
+        e.is_corruption() && e.to_string().contains("past the end"),
+        "{e}"
+    );
 }
 
 #[test]
