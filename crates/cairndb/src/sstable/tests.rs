@@ -557,3 +557,85 @@ fn block_cache_serves_repeated_reads() {
     drop(it);
     assert_eq!(cold.pinned_usage(), 0, "no pins outlive the iterator");
 }
+
+/// A file that records how it is written to.
+#[derive(Debug, Default)]
+struct RecordingFile {
+    appends: Arc<parking_lot::Mutex<Vec<usize>>>,
+    behind: Arc<parking_lot::Mutex<Vec<(u64, u64)>>>,
+    synced_at: Arc<parking_lot::Mutex<Option<u64>>>,
+    len: u64,
+}
+
+impl crate::fs::WritableFile for RecordingFile {
+    fn append(&mut self, data: &[u8]) -> crate::Result<()> {
+        self.appends.lock().push(data.len());
+        self.len += data.len() as u64;
+        Ok(())
+    }
+    fn flush(&mut self) -> crate::Result<()> {
+        Ok(())
+    }
+    fn sync(&mut self) -> crate::Result<()> {
+        self.sync_data()
+    }
+    fn sync_data(&mut self) -> crate::Result<()> {
+        *self.synced_at.lock() = Some(self.len);
+        Ok(())
+    }
+    fn write_behind(&mut self, offset: u64, len: u64) -> crate::Result<()> {
+        self.behind.lock().push((offset, len));
+        Ok(())
+    }
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+#[test]
+fn writes_are_large_sequential_with_write_behind() {
+    let file = RecordingFile::default();
+    let (appends, behind, synced) = (
+        file.appends.clone(),
+        file.behind.clone(),
+        file.synced_at.clone(),
+    );
+    let opts = TableOptions {
+        compression: CompressionType::None,
+        bytes_per_sync: 1 << 20,
+        ..TableOptions::default()
+    };
+    let mut b = TableBuilder::new(Box::new(file), Path::new("/w"), &opts).expect("builder");
+    for i in 0..40_000u32 {
+        b.add(
+            &make_internal_key(format!("key{i:012}").as_bytes(), 1, ValueKind::Put),
+            &[7u8; 100],
+        )
+        .expect("add");
+    }
+    let built = b.finish().expect("finish");
+    let appends = appends.lock().clone();
+    assert_eq!(appends.iter().sum::<usize>() as u64, built.file_size);
+    let (last, full) = appends.split_last().expect("appends");
+    assert!(
+        *last > 0 && full.iter().all(|&n| n >= super::writer::WRITE_CHUNK_BYTES),
+        "{appends:?}"
+    );
+    let behind = behind.lock().clone();
+    assert!(
+        behind.len() >= 3,
+        "write-behind every MiB of a {} byte file: {behind:?}",
+        built.file_size
+    );
+    let mut next = 0;
+    for &(offset, len) in &behind {
+        assert_eq!(offset, next, "write-behind ranges are contiguous");
+        assert!(len >= 1 << 20);
+        next = offset + len;
+    }
+    assert_eq!(
+        *synced.lock(),
+        Some(built.file_size),
+        "finish syncs the whole file"
+    );
+}
