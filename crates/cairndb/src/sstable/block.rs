@@ -1,0 +1,496 @@
+//! A decoded block and the iterator over an entries block. Spec: `docs/format/sstable.md`,
+//! sections "Entries block" and "Filter block".
+//!
+//! A [`Block`] is what the reader keeps (and the block cache holds) after a block's checksum passed
+//! and it was decompressed: the uncompressed contents plus the structure parsed from them. Blocks are
+//! immutable and shared between threads; each [`BlockIter`] belongs to one thread.
+//!
+//! Invariants:
+//! 1. A `Block` of an entries kind has a restart array that was checked when the block was parsed:
+//!    at least one restart, the first at offset 0, strictly increasing, all inside the entry area
+//!    (an empty block has the single restart 0). So the iterator can binary-search restarts without
+//!    further range checks.
+//! 2. Entry headers are checked as they are decoded: a header or an entry that runs past the entry
+//!    area, a shared prefix longer than the previous key, or a restart entry with a shared prefix
+//!    makes the iterator invalid with a Corruption status (at the byte offset inside the block); it
+//!    never yields bytes from past the damage.
+//! 3. Every iterator step advances by at least one entry header (3 bytes) or ends, so no input makes
+//!    an iterator loop forever.
+
+use std::cmp::Ordering;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use super::filter::{FilterMeta, FilterView};
+use crate::cache::{Cache, CacheHandle};
+use crate::error::{Error, Result};
+use crate::iter::InternalIterator;
+use crate::util::coding::{decode_fixed32, Decoder};
+
+/// How an entries block orders its keys: [`crate::types::compare_internal`] for data and index
+/// blocks, [`bytewise`] for properties and metaindex blocks.
+pub type KeyComparator = fn(&[u8], &[u8]) -> Ordering;
+
+/// Plain lexicographic byte order, the order of properties and metaindex blocks.
+pub fn bytewise(a: &[u8], b: &[u8]) -> Ordering {
+    a.cmp(b)
+}
+
+/// What a block holds; decides how its contents are parsed and names it in errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// Key/value entries of the table (internal keys).
+    Data,
+    /// Separators (internal keys) to data-block handles.
+    Index,
+    /// The Bloom filter.
+    Filter,
+    /// Table properties (names to values, bytewise).
+    Properties,
+    /// Meta-block names to handles (bytewise).
+    Metaindex,
+}
+
+impl BlockKind {
+    /// The name used in error messages ("data block", ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockKind::Data => "data block",
+            BlockKind::Index => "index block",
+            BlockKind::Filter => "filter block",
+            BlockKind::Properties => "properties block",
+            BlockKind::Metaindex => "metaindex block",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Layout {
+    /// Entries end where the restart array starts.
+    Entries {
+        restarts_at: u32,
+        num_restarts: u32,
+    },
+    Filter(FilterMeta),
+}
+
+/// A checksum-verified, uncompressed block with its parsed structure; the value type of the block
+/// cache.
+#[derive(Debug)]
+pub struct Block {
+    contents: Box<[u8]>,
+    kind: BlockKind,
+    layout: Layout,
+}
+
+impl Block {
+    /// Parses uncompressed `contents` as a block of `kind`.
+    ///
+    /// # Errors
+    /// [`Error::Corruption`] (anonymous: file "", offset inside the block) when the restart array
+    /// or the filter layout is malformed.
+    pub fn parse(contents: Vec<u8>, kind: BlockKind) -> Result<Block> {
+        let layout = match kind {
+            BlockKind::Filter => Layout::Filter(FilterMeta::parse(&contents)?),
+            _ => entries_layout(&contents)?,
+        };
+        Ok(Block {
+            contents: contents.into_boxed_slice(),
+            kind,
+            layout,
+        })
+    }
+
+    /// The uncompressed contents.
+    pub fn contents(&self) -> &[u8] {
+        &self.contents
+    }
+
+    /// What the block holds.
+    pub fn kind(&self) -> BlockKind {
+        self.kind
+    }
+
+    /// Bytes of memory this block holds, its charge in the block cache.
+    pub fn charge(&self) -> usize {
+        self.contents.len() + std::mem::size_of::<Block>()
+    }
+
+    /// The filter view of a filter block; `None` for other kinds.
+    pub fn filter(&self) -> Option<FilterView<'_>> {
+        match self.layout {
+            Layout::Filter(meta) => Some(FilterView::new(meta, &self.contents)),
+            Layout::Entries { .. } => None,
+        }
+    }
+
+    /// Fixed32 at `at`; 0 if out of range (impossible for validated restart arrays).
+    fn fixed32_at(&self, at: usize) -> usize {
+        self.contents
+            .get(at..at + 4)
+            .map_or(0, |b| decode_fixed32(b) as usize)
+    }
+}
+
+/// Checks the restart array (module invariant 1) and returns where it starts.
+fn entries_layout(c: &[u8]) -> Result<Layout> {
+    let bad = |at: usize, msg: &str| Err(Error::corruption("", at as u64, msg.to_string()));
+    if c.len() < 4 {
+        return bad(0, "block shorter than its restart count");
+    }
+    let num = decode_fixed32(&c[c.len() - 4..]) as usize;
+    let restarts_at = num
+        .checked_mul(4)
+        .and_then(|a| (c.len() - 4).checked_sub(a));
+    let Some(restarts_at) = restarts_at.filter(|_| num >= 1) else {
+        return bad(c.len() - 4, "bad restart count");
+    };
+    let mut prev = None;
+    for i in 0..num {
+        let at = restarts_at + 4 * i;
+        let r = decode_fixed32(&c[at..at + 4]) as usize;
+        let ordered = match prev {
+            None => r == 0,
+            Some(p) => r > p,
+        };
+        if !ordered || (r >= restarts_at && restarts_at > 0) {
+            return bad(at, "restart offset out of order or out of range");
+        }
+        prev = Some(r);
+    }
+    Ok(Layout::Entries {
+        restarts_at: restarts_at as u32,
+        num_restarts: num as u32,
+    })
+}
+
+/// The block cache of tables: checksum-verified, uncompressed, parsed blocks of every kind, keyed
+/// by (table file id, block offset) and charged [`Block::charge`] bytes.
+pub type BlockCache = Cache<Block>;
+
+/// A shared reference to a block: owned by the table (no cache) or pinned in the block cache.
+#[derive(Debug, Clone)]
+pub enum BlockRef {
+    /// A block held outside any cache.
+    Owned(Arc<Block>),
+    /// A block pinned in the block cache for as long as this reference lives.
+    Cached(CacheHandle<Block>),
+}
+
+impl Deref for BlockRef {
+    type Target = Block;
+
+    fn deref(&self) -> &Block {
+        match self {
+            BlockRef::Owned(b) => b,
+            BlockRef::Cached(h) => h,
+        }
+    }
+}
+
+impl From<Block> for BlockRef {
+    fn from(b: Block) -> Self {
+        BlockRef::Owned(Arc::new(b))
+    }
+}
+
+/// The header of one entry: lengths and where its key delta starts.
+struct EntryHeader {
+    shared: usize,
+    unshared: usize,
+    value_len: usize,
+    header_len: usize,
+}
+
+impl EntryHeader {
+    /// Decodes a header from the front of `region`; `None` if it or its entry does not fit.
+    fn decode(region: &[u8]) -> Option<EntryHeader> {
+        let mut d = Decoder::new(region);
+        let shared = d.varint32()? as usize;
+        let unshared = d.varint32()? as usize;
+        let value_len = d.varint32()? as usize;
+        let header_len = d.position();
+        let end = header_len.checked_add(unshared)?.checked_add(value_len)?;
+        (end <= region.len()).then_some(EntryHeader {
+            shared,
+            unshared,
+            value_len,
+            header_len,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.header_len + self.unshared + self.value_len
+    }
+}
+
+/// A bidirectional iterator over an entries block, implementing the [`InternalIterator`] contract
+/// for the block's comparator. Errors carry file "" and the offset inside the block; the table
+/// reader relocates them to the file.
+#[derive(Debug)]
+pub struct BlockIter {
+    block: BlockRef,
+    cmp: KeyComparator,
+    /// End of the entry area (start of the restart array).
+    restarts_at: usize,
+    num_restarts: usize,
+    /// Offset of the current entry; `restarts_at` when not positioned.
+    current: usize,
+    /// Offset just past the current entry.
+    next: usize,
+    /// The restart segment containing `current`.
+    restart_index: usize,
+    key: Vec<u8>,
+    value: (usize, usize),
+    err: Option<Error>,
+}
+
+impl BlockIter {
+    /// An unpositioned iterator over `block`, ordered by `cmp`.
+    ///
+    /// # Errors
+    /// [`Error::Corruption`] if `block` is a filter block.
+    pub fn new(block: BlockRef, cmp: KeyComparator) -> Result<BlockIter> {
+        let Layout::Entries {
+            restarts_at,
+            num_restarts,
+        } = block.layout
+        else {
+            return Err(Error::corruption(
+                "",
+                0,
+                "expected an entries block, found a filter block",
+            ));
+        };
+        let restarts_at = restarts_at as usize;
+        Ok(BlockIter {
+            block,
+            cmp,
+            restarts_at,
+            num_restarts: num_restarts as usize,
+            current: restarts_at,
+            next: restarts_at,
+            restart_index: 0,
+            key: Vec::new(),
+            value: (0, 0),
+            err: None,
+        })
+    }
+
+    /// The block being iterated.
+    pub fn block(&self) -> &BlockRef {
+        &self.block
+    }
+
+    /// Takes the error that stopped the iterator, leaving it unpositioned without error.
+    pub fn take_error(&mut self) -> Option<Error> {
+        self.err.take()
+    }
+
+    fn restart_point(&self, i: usize) -> usize {
+        self.block.fixed32_at(self.restarts_at + 4 * i)
+    }
+
+    fn invalidate(&mut self) {
+        self.current = self.restarts_at;
+        self.next = self.restarts_at;
+        self.key.clear();
+    }
+
+    fn corrupt(&mut self, at: usize, msg: &str) {
+        self.err = Some(Error::corruption(
+            "",
+            at as u64,
+            format!("block entry: {msg}"),
+        ));
+        self.invalidate();
+    }
+
+    fn seek_to_restart(&mut self, i: usize) {
+        self.key.clear();
+        self.restart_index = i;
+        self.next = self.restart_point(i);
+    }
+
+    /// Decodes the entry at `self.next`. False at the end of the entries or on damage.
+    fn parse_next(&mut self) -> bool {
+        let at = self.next;
+        if at >= self.restarts_at {
+            self.invalidate();
+            return false;
+        }
+        let region = self
+            .block
+            .contents()
+            .get(at..self.restarts_at)
+            .unwrap_or_default();
+        let Some(h) = EntryHeader::decode(region) else {
+            self.corrupt(at, "entry runs past the end of the entries");
+            return false;
+        };
+        while self.restart_index + 1 < self.num_restarts
+            && self.restart_point(self.restart_index + 1) <= at
+        {
+            self.restart_index += 1;
+        }
+        let at_restart = self.restart_point(self.restart_index) == at;
+        if h.shared > self.key.len() || (at_restart && h.shared != 0) {
+            self.corrupt(at, "shared prefix longer than the previous key");
+            return false;
+        }
+        let delta_at = at + h.header_len;
+        let delta = self
+            .block
+            .contents()
+            .get(delta_at..delta_at + h.unshared)
+            .unwrap_or_default();
+        self.key.truncate(h.shared);
+        self.key.extend_from_slice(delta);
+        self.current = at;
+        self.value = (delta_at + h.unshared, delta_at + h.unshared + h.value_len);
+        self.next = at + h.len();
+        true
+    }
+
+    /// The whole key stored at restart `i`; `None` if the entry there is malformed.
+    fn restart_key(&self, i: usize) -> Option<&[u8]> {
+        let at = self.restart_point(i);
+        let region = self.block.contents().get(at..self.restarts_at)?;
+        let h = EntryHeader::decode(region)?;
+        if h.shared != 0 {
+            return None;
+        }
+        region.get(h.header_len..h.header_len + h.unshared)
+    }
+
+    /// The last restart whose key is < `target` (0 if none), by binary search.
+    fn find_restart_before(&mut self, target: &[u8]) -> Option<usize> {
+        let (mut left, mut right) = (0, self.num_restarts - 1);
+        while left < right {
+            let mid = left + (right - left).div_ceil(2);
+            let Some(k) = self.restart_key(mid) else {
+                let at = self.restart_point(mid);
+                self.corrupt(at, "malformed restart entry");
+                return None;
+            };
+            if (self.cmp)(k, target) == Ordering::Less {
+                left = mid;
+            } else {
+                right = mid - 1;
+            }
+        }
+        Some(left)
+    }
+}
+
+impl InternalIterator for BlockIter {
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.current < self.restarts_at
+    }
+
+    fn seek_to_first(&mut self) {
+        self.err = None;
+        self.seek_to_restart(0);
+        self.parse_next();
+    }
+
+    fn seek_to_last(&mut self) {
+        self.err = None;
+        self.seek_to_restart(self.num_restarts - 1);
+        if !self.parse_next() {
+            return;
+        }
+        while self.next < self.restarts_at {
+            if !self.parse_next() {
+                return;
+            }
+        }
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        self.err = None;
+        let Some(start) = self.find_restart_before(target) else {
+            return;
+        };
+        self.seek_to_restart(start);
+        while self.parse_next() {
+            if (self.cmp)(&self.key, target) != Ordering::Less {
+                return;
+            }
+        }
+    }
+
+    fn seek_for_prev(&mut self, target: &[u8]) {
+        self.seek(target);
+        if self.err.is_some() {
+            return;
+        }
+        if !self.valid() {
+            self.seek_to_last();
+            return;
+        }
+        // Keys are unique within a block, so this steps back at most once in a valid block.
+        while self.valid() && (self.cmp)(&self.key, target) == Ordering::Greater {
+            self.prev();
+        }
+    }
+
+    fn next(&mut self) {
+        debug_assert!(self.valid(), "next() on an unpositioned block iterator");
+        if self.valid() {
+            self.parse_next();
+        }
+    }
+
+    fn prev(&mut self) {
+        debug_assert!(self.valid(), "prev() on an unpositioned block iterator");
+        if !self.valid() {
+            return;
+        }
+        let original = self.current;
+        // Back up to the last restart point strictly before the current entry, then scan forward.
+        while self.restart_point(self.restart_index) >= original {
+            if self.restart_index == 0 {
+                self.invalidate();
+                return;
+            }
+            self.restart_index -= 1;
+        }
+        self.seek_to_restart(self.restart_index);
+        loop {
+            if !self.parse_next() {
+                if self.err.is_none() {
+                    self.corrupt(original, "entries do not line up with restart points");
+                }
+                return;
+            }
+            if self.next >= original {
+                break;
+            }
+        }
+        if self.next != original {
+            self.corrupt(original, "entries do not line up with restart points");
+        }
+    }
+
+    fn key(&self) -> &[u8] {
+        &self.key
+    }
+
+    fn value(&self) -> &[u8] {
+        self.block
+            .contents()
+            .get(self.value.0..self.value.1)
+            .unwrap_or_default()
+    }
+
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(super::format::duplicate(e)),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

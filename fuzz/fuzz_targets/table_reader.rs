@@ -1,0 +1,66 @@
+//! Arbitrary bytes as a table file: open, scan both ways, look up, verify. Must never panic, hang
+//! or allocate without bound; every error on a damaged file is a corruption or "not supported".
+#![no_main]
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cairndb::cache::CacheOptions;
+use cairndb::fs::{FileSystem, MemFs};
+use cairndb::iter::InternalIterator;
+use cairndb::sstable::{BlockCache, FixedPrefix, Table, TableOptions};
+use cairndb::types::seek_key;
+use libfuzzer_sys::fuzz_target;
+
+fn check(e: &cairndb::Error) {
+    assert!(
+        e.is_corruption() || matches!(e, cairndb::Error::NotSupported(_)),
+        "unexpected error {e}"
+    );
+}
+
+fuzz_target!(|data: &[u8]| {
+    let fs = MemFs::new();
+    let path = Path::new("/fuzz.sst");
+    let mut f = fs.create(path).expect("create");
+    f.append(data).expect("append");
+    drop(f);
+    let cache = (data.len() % 2 == 0)
+        .then(|| Arc::new(BlockCache::new(CacheOptions::with_capacity(1 << 20))));
+    let opts = TableOptions {
+        prefix_extractor: Some(Arc::new(FixedPrefix::new(4))),
+        block_cache: cache,
+        ..TableOptions::default()
+    };
+    let file = fs.open_read(path).expect("open");
+    let table = match Table::open(file, path, data.len() as u64, &opts) {
+        Ok(t) => Arc::new(t),
+        Err(e) => return check(&e),
+    };
+    let mut it = table.iter();
+    let mut keys = Vec::new();
+    it.seek_to_first();
+    while it.valid() && keys.len() < 100_000 {
+        keys.push(it.key().to_vec());
+        it.next();
+    }
+    if let Err(e) = it.status() {
+        check(&e);
+    }
+    it.seek_to_last();
+    while it.valid() {
+        it.prev();
+    }
+    for k in keys.iter().take(64) {
+        match table.get(k) {
+            Ok(found) => assert!(found.is_some(), "a scanned key must be found"),
+            Err(e) => check(&e),
+        }
+        it.seek_for_prev(k);
+    }
+    let _ = table.get(&seek_key(b"absent", 1));
+    let _ = table.prefix_may_match(b"abcd");
+    if let Err(e) = table.verify_checksums() {
+        check(&e);
+    }
+});
