@@ -12,7 +12,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "cairn", version, about = "Benchmark, inspect and administer CairnDB databases")]
+#[command(
+    name = "cairn",
+    version,
+    about = "Benchmark, inspect and administer CairnDB databases"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

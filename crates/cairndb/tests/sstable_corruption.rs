@@ -193,6 +193,7 @@ fn small_table_options() -> Vec<TableOptions> {
             block_cache: Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(
                 1 << 20,
             )))),
+            cache_index_and_filter_blocks: true,
             ..base
         },
     ]

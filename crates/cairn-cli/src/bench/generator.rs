@@ -23,7 +23,9 @@ impl ParkMiller {
     /// Seeds like LevelDB: the seed is masked to 31 bits; 0 and M become 1.
     pub fn new(seed: u32) -> Self {
         let s = seed & Self::M;
-        ParkMiller { seed: if s == 0 || s == Self::M { 1 } else { s } }
+        ParkMiller {
+            seed: if s == 0 || s == Self::M { 1 } else { s },
+        }
     }
 
     /// The next value in `1..M`.

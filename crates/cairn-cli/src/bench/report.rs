@@ -49,7 +49,10 @@ impl Stats {
     }
 
     fn elapsed_secs(&self) -> f64 {
-        self.elapsed.unwrap_or_else(|| self.start.elapsed()).as_secs_f64().max(1e-9)
+        self.elapsed
+            .unwrap_or_else(|| self.start.elapsed())
+            .as_secs_f64()
+            .max(1e-9)
     }
 
     /// db_bench's result line:
@@ -107,9 +110,16 @@ mod tests {
         s.stop();
         let line = s.result_line("readrandom");
         assert!(line.starts_with("readrandom   :"), "{line}");
-        assert!(line.contains(" micros/op ") && line.contains(" ops/sec "), "{line}");
+        assert!(
+            line.contains(" micros/op ") && line.contains(" ops/sec "),
+            "{line}"
+        );
         assert!(line.ends_with("(7 of 10 found)"), "{line}");
         assert!(line.contains(" 10 operations;"), "{line}");
-        assert!(s.percentile_line().contains("P99.9: 3.00"), "{}", s.percentile_line());
+        assert!(
+            s.percentile_line().contains("P99.9: 3.00"),
+            "{}",
+            s.percentile_line()
+        );
     }
 }

@@ -105,11 +105,15 @@ pub struct TableOptions {
     /// final sync has little left to write and the OS does not build up a burst of dirty pages.
     /// Default 1 MiB; 0 disables. Smaller values smooth I/O at the cost of more system calls.
     pub bytes_per_sync: u64,
-    /// The block cache readers put data, index and filter blocks in. Default `None`: the table
-    /// keeps its index and filter blocks in memory for its lifetime and reads data blocks from the
-    /// file on every access (relying on the OS page cache). With a cache, every block read goes
-    /// through it and memory stays within the cache's capacity (plus pinned blocks).
+    /// The block cache readers put data blocks (and, with `cache_index_and_filter_blocks`, index
+    /// and filter blocks) in. Default `None`: data blocks are read from the file on every access
+    /// (relying on the OS page cache).
     pub block_cache: Option<Arc<BlockCache>>,
+    /// RocksDB's `cache_index_and_filter_blocks`. Default false: each open table holds its index
+    /// and filter blocks in memory for its lifetime (fastest lookups; memory grows with the number
+    /// of open tables, outside the cache's budget). True: they live in the block cache, so memory
+    /// stays within its capacity, at the cost of re-reading them after eviction. Needs a cache.
+    pub cache_index_and_filter_blocks: bool,
 }
 
 impl Default for TableOptions {
@@ -126,6 +130,7 @@ impl Default for TableOptions {
             checksum: ChecksumType::Xxh3,
             bytes_per_sync: 1 << 20,
             block_cache: None,
+            cache_index_and_filter_blocks: false,
         }
     }
 }
@@ -152,6 +157,10 @@ impl fmt::Debug for TableOptions {
             .field(
                 "block_cache",
                 &self.block_cache.as_ref().map(|c| c.capacity()),
+            )
+            .field(
+                "cache_index_and_filter_blocks",
+                &self.cache_index_and_filter_blocks,
             )
             .finish()
     }

@@ -223,6 +223,24 @@ fn set_compression(p: &mut TableProperties, s: &str) -> bool {
 }
 
 impl TableProperties {
+    /// Every property as a (name, printable value) pair: the known ones by name, then the
+    /// properties this build does not know. For tools (`cairn sst dump`).
+    pub fn to_display_pairs(&self) -> Vec<(String, String)> {
+        let known = FIELDS.iter().map(|(name, field)| {
+            let value = match field {
+                Field::U64(get, _) => get(self).to_string(),
+                Field::Str(get, _) => get(self),
+                Field::F64(get, _) => get(self).to_string(),
+            };
+            (name.to_string(), value)
+        });
+        let unknown = self
+            .user_properties
+            .iter()
+            .map(|(k, v)| (k.clone(), v.escape_ascii().to_string()));
+        known.chain(unknown).collect()
+    }
+
     /// The properties block contents (uncompressed).
     pub fn encode(&self) -> Vec<u8> {
         let mut all: BTreeMap<&str, Vec<u8>> = self

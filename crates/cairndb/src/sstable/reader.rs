@@ -110,13 +110,15 @@ impl Table {
             filter: None,
             prefix_extractor,
         };
-        // Read (and with a cache, insert) index and filter now: damage shows at open, and the first
-        // lookup does not pay for them. Without a cache the table keeps them.
-        let index = table.block(footer.index, BlockKind::Index, true)?;
+        // Read index and filter now: damage shows at open, and the first lookup does not pay for
+        // them. As in RocksDB, the table holds them for its lifetime unless they are to live in the
+        // block cache (`cache_index_and_filter_blocks`), where they compete with data blocks.
+        let in_cache = table.cache.is_some() && options.cache_index_and_filter_blocks;
+        let index = table.block(footer.index, BlockKind::Index, in_cache)?;
         let filter = filter_handle
-            .map(|h| table.block(h, BlockKind::Filter, true))
+            .map(|h| table.block(h, BlockKind::Filter, in_cache))
             .transpose()?;
-        if table.cache.is_none() {
+        if !in_cache {
             table.index = Some(index);
             table.filter = filter;
         }
@@ -247,6 +249,24 @@ impl Table {
             .status()
             .map_err(|e| self.src.at(e, self.src.footer.index))?;
         Ok(self.properties.data_bytes)
+    }
+
+    /// The index: for each data block, its separator key and handle, in order. For tools.
+    ///
+    /// # Errors
+    /// Errors reading or decoding the index block.
+    pub fn index_entries(&self) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
+        let mut index = self.index_iter()?;
+        let mut out = Vec::new();
+        index.seek_to_first();
+        while index.valid() {
+            out.push((index.key().to_vec(), self.data_handle(index.value())?));
+            index.next();
+        }
+        index
+            .status()
+            .map_err(|e| self.src.at(e, self.src.footer.index))?;
+        Ok(out)
     }
 
     /// Reads and checks every block from the file (bypassing any cache): footer, metaindex,

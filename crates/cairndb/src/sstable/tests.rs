@@ -197,7 +197,13 @@ fn options() -> impl Strategy<Value = TableOptions> {
         prop_oneof![Just(ChecksumType::Crc32c), Just(ChecksumType::Xxh3)],
         prop_oneof![Just(0.0), Just(10.0), Just(3.5)],
         any::<bool>(),
-        prop_oneof![Just(None), Just(Some(2048usize)), Just(Some(1 << 20))],
+        prop_oneof![
+            Just(None),
+            Just(Some((2048usize, false))),
+            Just(Some((2048usize, true))),
+            Just(Some((1 << 20, false))),
+            Just(Some((1 << 20, true)))
+        ],
     )
         .prop_map(
             |(block_size, restart, index_restart, compression, checksum, bpk, prefix, cache)| {
@@ -212,7 +218,9 @@ fn options() -> impl Strategy<Value = TableOptions> {
                     prefix_extractor: prefix
                         .then(|| Arc::new(FixedPrefix::new(2)) as Arc<dyn PrefixExtractor>),
                     bytes_per_sync: 512,
-                    block_cache: cache.map(|bytes| Arc::new(BlockCache::new(small_cache(bytes)))),
+                    block_cache: cache
+                        .map(|(bytes, _)| Arc::new(BlockCache::new(small_cache(bytes)))),
+                    cache_index_and_filter_blocks: cache.is_some_and(|(_, meta)| meta),
                     ..TableOptions::default()
                 }
             },
@@ -510,10 +518,25 @@ fn block_cache_serves_repeated_reads() {
     let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
     let opts = TableOptions {
         block_cache: Some(Arc::clone(&cache)),
+        cache_index_and_filter_blocks: true,
         ..TableOptions::default()
     };
     let fs = MemFs::new();
     build_table(&fs, Path::new("/c"), &model, &opts);
+    // By default the table holds index and filter itself: only data blocks enter the cache.
+    let held = Arc::new(BlockCache::new(small_cache(16 << 20)));
+    let held_opts = TableOptions {
+        block_cache: Some(Arc::clone(&held)),
+        ..TableOptions::default()
+    };
+    let t = open_table(&fs, Path::new("/c"), &held_opts).expect("open");
+    assert_eq!(
+        held.stats().inserts,
+        0,
+        "index and filter stay with the table"
+    );
+    t.get(&model[0].0).expect("get").expect("present");
+    assert_eq!(held.stats().inserts, 1, "one data block");
     let t = open_table(&fs, Path::new("/c"), &opts).expect("open");
     let after_open = cache.stats();
     assert_eq!(
