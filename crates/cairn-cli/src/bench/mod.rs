@@ -60,7 +60,7 @@ pub struct BenchArgs {
     #[arg(long = "seed", default_value_t = 0)]
     pub seed: u64,
     /// Print latency histograms.
-    #[arg(long = "histogram", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    #[arg(long = "histogram", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub histogram: bool,
     /// Number of next() calls after each seek in seekrandom.
     #[arg(long = "seek_nexts", default_value_t = 0)]
@@ -68,6 +68,17 @@ pub struct BenchArgs {
     /// Where the files go; a temporary directory (removed at the end) when absent.
     #[arg(long = "db")]
     pub db: Option<PathBuf>,
+}
+
+/// Parses a boolean as gflags does: true/false, 1/0, yes/no, t/f, y/n.
+fn db_bench_bool(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "1" | "true" | "t" | "yes" | "y" => Ok(true),
+        "0" | "false" | "f" | "no" | "n" => Ok(false),
+        other => Err(format!(
+            "{other:?} is not a boolean (use true/false or 1/0)"
+        )),
+    }
 }
 
 impl BenchArgs {
