@@ -152,7 +152,8 @@ pub enum CompressionType {
     None = 0,
     /// LZ4 block format (lz4_flex), uncompressed length prepended as a varint.
     Lz4 = 1,
-    /// Zstandard frame.
+    /// Zstandard frame, uncompressed length prepended as a varint (so decompression is bounded
+    /// before it allocates; see docs/format/sstable.md).
     Zstd = 2,
 }
 
