@@ -223,6 +223,8 @@ impl NodePtr {
     /// As [`NodePtr::key`].
     #[inline]
     pub(crate) unsafe fn cmp(self, target: &SearchKey<'_>) -> Ordering {
+        #[cfg(test)]
+        counters::COMPARISONS.with(|c| c.set(c.get() + 1));
         if target.prefix_usable {
             // SAFETY: the header is initialized and alive per the caller's contract.
             let prefix = unsafe { ptr::addr_of!((*self.as_raw()).prefix).read() };
@@ -230,6 +232,8 @@ impl NodePtr {
                 return prefix.cmp(&target.prefix);
             }
         }
+        #[cfg(test)]
+        counters::FULL_COMPARISONS.with(|c| c.set(c.get() + 1));
         // SAFETY: forwarded contract.
         compare_internal(unsafe { self.key() }, target.ikey)
     }
@@ -265,6 +269,27 @@ impl<'a> SearchKey<'a> {
             prefix,
             prefix_usable,
         }
+    }
+}
+
+/// Per-thread comparison counters, so tests can check how search cost scales.
+#[cfg(test)]
+pub(crate) mod counters {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Node comparisons of any kind.
+        pub(crate) static COMPARISONS: Cell<u64> = const { Cell::new(0) };
+        /// Comparisons the prefix could not decide.
+        pub(crate) static FULL_COMPARISONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// (comparisons, full comparisons) on this thread since the last call.
+    pub(crate) fn take() -> (u64, u64) {
+        (
+            COMPARISONS.with(|c| c.replace(0)),
+            FULL_COMPARISONS.with(|c| c.replace(0)),
+        )
     }
 }
 
