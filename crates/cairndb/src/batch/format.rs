@@ -102,7 +102,7 @@ impl<'a> RecordDecoder<'a> {
         let kind = ValueKind::from_u8(tag & !TAG_CF_FLAG)
             .ok_or_else(|| bad(&format!("unknown record tag {tag:#04x}")))?;
         let cf = if tag & TAG_CF_FLAG != 0 {
-            let cf = self.varint(u64::from(u32::MAX)).map_err(|m| bad(m))?;
+            let cf = self.varint(u64::from(u32::MAX)).map_err(&bad)?;
             if cf == 0 {
                 return Err(bad("explicit column family 0 (must use the default tag)"));
             }
@@ -110,9 +110,9 @@ impl<'a> RecordDecoder<'a> {
         } else {
             0
         };
-        let key = self.field(MAX_KEY_LEN).map_err(|m| bad(m))?;
+        let key = self.field(MAX_KEY_LEN).map_err(&bad)?;
         let value = if has_value(kind) {
-            self.field(value_limit(kind)).map_err(|m| bad(m))?
+            self.field(value_limit(kind)).map_err(&bad)?
         } else {
             &[]
         };

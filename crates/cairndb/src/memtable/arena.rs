@@ -95,7 +95,9 @@ pub struct Arena {
     /// The block shared allocations come from; null until the first allocation. Points into a
     /// `Box<Block>` owned by `blocks`, so it stays valid until the arena drops.
     current: AtomicPtr<Block>,
-    /// Every block, owned. Locked only to add a block.
+    /// Every block, owned. Locked only to add a block. Boxed because `current` points at a
+    /// Block, which must not move when the vector grows.
+    #[allow(clippy::vec_box)]
     blocks: Mutex<Vec<Box<Block>>>,
     block_size: usize,
     memory_usage: AtomicUsize,

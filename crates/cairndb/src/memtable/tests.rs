@@ -230,7 +230,6 @@ fn inserter_handles_sequential_and_random_streams() {
                 .expect("add");
             expected.push((key, seq as u64));
         }
-        drop(ins);
         expected.sort();
         let got: Vec<_> = scan(&mem).into_iter().map(|e| (e.0, e.1)).collect();
         assert_eq!(got, expected, "{rep:?}");
