@@ -39,6 +39,7 @@
 //!    counters are updated after that, so they may briefly lag what readers can see.
 //! 3. After [`MemTable::mark_read_only`], `add` fails; the contents never change again.
 
+mod apply;
 mod arena;
 mod iter;
 mod node;
@@ -52,18 +53,19 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+pub use apply::insert_batch;
 pub use arena::DEFAULT_BLOCK_SIZE;
 pub use iter::MemTableIter;
 pub use skiplist::MAX_HEIGHT;
 
-use iter::{Source, Table};
+use iter::{Pos, Source, Table};
 use skiplist::{SkipList, Splice};
 use vector::VectorRep;
 
 use crate::batch::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::error::{Error, Result};
 use crate::types::{
-    pack_trailer, seek_key, trailer, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE,
+    pack_trailer, seek_key, trailer, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE, TRAILER_LEN,
 };
 
 /// Block size of the range-deletion arena: tombstones are few, so small blocks.
@@ -342,47 +344,58 @@ impl MemTable {
     pub fn get(&self, user_key: &[u8], snapshot: SequenceNumber) -> Option<MemGet<'_>> {
         let snapshot = snapshot.min(MAX_SEQUENCE);
         let tombstone = self.max_covering_tombstone_seq(user_key, snapshot);
-        let deleted_by_range = |seq| MemGet::Deleted {
-            seq,
-            kind: ValueKind::RangeDelete,
-        };
-        let snap;
+        let sorted;
         let source = match &self.points {
             Rep::SkipList(l) => Source::List(l),
             Rep::Vector(v) => {
-                snap = v.snapshot();
-                Source::Sorted(&snap)
+                sorted = v.snapshot();
+                Source::Sorted(&sorted)
             }
         };
-        let mut pos = source.seek(&seek_key(user_key, snapshot));
+        let pos = with_seek_key(user_key, snapshot, |target| source.seek(target));
+        let (newest, operands, base) = self.versions(source, pos, user_key, tombstone);
+        let base = base.or_else(|| tombstone.map(deleted_by_range));
+        fold_operands(newest, operands, base)
+    }
+
+    /// Walks the entries of `user_key` from `pos` (newest first): returns the newest sequence
+    /// seen, the merge operands above the first non-merge entry, and that entry's answer (a
+    /// Put, a deletion, or the covering range tombstone if it is newer than the entry).
+    fn versions<'a>(
+        &'a self,
+        source: Source<'_>,
+        mut pos: Pos,
+        user_key: &[u8],
+        tombstone: Option<SequenceNumber>,
+    ) -> (Option<SequenceNumber>, Vec<&'a [u8]>, Option<MemGet<'a>>) {
         let mut operands = Vec::new();
         let mut newest = None;
-        let base = loop {
-            let Some(node) = source.node(pos) else {
-                break None;
-            };
-            // SAFETY: the node lives in one of `self`'s arenas (a vector snapshot only holds
-            // pointers), so its bytes live as long as the `&self` borrow.
+        while let Some(node) = source.node(pos) {
+            // SAFETY: the node lives in one of `self`'s arenas (a vector snapshot holds only
+            // pointers), so its bytes live as long as the `&'a self` borrow.
             let (ikey, value) = unsafe { (node.key(), node.value()) };
             if self::user_key(ikey) != user_key {
-                break None;
+                break;
             }
             let t = trailer(ikey);
             let seq = t >> 8;
             if let Some(ts) = tombstone.filter(|&ts| seq < ts) {
-                break Some(deleted_by_range(ts));
+                return (newest, operands, Some(deleted_by_range(ts)));
             }
             newest.get_or_insert(seq);
-            match ValueKind::from_u8(t as u8) {
-                Some(ValueKind::Put) => break Some(MemGet::Value { seq, value }),
-                Some(ValueKind::Merge) => operands.push(value),
-                Some(kind) => break Some(MemGet::Deleted { seq, kind }),
+            let answer = match ValueKind::from_u8(t as u8) {
+                Some(ValueKind::Put) => MemGet::Value { seq, value },
+                Some(ValueKind::Merge) => {
+                    operands.push(value);
+                    pos = source.next(pos);
+                    continue;
+                }
+                Some(kind) => MemGet::Deleted { seq, kind },
                 None => unreachable!("the memtable stores only valid kinds"),
-            }
-            pos = source.next(pos);
-        };
-        let base = base.or_else(|| tombstone.map(deleted_by_range));
-        fold_operands(newest, operands, base)
+            };
+            return (newest, operands, Some(answer));
+        }
+        (newest, operands, None)
     }
 
     /// The largest sequence number <= `snapshot` of a range deletion in this memtable that
@@ -393,11 +406,7 @@ impl MemTable {
         user_key: &[u8],
         snapshot: SequenceNumber,
     ) -> Option<SequenceNumber> {
-        // The list itself, not the counter, decides the fast path: its head link is read with
-        // Acquire, so a tombstone published before this call is never missed.
-        self.range_dels.first()?;
-        self.range_tombstones(snapshot)
-            .into_iter()
+        self.visible_tombstones(snapshot)
             .take_while(|t| t.begin <= user_key)
             .filter(|t| user_key < t.end)
             .map(|t| t.seq)
@@ -406,21 +415,29 @@ impl MemTable {
 
     /// The range deletions visible at `snapshot`, ordered by begin key, then newest first.
     pub fn range_tombstones(&self, snapshot: SequenceNumber) -> Vec<RangeTombstone<'_>> {
+        self.visible_tombstones(snapshot).collect()
+    }
+
+    /// Walks the range-deletion list lazily. An empty list costs one Acquire load of the head's
+    /// link, so point lookups in memtables without range deletions pay almost nothing.
+    fn visible_tombstones(
+        &self,
+        snapshot: SequenceNumber,
+    ) -> impl Iterator<Item = RangeTombstone<'_>> + '_ {
         let source = Source::List(&self.range_dels);
         let mut pos = source.first();
-        let mut out = Vec::new();
-        while let Some((ikey, end)) = source.entry(pos) {
+        std::iter::from_fn(move || loop {
+            let (ikey, end) = source.entry(pos)?;
+            pos = source.next(pos);
             let seq = trailer(ikey) >> 8;
             if seq <= snapshot {
-                out.push(RangeTombstone {
+                return Some(RangeTombstone {
                     begin: user_key(ikey),
                     end,
                     seq,
                 });
             }
-            pos = source.next(pos);
-        }
-        out
+        })
     }
 
     /// An iterator over the point entries (internal keys, values), in internal-key order.
@@ -449,7 +466,8 @@ impl MemTable {
     }
 
     /// Bytes of memory the memtable holds (arena blocks, indexes, bookkeeping): what
-    /// `write_buffer_size` is compared with.
+    /// `write_buffer_size` is compared with. An empty skiplist memtable already holds its first
+    /// arena block (the skiplist's head lives there) plus the range-deletion list's first block.
     pub fn approximate_memory_usage(&self) -> usize {
         let points = match &self.points {
             Rep::SkipList(l) => l.memory_usage(),
@@ -488,6 +506,28 @@ impl MemTable {
     pub fn is_empty(&self) -> bool {
         self.num_entries() == 0
     }
+}
+
+/// The answer for a key hidden by a range deletion with sequence number `seq`.
+fn deleted_by_range<'a>(seq: SequenceNumber) -> MemGet<'a> {
+    MemGet::Deleted {
+        seq,
+        kind: ValueKind::RangeDelete,
+    }
+}
+
+/// Calls `f` with the seek key of `(user_key, seq)`, built on the stack for keys of up to 56
+/// bytes so that a point lookup does not allocate.
+fn with_seek_key<R>(user_key: &[u8], seq: SequenceNumber, f: impl FnOnce(&[u8]) -> R) -> R {
+    let mut stack = [0u8; 64];
+    let n = user_key.len() + TRAILER_LEN;
+    if n > stack.len() {
+        return f(&seek_key(user_key, seq));
+    }
+    stack[..user_key.len()].copy_from_slice(user_key);
+    let trailer = pack_trailer(seq, ValueKind::FOR_SEEK);
+    stack[user_key.len()..n].copy_from_slice(&trailer.to_le_bytes());
+    f(&stack[..n])
 }
 
 /// Builds the answer of `get` from the newest visible sequence, the operands collected (newest
