@@ -140,13 +140,23 @@ pub(crate) enum Table {
 /// An [`InternalIterator`] over a memtable's point entries or its range deletions.
 /// Keys are internal keys; values are the stored values (the end key for range deletions).
 /// It never fails: `status()` is always `Ok`.
-#[derive(Debug)]
 pub struct MemTableIter {
     mem: Arc<MemTable>,
     table: Table,
     /// The vector rep's sorted snapshot, taken at creation; `None` for skiplists.
     sorted: Option<Arc<[NodePtr]>>,
     pos: Pos,
+}
+
+impl std::fmt::Debug for MemTableIter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the snapshot's pointers: there may be millions.
+        f.debug_struct("MemTableIter")
+            .field("table", &self.table)
+            .field("snapshot_len", &self.sorted.as_ref().map(|s| s.len()))
+            .field("pos", &self.pos)
+            .finish()
+    }
 }
 
 impl MemTableIter {

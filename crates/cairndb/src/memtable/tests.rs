@@ -579,7 +579,9 @@ fn concurrent_writers_and_readers() {
             s.spawn(move || {
                 let mut last_count = 0;
                 let mut probe = r;
-                while !done.load(AtomicOrdering::Acquire) {
+                loop {
+                    // Read `done` before the pass, so one more full pass runs after it is set.
+                    let finished = done.load(AtomicOrdering::Acquire);
                     let n = check_sorted(mem);
                     assert!(n >= last_count, "a reader lost entries");
                     last_count = n;
@@ -597,6 +599,9 @@ fn concurrent_writers_and_readers() {
                             value: &seq.to_le_bytes(),
                         };
                         assert_eq!(mem.get(&key(w, i), u64::MAX), Some(want));
+                    }
+                    if finished {
+                        break;
                     }
                 }
             });

@@ -26,7 +26,7 @@ use super::arena::Arena;
 use super::node::NodePtr;
 use crate::types::compare_internal;
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct VecState {
     entries: Vec<NodePtr>,
     /// The sorted snapshot of `entries`, dropped by every insert.
@@ -34,13 +34,22 @@ struct VecState {
 }
 
 /// Unsorted entries plus a cached sorted snapshot. See the module contract.
-#[derive(Debug)]
 pub(crate) struct VectorRep {
     arena: Arena,
     state: Mutex<VecState>,
     /// Bytes held by the pointer vector and the cached snapshot, for memory accounting
     /// without taking the lock.
     index_bytes: AtomicUsize,
+}
+
+impl std::fmt::Debug for VectorRep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Not the entries: a full memtable holds millions.
+        f.debug_struct("VectorRep")
+            .field("entries", &self.state.lock().entries.len())
+            .field("memory_usage", &self.memory_usage())
+            .finish()
+    }
 }
 
 impl VectorRep {
