@@ -8,16 +8,22 @@
 //! - [`version`]: the MANIFEST encoding of version edits and the CURRENT protocol,
 //!   `docs/format/manifest.md`.
 //! - [`cache`]: the sharded block cache (clock or LRU).
+//! - [`batch`]: write batches, the atomic unit of writes and the WAL payload,
+//!   `docs/format/write_batch.md`.
+//! - [`memtable`]: the in-memory write buffer (concurrent arena skiplist, or a vector for bulk
+//!   loads).
 //!
 //! The database front (open, write, read, flush, recovery) is not built yet.
 //!
 //! Errors: every fallible function returns [`Error`]; damaged persisted bytes are reported as
 //! [`Error::Corruption`] naming the file and offset, never as wrong data or a panic.
 
+pub mod batch;
 pub mod cache;
 pub mod error;
 pub mod fs;
 pub mod iter;
+pub mod memtable;
 pub mod sstable;
 pub mod types;
 pub mod util;

@@ -1,0 +1,377 @@
+//! Write batches: the atomic unit of the commit pipeline and the payload of one WAL record.
+//! Byte-level specification: `docs/format/write_batch.md`.
+//!
+//! Who calls it: users build a [`WriteBatch`] on any thread and hand it to the database; the
+//! commit pipeline's leader concatenates the group's batches with [`WriteBatch::append`], stamps
+//! the first sequence number with [`WriteBatch::set_sequence`], writes [`WriteBatch::data`] to
+//! the WAL, and each member applies its records to the memtables through [`WriteBatch::iter`].
+//! Recovery rebuilds batches from WAL records with [`WriteBatch::from_bytes`]. A batch is a plain
+//! value (`Send + Sync`, no interior mutability); sharing it between threads needs no locking.
+//!
+//! What it owns: one contiguous byte buffer, which *is* the encoding; nothing is kept on the side
+//! except a cached record count.
+//!
+//! Invariants:
+//! 1. `data()` is always a complete, valid encoding: header plus exactly `count()` well-formed
+//!    records. Every mutator either appends a whole record or returns an error without changing
+//!    the batch.
+//! 2. Record `i` (0-based, in insertion order) is applied with sequence number
+//!    `sequence() + i`, as in RocksDB; a batch therefore consumes `count()` sequence numbers.
+//! 3. The encoding is canonical: `from_bytes(b)` succeeds only when re-encoding the decoded
+//!    records reproduces `b` exactly.
+//! 4. Decoding never panics and never allocates in proportion to a length field: lengths are
+//!    checked against the bytes actually present and against [`MAX_KEY_LEN`]/[`MAX_VALUE_LEN`].
+
+mod format;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+pub use format::{
+    has_value, tag_for, BatchEntry, HEADER_LEN, MAX_KEY_LEN, MAX_VALUE_LEN, TAG_CF_FLAG,
+};
+use format::{value_limit, RecordDecoder};
+
+use crate::error::{Error, Result};
+use crate::types::{SequenceNumber, ValueKind, MAX_SEQUENCE};
+use crate::util::coding::{decode_fixed32, decode_fixed64, put_length_prefixed, put_varint32};
+
+/// The id of the default column family.
+pub const DEFAULT_CF: u32 = 0;
+
+/// An ordered, atomic group of updates across column families. See the module contract.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WriteBatch {
+    /// Header followed by the records; always a valid encoding (invariant 1).
+    rep: Vec<u8>,
+    /// Number of records, mirrored in the header.
+    count: u32,
+}
+
+impl Default for WriteBatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for WriteBatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WriteBatch")
+            .field("sequence", &self.sequence())
+            .field("count", &self.count)
+            .field("data_size", &self.rep.len())
+            .finish()
+    }
+}
+
+impl WriteBatch {
+    /// An empty batch with sequence number 0.
+    pub fn new() -> Self {
+        WriteBatch {
+            rep: vec![0; HEADER_LEN],
+            count: 0,
+        }
+    }
+
+    /// An empty batch whose buffer has room for `bytes` bytes of records without reallocating.
+    pub fn with_capacity(bytes: usize) -> Self {
+        let mut rep = Vec::with_capacity(HEADER_LEN.saturating_add(bytes));
+        rep.resize(HEADER_LEN, 0);
+        WriteBatch { rep, count: 0 }
+    }
+
+    /// Decodes and validates a whole batch (a WAL record payload).
+    ///
+    /// # Errors
+    /// [`Error::Corruption`] (with an empty file name and the offset of the damage within
+    /// `bytes`; the caller adds the file with [`Error::in_file`]) when the header is short, a
+    /// record is malformed, the records do not number exactly the header's count, or the
+    /// sequence numbers the batch would consume exceed [`MAX_SEQUENCE`].
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
+        if bytes.len() < HEADER_LEN {
+            return Err(Error::corruption(
+                "",
+                0,
+                format!(
+                    "write batch: {} bytes, shorter than its header",
+                    bytes.len()
+                ),
+            ));
+        }
+        let seq = decode_fixed64(&bytes);
+        let count = decode_fixed32(&bytes[8..]);
+        if seq.saturating_add(u64::from(count)) > MAX_SEQUENCE + 1 {
+            return Err(Error::corruption(
+                "",
+                0,
+                format!("write batch: sequence {seq} + count {count} exceeds 56 bits"),
+            ));
+        }
+        let found = count_records(&bytes, count)?;
+        debug_assert_eq!(found, count);
+        Ok(WriteBatch { rep: bytes, count })
+    }
+
+    /// The encoded batch: what the WAL stores.
+    pub fn data(&self) -> &[u8] {
+        &self.rep
+    }
+
+    /// Gives up the encoded bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.rep
+    }
+
+    /// Number of records.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Size of the encoding in bytes, header included.
+    pub fn data_size(&self) -> usize {
+        self.rep.len()
+    }
+
+    /// True when the batch has no records.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Removes every record; keeps the sequence number and the buffer's capacity.
+    pub fn clear(&mut self) {
+        self.rep.truncate(HEADER_LEN);
+        self.set_count(0);
+    }
+
+    /// The sequence number of the first record.
+    pub fn sequence(&self) -> SequenceNumber {
+        decode_fixed64(&self.rep)
+    }
+
+    /// Sets the sequence number of the first record (the commit pipeline does this).
+    ///
+    /// # Panics
+    /// If `seq + count()` exceeds `MAX_SEQUENCE + 1`: the pipeline must never hand out sequence
+    /// numbers past 56 bits, so this is a bug in the caller.
+    pub fn set_sequence(&mut self, seq: SequenceNumber) {
+        assert!(
+            seq.saturating_add(u64::from(self.count)) <= MAX_SEQUENCE + 1,
+            "sequence number {seq} with {} records exceeds 56 bits",
+            self.count
+        );
+        self.rep[..8].copy_from_slice(&seq.to_le_bytes());
+    }
+
+    /// Sets `key` to `value` in the default column family.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the key is longer than [`MAX_KEY_LEN`], the value longer
+    /// than [`MAX_VALUE_LEN`], or the batch already holds `u32::MAX` records.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.put_cf(DEFAULT_CF, key, value)
+    }
+
+    /// Sets `key` to `value` in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`WriteBatch::put`].
+    pub fn put_cf(&mut self, cf: u32, key: &[u8], value: &[u8]) -> Result<()> {
+        self.add_record(cf, ValueKind::Put, key, value)
+    }
+
+    /// Deletes `key` in the default column family.
+    ///
+    /// # Errors
+    /// As [`WriteBatch::put`] (the key limit and the record count).
+    pub fn delete(&mut self, key: &[u8]) -> Result<()> {
+        self.delete_cf(DEFAULT_CF, key)
+    }
+
+    /// Deletes `key` in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`WriteBatch::delete`].
+    pub fn delete_cf(&mut self, cf: u32, key: &[u8]) -> Result<()> {
+        self.add_record(cf, ValueKind::Delete, key, &[])
+    }
+
+    /// Deletes `key` in the default column family, promising that it was put at most once since
+    /// it was last deleted (RocksDB's `SingleDelete`).
+    ///
+    /// # Errors
+    /// As [`WriteBatch::delete`].
+    pub fn single_delete(&mut self, key: &[u8]) -> Result<()> {
+        self.single_delete_cf(DEFAULT_CF, key)
+    }
+
+    /// [`WriteBatch::single_delete`] in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`WriteBatch::delete`].
+    pub fn single_delete_cf(&mut self, cf: u32, key: &[u8]) -> Result<()> {
+        self.add_record(cf, ValueKind::SingleDelete, key, &[])
+    }
+
+    /// Deletes every key in `[begin, end)` of the default column family.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `begin > end` (bytewise), when either bound is longer
+    /// than [`MAX_KEY_LEN`], or when the batch is full. `begin == end` is accepted and deletes
+    /// nothing.
+    pub fn delete_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
+        self.delete_range_cf(DEFAULT_CF, begin, end)
+    }
+
+    /// [`WriteBatch::delete_range`] in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`WriteBatch::delete_range`].
+    pub fn delete_range_cf(&mut self, cf: u32, begin: &[u8], end: &[u8]) -> Result<()> {
+        if begin > end {
+            return Err(Error::InvalidArgument(
+                "delete_range: begin key sorts after end key".into(),
+            ));
+        }
+        self.add_record(cf, ValueKind::RangeDelete, begin, end)
+    }
+
+    /// Adds merge operand `value` for `key` in the default column family.
+    ///
+    /// # Errors
+    /// As [`WriteBatch::put`].
+    pub fn merge(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.merge_cf(DEFAULT_CF, key, value)
+    }
+
+    /// [`WriteBatch::merge`] in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`WriteBatch::put`].
+    pub fn merge_cf(&mut self, cf: u32, key: &[u8], value: &[u8]) -> Result<()> {
+        self.add_record(cf, ValueKind::Merge, key, value)
+    }
+
+    /// Appends every record of `other` after those of `self` (group commit). `self` keeps its
+    /// sequence number, so `other`'s records get the numbers after `self`'s.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the combined count would exceed `u32::MAX` or the
+    /// combined sequence range 56 bits; `self` is unchanged then.
+    pub fn append(&mut self, other: &WriteBatch) -> Result<()> {
+        let count = self
+            .count
+            .checked_add(other.count)
+            .filter(|&c| self.sequence().saturating_add(u64::from(c)) <= MAX_SEQUENCE + 1)
+            .ok_or_else(|| Error::InvalidArgument("write batch: too many records".into()))?;
+        self.rep.extend_from_slice(&other.rep[HEADER_LEN..]);
+        self.set_count(count);
+        Ok(())
+    }
+
+    /// The records in order. Each item is `Ok` for a batch built through this API or decoded by
+    /// [`WriteBatch::from_bytes`] (both validate); the `Result` keeps the door open for lazily
+    /// validated batches and lets callers use `?`.
+    pub fn iter(&self) -> BatchIter<'_> {
+        BatchIter {
+            decoder: RecordDecoder::new(&self.rep, HEADER_LEN),
+            remaining: self.count,
+        }
+    }
+
+    /// Validates sizes, then appends one record (invariant 1: all or nothing).
+    fn add_record(&mut self, cf: u32, kind: ValueKind, key: &[u8], value: &[u8]) -> Result<()> {
+        check_len("key", key.len(), MAX_KEY_LEN)?;
+        check_len("value", value.len(), value_limit(kind))?;
+        let count = self
+            .count
+            .checked_add(1)
+            .filter(|&c| self.sequence().saturating_add(u64::from(c)) <= MAX_SEQUENCE + 1)
+            .ok_or_else(|| Error::InvalidArgument("write batch: too many records".into()))?;
+        self.rep.push(tag_for(kind, cf));
+        if cf != DEFAULT_CF {
+            put_varint32(&mut self.rep, cf);
+        }
+        put_length_prefixed(&mut self.rep, key);
+        if has_value(kind) {
+            put_length_prefixed(&mut self.rep, value);
+        }
+        self.set_count(count);
+        Ok(())
+    }
+
+    fn set_count(&mut self, count: u32) {
+        self.count = count;
+        self.rep[8..HEADER_LEN].copy_from_slice(&count.to_le_bytes());
+    }
+}
+
+impl<'a> IntoIterator for &'a WriteBatch {
+    type Item = Result<BatchEntry<'a>>;
+    type IntoIter = BatchIter<'a>;
+
+    fn into_iter(self) -> BatchIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over the records of a [`WriteBatch`]; see [`WriteBatch::iter`].
+#[derive(Debug, Clone)]
+pub struct BatchIter<'a> {
+    decoder: RecordDecoder<'a>,
+    remaining: u32,
+}
+
+impl<'a> Iterator for BatchIter<'a> {
+    type Item = Result<BatchEntry<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let r = self.decoder.next_record();
+        // After an error there is nothing trustworthy left to decode.
+        self.remaining = if r.is_ok() { self.remaining - 1 } else { 0 };
+        Some(r)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.remaining as usize))
+    }
+}
+
+fn check_len(what: &str, len: usize, max: usize) -> Result<()> {
+    if len > max {
+        return Err(Error::InvalidArgument(format!(
+            "write batch: {what} of {len} bytes exceeds the limit of {max}"
+        )));
+    }
+    Ok(())
+}
+
+/// Decodes every record after the header; the count must match `expected` exactly.
+fn count_records(bytes: &[u8], expected: u32) -> Result<u32> {
+    let mut decoder = RecordDecoder::new(bytes, HEADER_LEN);
+    let mut found: u32 = 0;
+    while !decoder.at_end() {
+        decoder.next_record()?;
+        found = found
+            .checked_add(1)
+            .filter(|&f| f <= expected)
+            .ok_or_else(|| {
+                Error::corruption(
+                    "",
+                    8,
+                    format!("write batch: more records than the header's count {expected}"),
+                )
+            })?;
+    }
+    if found != expected {
+        return Err(Error::corruption(
+            "",
+            8,
+            format!("write batch: header says {expected} records, found {found}"),
+        ));
+    }
+    Ok(found)
+}

@@ -1,0 +1,321 @@
+//! The layout of one memtable entry in the arena, and the cheap key comparison.
+//!
+//! ```text
+//!   tower (height × 8 bytes)        header (16 bytes)                 data
+//! +-------------+-----+----------+--------+---------+-----------+--------------+-------+
+//! | next[h-1]   | ... | next[0]  | prefix | key_len | value_len | internal key | value |
+//! +-------------+-----+----------+--------+---------+-----------+--------------+-------+
+//!                                ^ NodePtr points here
+//! ```
+//!
+//! The tower sits *below* the header (RocksDB's InlineSkipList does the same), so the key starts
+//! at a fixed offset whatever the height, and a vector-rep entry is simply a node of height 0.
+//! `prefix` is the first 8 bytes of the user key, big-endian, zero-padded: comparing two such
+//! integers orders keys exactly as a bytewise comparison of those bytes would (a shorter key pads
+//! with zeros, and a key that is a proper prefix of another sorts first either way), so most
+//! comparisons during a search are one integer compare on the node's first cache line, with no
+//! call into `memcmp` and no length bookkeeping. Only equal prefixes fall back to the full
+//! internal-key comparison.
+//!
+//! Who calls it: the skiplist and the vector rep, which own the arena the nodes live in.
+//!
+//! Invariants:
+//! 1. A node is fully written (header, key, value, tower initialized to null) before any other
+//!    thread can obtain its pointer; after publication only the tower links change, atomically.
+//! 2. A `NodePtr` is only dereferenced while the arena that holds it is alive; all accesses go
+//!    through raw pointers derived from the arena block, never through a `&Node` spanning the
+//!    header alone, so reading the key, value and tower stays within the block's provenance.
+
+use std::cmp::Ordering;
+use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicPtr, Ordering as AtomicOrdering};
+
+use super::arena::Arena;
+use crate::types::{compare_internal, TRAILER_LEN};
+
+/// Header of a node; the tower is below it and the data after it.
+#[repr(C)]
+pub(crate) struct Node {
+    prefix: u64,
+    key_len: u32,
+    value_len: u32,
+}
+
+const HEADER_LEN: usize = std::mem::size_of::<Node>();
+const LINK_LEN: usize = std::mem::size_of::<AtomicPtr<Node>>();
+
+/// A pointer to a published (or being-built) node. Copyable; carries no lifetime, so every
+/// method that reads through it is `unsafe` and requires the arena to be alive.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct NodePtr(NonNull<Node>);
+
+// SAFETY: a NodePtr is an address into an arena. The bytes it reaches are immutable after
+// publication except the tower links, which are atomics; so sending or sharing the pointer
+// between threads is sound. Liveness is the holder's obligation (every deref is `unsafe`).
+unsafe impl Send for NodePtr {}
+// SAFETY: as above.
+unsafe impl Sync for NodePtr {}
+
+/// The first 8 bytes of `user_key` as a big-endian integer, zero-padded.
+#[inline]
+pub(crate) fn key_prefix(user_key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = user_key.len().min(8);
+    b[..n].copy_from_slice(&user_key[..n]);
+    u64::from_be_bytes(b)
+}
+
+impl NodePtr {
+    /// Allocates and fills a node of `height` links for internal key `user_key ‖ trailer`.
+    /// The node is unpublished: only the caller holds the pointer.
+    ///
+    /// # Panics
+    /// If the internal key or the value does not fit in 32 bits (callers enforce far smaller
+    /// limits).
+    pub(crate) fn allocate(
+        arena: &Arena,
+        height: usize,
+        user_key: &[u8],
+        trailer: u64,
+        value: &[u8],
+    ) -> NodePtr {
+        let key_len = u32::try_from(user_key.len() + TRAILER_LEN).expect("key fits u32");
+        let value_len = u32::try_from(value.len()).expect("value fits u32");
+        let tower = height * LINK_LEN;
+        let size = tower + HEADER_LEN + key_len as usize + value.len();
+        let base = arena.allocate(size).as_ptr();
+        // SAFETY: `base` points at `size` fresh bytes owned by us, 8-byte aligned (arena
+        // invariant 1); `tower` is a multiple of 8, so the header and every link are aligned.
+        // All writes stay inside the allocation: links below the header, header, then data.
+        unsafe {
+            let node = base.add(tower).cast::<Node>();
+            for level in 0..height {
+                let link = node.cast::<u8>().sub((level + 1) * LINK_LEN);
+                link.cast::<AtomicPtr<Node>>()
+                    .write(AtomicPtr::new(ptr::null_mut()));
+            }
+            node.write(Node {
+                prefix: key_prefix(user_key),
+                key_len,
+                value_len,
+            });
+            let data = node.cast::<u8>().add(HEADER_LEN);
+            ptr::copy_nonoverlapping(user_key.as_ptr(), data, user_key.len());
+            let trailer_at = data.add(user_key.len());
+            ptr::copy_nonoverlapping(trailer.to_le_bytes().as_ptr(), trailer_at, TRAILER_LEN);
+            let value_at = data.add(key_len as usize);
+            ptr::copy_nonoverlapping(value.as_ptr(), value_at, value.len());
+            NodePtr(NonNull::new_unchecked(node))
+        }
+    }
+
+    /// Wraps a pointer loaded from a link.
+    #[inline]
+    fn from_raw(p: *mut Node) -> Option<NodePtr> {
+        NonNull::new(p).map(NodePtr)
+    }
+
+    #[inline]
+    fn as_raw(self) -> *mut Node {
+        self.0.as_ptr()
+    }
+
+    /// The node's internal key.
+    ///
+    /// # Safety
+    /// The arena holding the node must outlive `'a`, and the node must have been fully written
+    /// (it was published, or the caller built it).
+    #[inline]
+    pub(crate) unsafe fn key<'a>(self) -> &'a [u8] {
+        // SAFETY: per the caller's contract the header and the `key_len` bytes after it are
+        // initialized and live for 'a.
+        unsafe {
+            let p = self.as_raw();
+            let len = ptr::addr_of!((*p).key_len).read() as usize;
+            std::slice::from_raw_parts(p.cast::<u8>().add(HEADER_LEN), len)
+        }
+    }
+
+    /// The node's value.
+    ///
+    /// # Safety
+    /// As [`NodePtr::key`].
+    #[inline]
+    pub(crate) unsafe fn value<'a>(self) -> &'a [u8] {
+        // SAFETY: as in `key`; the value follows the key inside the same allocation.
+        unsafe {
+            let p = self.as_raw();
+            let key_len = ptr::addr_of!((*p).key_len).read() as usize;
+            let len = ptr::addr_of!((*p).value_len).read() as usize;
+            std::slice::from_raw_parts(p.cast::<u8>().add(HEADER_LEN + key_len), len)
+        }
+    }
+
+    /// The link at `level`.
+    ///
+    /// # Safety
+    /// The node must be alive for `'a` and have been allocated with a height above `level`.
+    #[inline]
+    unsafe fn link<'a>(self, level: usize) -> &'a AtomicPtr<Node> {
+        // SAFETY: the caller guarantees `level < height`, so the link lies inside the node's
+        // allocation, below the header, and was initialized by `allocate`.
+        unsafe {
+            &*self
+                .as_raw()
+                .cast::<u8>()
+                .sub((level + 1) * LINK_LEN)
+                .cast::<AtomicPtr<Node>>()
+        }
+    }
+
+    /// The successor at `level`, with Acquire ordering: it pairs with the Release CAS that
+    /// published the successor, so its header, key and value are visible to us.
+    ///
+    /// # Safety
+    /// As [`NodePtr::link`].
+    #[inline]
+    pub(crate) unsafe fn next(self, level: usize) -> Option<NodePtr> {
+        // SAFETY: forwarded contract.
+        let link = unsafe { self.link(level) };
+        NodePtr::from_raw(link.load(AtomicOrdering::Acquire))
+    }
+
+    /// Sets the link at `level` of an *unpublished* node. Relaxed is enough: the Release CAS
+    /// that publishes this node at `level` orders this store before any reader's Acquire load
+    /// of the pointer to the node.
+    ///
+    /// # Safety
+    /// As [`NodePtr::link`].
+    #[inline]
+    pub(crate) unsafe fn set_next_relaxed(self, level: usize, next: Option<NodePtr>) {
+        // SAFETY: forwarded contract.
+        let link = unsafe { self.link(level) };
+        link.store(raw(next), AtomicOrdering::Relaxed);
+    }
+
+    /// Replaces the successor at `level` by `new` if it is still `expected`. Release on success
+    /// publishes `new` (its contents and its own link at `level`) to readers; on failure the
+    /// caller re-reads the list with Acquire loads, so Relaxed suffices there.
+    ///
+    /// # Safety
+    /// As [`NodePtr::link`].
+    #[inline]
+    pub(crate) unsafe fn cas_next(
+        self,
+        level: usize,
+        expected: Option<NodePtr>,
+        new: NodePtr,
+    ) -> bool {
+        // SAFETY: forwarded contract.
+        let link = unsafe { self.link(level) };
+        link.compare_exchange(
+            raw(expected),
+            new.as_raw(),
+            AtomicOrdering::Release,
+            AtomicOrdering::Relaxed,
+        )
+        .is_ok()
+    }
+
+    /// Compares this node's key with `target`.
+    ///
+    /// # Safety
+    /// As [`NodePtr::key`].
+    #[inline]
+    pub(crate) unsafe fn cmp(self, target: &SearchKey<'_>) -> Ordering {
+        #[cfg(test)]
+        counters::COMPARISONS.with(|c| c.set(c.get() + 1));
+        if target.prefix_usable {
+            // SAFETY: the header is initialized and alive per the caller's contract.
+            let prefix = unsafe { ptr::addr_of!((*self.as_raw()).prefix).read() };
+            if prefix != target.prefix {
+                return prefix.cmp(&target.prefix);
+            }
+        }
+        #[cfg(test)]
+        counters::FULL_COMPARISONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded contract.
+        compare_internal(unsafe { self.key() }, target.ikey)
+    }
+}
+
+#[inline]
+fn raw(p: Option<NodePtr>) -> *mut Node {
+    p.map_or(ptr::null_mut(), NodePtr::as_raw)
+}
+
+/// A search target: an internal key with its prefix computed once per search.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SearchKey<'a> {
+    ikey: &'a [u8],
+    prefix: u64,
+    /// False for targets shorter than a trailer (only damaged or synthetic input): those compare
+    /// bytewise as whole strings (`compare_internal`), which the prefix shortcut would not match.
+    prefix_usable: bool,
+}
+
+impl<'a> SearchKey<'a> {
+    /// A target for internal key `ikey`.
+    #[inline]
+    pub(crate) fn new(ikey: &'a [u8]) -> Self {
+        let prefix_usable = ikey.len() >= TRAILER_LEN;
+        let prefix = if prefix_usable {
+            key_prefix(&ikey[..ikey.len() - TRAILER_LEN])
+        } else {
+            0
+        };
+        SearchKey {
+            ikey,
+            prefix,
+            prefix_usable,
+        }
+    }
+}
+
+/// Per-thread comparison counters, so tests can check how search cost scales.
+#[cfg(test)]
+pub(crate) mod counters {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Node comparisons of any kind.
+        pub(crate) static COMPARISONS: Cell<u64> = const { Cell::new(0) };
+        /// Comparisons the prefix could not decide.
+        pub(crate) static FULL_COMPARISONS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// (comparisons, full comparisons) on this thread since the last call.
+    pub(crate) fn take() -> (u64, u64) {
+        (
+            COMPARISONS.with(|c| c.replace(0)),
+            FULL_COMPARISONS.with(|c| c.replace(0)),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{make_internal_key, ValueKind};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The prefix shortcut never disagrees with the full comparison.
+        #[test]
+        fn prefix_order_agrees_with_bytewise(
+            a in proptest::collection::vec(0u8..4, 0..12),
+            b in proptest::collection::vec(0u8..4, 0..12),
+            sa in 0u64..4, sb in 0u64..4,
+        ) {
+            let arena = Arena::new(4096);
+            let node = NodePtr::allocate(&arena, 1, &a, crate::types::pack_trailer(sa, 2), b"v");
+            let target = make_internal_key(&b, sb, ValueKind::Put);
+            let full = compare_internal(&make_internal_key(&a, sa, ValueKind::Put), &target);
+            // SAFETY: the arena is alive and we built the node.
+            let fast = unsafe { node.cmp(&SearchKey::new(&target)) };
+            prop_assert_eq!(fast, full);
+            // SAFETY: as above.
+            prop_assert_eq!(unsafe { node.value() }, b"v");
+        }
+    }
+}
