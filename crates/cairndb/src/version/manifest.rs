@@ -139,6 +139,8 @@ pub struct ManifestReader {
     log: LogReader,
     group: Vec<VersionEdit>,
     group_start: u64,
+    /// Offset of the first record of the entry returned last.
+    entry_offset: u64,
     done: bool,
 }
 
@@ -161,6 +163,7 @@ impl ManifestReader {
             log,
             group: Vec::new(),
             group_start: 0,
+            entry_offset: 0,
             done: false,
         }
     }
@@ -206,7 +209,10 @@ impl ManifestReader {
             .and_then(|e| e.atomic_group_remaining)
             .map(|r| r.checked_sub(1));
         match (edit.atomic_group_remaining, expected) {
-            (None, None) => return Ok(Some(vec![edit])),
+            (None, None) => {
+                self.entry_offset = offset;
+                return Ok(Some(vec![edit]));
+            }
             (Some(_), None) => self.group_start = offset,
             (Some(remaining), Some(Some(want))) if remaining == want => {}
             (got, _) => {
@@ -218,8 +224,23 @@ impl ManifestReader {
             }
         }
         let last = edit.atomic_group_remaining == Some(0);
+        if last {
+            self.entry_offset = self.group_start;
+        }
         self.group.push(edit);
         Ok(last.then(|| std::mem::take(&mut self.group)))
+    }
+
+    /// The file offset where the entry returned last by [`next_entry`](Self::next_entry)
+    /// starts (its first record), so that a caller that finds the edits inconsistent can name
+    /// the place.
+    pub fn entry_offset(&self) -> u64 {
+        self.entry_offset
+    }
+
+    /// The MANIFEST's path.
+    pub fn path(&self) -> &Path {
+        self.log.path()
     }
 
     /// Clean end of file, unless an atomic group is incomplete.

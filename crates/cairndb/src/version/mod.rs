@@ -1,7 +1,7 @@
 //! Version edits, the MANIFEST log and the CURRENT protocol: how the set of live files is made
 //! durable. Byte-level specification: `docs/format/manifest.md`.
 //!
-//! Who calls it: the version set (next to come) writes one [`VersionEdit`] per change of the file
+//! Who calls it: the version set ([`set`]) writes one [`VersionEdit`] per change of the file
 //! set through a [`ManifestWriter`] and points CURRENT at a new MANIFEST with [`set_current`];
 //! recovery reads CURRENT with [`read_current`] and replays the MANIFEST with a
 //! [`ManifestReader`]; tools dump both. [`filenames`] names every file of a database directory.
@@ -15,16 +15,30 @@
 //!    directory fsync).
 //! 3. Persisted tag numbers and the format version only move forward (see [`edit`]).
 
+pub mod builder;
 pub mod edit;
 pub mod filenames;
 pub mod manifest;
+pub mod set;
+// The file is named as the concept (LevelDB's version_set / Pebble's version.go); the module
+// path `version::version` is the price.
+#[allow(clippy::module_inception)]
+pub mod version;
 
 pub use edit::{
     DeletedFile, FileChecksum, FileMetaData, NewFile, VersionEdit, FORMAT_VERSION, MAX_LEVELS,
     SAFE_IGNORE_MASK,
 };
 pub use filenames::{parse_file_name, FileType};
+pub use builder::VersionBuilder;
 pub use manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
+pub use set::{
+    ColumnFamilyInfo, PendingOutput, RecoveryReport, VersionSet, VersionSetOptions,
+    BYTEWISE_COMPARATOR, DEFAULT_CF_ID, DEFAULT_CF_NAME,
+};
+pub use version::{Version, DEFAULT_NUM_LEVELS};
 
+#[cfg(test)]
+mod set_tests;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,888 @@
+//! The version set: the durable file set of every column family, the database's counters, and
+//! the MANIFEST that makes them durable. Design and numbered invariants:
+//! `docs/design/version_set.md`; byte format: `docs/format/manifest.md`.
+//!
+//! # Thread contract
+//! The database keeps its `VersionSet` inside its `Mutex<DbState>`: every method runs under that
+//! lock, and mutations take `&mut self`, so there is exactly one MANIFEST writer and no internal
+//! locking. What escapes the lock is `Arc<Version>` ([`VersionSet::current`]): readers use it
+//! without any lock, because a [`Version`] never changes. The only state shared outside the
+//! lock is the registry behind [`PendingOutput`] guards, which a flush or compaction may drop on
+//! any thread; it has its own small mutex. `log_and_apply` does I/O (append, fsync, sometimes a
+//! new MANIFEST and CURRENT) while the caller holds the lock, as LevelDB does; RocksDB's
+//! release-the-lock-while-writing queue can come later without changing this API.
+//!
+//! # Ownership
+//! The set owns the open MANIFEST writer, the counters (`next_file_number`, `last_sequence`,
+//! `prev_log_number`, `max_column_family`), every column family (id, name, log number, current
+//! version) and weak references to every version it ever installed, so it can tell which files
+//! a reader still uses.
+//!
+//! # Invariants (numbered as in `docs/design/version_set.md`)
+//! 1. A change takes effect in memory only after the MANIFEST records holding it are synced
+//!    (and, when it started a new MANIFEST, after CURRENT names that MANIFEST durably). A failed
+//!    `log_and_apply` therefore leaves the in-memory state as it was.
+//! 2. The edits of one `log_and_apply` call are one atomic group on disk: recovery applies all
+//!    of them or none.
+//! 3. After any failed MANIFEST or CURRENT write the set is poisoned: what reached the disk is
+//!    unknown, so every later `log_and_apply` fails with [`Error::Poisoned`] and no file is
+//!    reported obsolete until the database is reopened (never retry an fsync and hope).
+//! 4. Nothing is ever appended to a MANIFEST this process did not create: after recovery, the
+//!    first `log_and_apply` starts a new MANIFEST holding a full snapshot. A torn tail is never
+//!    written after.
+//! 5. `next_file_number` exceeds every file number in any MANIFEST edit, every log number and
+//!    every MANIFEST number; a number handed out is never handed out again.
+//! 6. A file is live while the current version of some column family, or any version a reader
+//!    still holds, contains it, or while a [`PendingOutput`] guard protects its number; only
+//!    files that are not live are reported obsolete.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex;
+
+use super::builder::VersionBuilder;
+use super::edit::{FileMetaData, VersionEdit, FORMAT_VERSION, MAX_LEVELS};
+use super::filenames::{manifest_file_name, parse_file_name, FileType, CURRENT_FILE_NAME};
+use super::manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
+use super::version::{Version, DEFAULT_NUM_LEVELS};
+use crate::error::{Error, Result};
+use crate::fs::FileSystem;
+use crate::types::SequenceNumber;
+use crate::wal::Damage;
+
+/// The id of the default column family, which always exists and cannot be dropped.
+pub const DEFAULT_CF_ID: u32 = 0;
+/// The name of the default column family.
+pub const DEFAULT_CF_NAME: &str = "default";
+/// The name of the bytewise comparator, as RocksDB spells it.
+pub const BYTEWISE_COMPARATOR: &str = "leveldb.BytewiseComparator";
+
+/// Options of the version set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionSetOptions {
+    /// Levels per column family (RocksDB's `num_levels`). Default 7; `1..=64`.
+    pub num_levels: usize,
+    /// When the MANIFEST reaches this many bytes, the next change starts a new one holding a
+    /// snapshot (RocksDB's `max_manifest_file_size`). Default 1 GiB. Smaller values bound
+    /// recovery time and disk use at the cost of writing snapshots more often.
+    pub max_manifest_file_size: u64,
+    /// The comparator's name, persisted in the MANIFEST and checked on recovery.
+    pub comparator: String,
+}
+
+impl Default for VersionSetOptions {
+    fn default() -> Self {
+        VersionSetOptions {
+            num_levels: DEFAULT_NUM_LEVELS,
+            max_manifest_file_size: 1 << 30,
+            comparator: BYTEWISE_COMPARATOR.to_string(),
+        }
+    }
+}
+
+impl VersionSetOptions {
+    fn validate(&self) -> Result<()> {
+        if !(1..=usize::from(MAX_LEVELS)).contains(&self.num_levels) {
+            return Err(Error::InvalidArgument(format!(
+                "num_levels {} is not in 1..={MAX_LEVELS}",
+                self.num_levels
+            )));
+        }
+        if self.max_manifest_file_size == 0 {
+            return Err(Error::InvalidArgument(
+                "max_manifest_file_size must be positive".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A column family as [`VersionSet::column_families`] describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnFamilyInfo {
+    /// The id, persisted in edits; never reused.
+    pub id: u32,
+    /// The unique name.
+    pub name: String,
+    /// WALs numbered below this hold nothing this family still needs.
+    pub log_number: u64,
+}
+
+/// What [`VersionSet::recover`] found.
+#[derive(Debug, Clone)]
+pub struct RecoveryReport {
+    /// The MANIFEST that CURRENT named and that was replayed.
+    pub manifest_path: PathBuf,
+    /// Its number.
+    pub manifest_number: u64,
+    /// Entries (plain edits or whole atomic groups) applied.
+    pub entries_applied: u64,
+    /// Edits applied, counting each edit of a group.
+    pub edits_applied: u64,
+    /// The torn tail that ended the MANIFEST, if any: edits that were never synced, hence never
+    /// acknowledged, and are dropped. The next change goes to a new MANIFEST (invariant 4).
+    pub torn_tail: Option<Damage>,
+}
+
+/// One column family's durable state.
+#[derive(Debug, Clone)]
+struct ColumnFamily {
+    name: String,
+    log_number: u64,
+    current: Arc<Version>,
+}
+
+/// Everything a MANIFEST describes. Replaced as a whole when a change is installed.
+#[derive(Debug, Clone)]
+struct State {
+    cfs: BTreeMap<u32, ColumnFamily>,
+    next_file_number: u64,
+    last_sequence: SequenceNumber,
+    prev_log_number: u64,
+    max_column_family: u32,
+}
+
+/// A column family while edits are applied to it.
+#[derive(Debug)]
+struct PendingCf {
+    name: String,
+    log_number: u64,
+    builder: VersionBuilder,
+}
+
+/// Applies edits to a state: used by recovery (over the whole MANIFEST) and by `log_and_apply`
+/// (over one group, before anything is written). Errors are corruption without a file name;
+/// each caller says where the edits came from.
+#[derive(Debug)]
+struct Replay {
+    num_levels: usize,
+    comparator: String,
+    cfs: BTreeMap<u32, PendingCf>,
+    next_file_number: u64,
+    max_number_seen: u64,
+    last_sequence: SequenceNumber,
+    prev_log_number: u64,
+    max_column_family: u32,
+    saw_next_file_number: bool,
+    saw_last_sequence: bool,
+}
+
+fn inconsistent(why: String) -> Error {
+    Error::corruption("", 0, format!("inconsistent version edit: {why}"))
+}
+
+impl Replay {
+    /// The state of a database before its first edit: only the default column family, which
+    /// exists implicitly (as in RocksDB) and is never added by an edit.
+    fn empty(opts: &VersionSetOptions) -> Replay {
+        let mut cfs = BTreeMap::new();
+        cfs.insert(DEFAULT_CF_ID, new_pending_cf(DEFAULT_CF_NAME, opts.num_levels));
+        Replay {
+            num_levels: opts.num_levels,
+            comparator: opts.comparator.clone(),
+            cfs,
+            next_file_number: 0,
+            max_number_seen: 0,
+            last_sequence: 0,
+            prev_log_number: 0,
+            max_column_family: 0,
+            saw_next_file_number: false,
+            saw_last_sequence: false,
+        }
+    }
+
+    fn from_state(state: &State, opts: &VersionSetOptions) -> Replay {
+        let cfs = state
+            .cfs
+            .iter()
+            .map(|(&id, cf)| {
+                let pending = PendingCf {
+                    name: cf.name.clone(),
+                    log_number: cf.log_number,
+                    builder: VersionBuilder::new(Arc::clone(&cf.current)),
+                };
+                (id, pending)
+            })
+            .collect();
+        Replay {
+            cfs,
+            next_file_number: state.next_file_number,
+            last_sequence: state.last_sequence,
+            prev_log_number: state.prev_log_number,
+            max_column_family: state.max_column_family,
+            ..Replay::empty(opts)
+        }
+    }
+
+    fn apply(&mut self, e: &VersionEdit) -> Result<()> {
+        if let Some(name) = e.comparator.as_deref().filter(|n| *n != self.comparator) {
+            return Err(Error::InvalidArgument(format!(
+                "the database was written with comparator {name:?}, not {:?}",
+                self.comparator
+            )));
+        }
+        self.apply_counters(e);
+        let id = e.column_family;
+        if let Some(name) = &e.column_family_add {
+            self.add_cf(id, name)?;
+        }
+        if e.column_family_drop {
+            return self.drop_cf(id, e);
+        }
+        let cf = self
+            .cfs
+            .get_mut(&id)
+            .ok_or_else(|| inconsistent(format!("edit for unknown column family {id}")))?;
+        if let Some(n) = e.log_number {
+            // Log numbers only move forward; RocksDB likewise ignores a smaller one.
+            cf.log_number = cf.log_number.max(n);
+        }
+        cf.builder.apply(e)
+    }
+
+    fn apply_counters(&mut self, e: &VersionEdit) {
+        if let Some(n) = e.next_file_number {
+            self.saw_next_file_number = true;
+            self.next_file_number = self.next_file_number.max(n);
+        }
+        if let Some(s) = e.last_sequence {
+            self.saw_last_sequence = true;
+            self.last_sequence = self.last_sequence.max(s);
+        }
+        if let Some(n) = e.prev_log_number {
+            self.prev_log_number = n;
+        }
+        if let Some(m) = e.max_column_family {
+            self.max_column_family = self.max_column_family.max(m);
+        }
+        let files = e.new_files.iter().map(|f| f.meta.number);
+        let deleted = e.deleted_files.iter().map(|d| d.number);
+        let logs = [e.log_number, e.prev_log_number].into_iter().flatten();
+        let max = files.chain(deleted).chain(logs).max().unwrap_or(0);
+        self.max_number_seen = self.max_number_seen.max(max);
+    }
+
+    fn add_cf(&mut self, id: u32, name: &str) -> Result<()> {
+        if self.cfs.contains_key(&id) {
+            return Err(inconsistent(format!("column family {id} added twice")));
+        }
+        if self.cfs.values().any(|cf| cf.name == name) {
+            return Err(inconsistent(format!("column family name {name:?} in use")));
+        }
+        self.max_column_family = self.max_column_family.max(id);
+        self.cfs.insert(id, new_pending_cf(name, self.num_levels));
+        Ok(())
+    }
+
+    fn drop_cf(&mut self, id: u32, e: &VersionEdit) -> Result<()> {
+        if id == DEFAULT_CF_ID {
+            return Err(inconsistent("the default column family is dropped".into()));
+        }
+        if !e.new_files.is_empty() || !e.deleted_files.is_empty() {
+            return Err(inconsistent(format!("column family {id} dropped with file changes")));
+        }
+        match self.cfs.remove(&id) {
+            Some(_) => Ok(()),
+            None => Err(inconsistent(format!("unknown column family {id} dropped"))),
+        }
+    }
+
+    /// The state after every applied edit. Families whose files did not change keep their
+    /// version (the same `Arc`), so readers and the live-file tracking see no new version.
+    fn finish(self) -> Result<State> {
+        let mut cfs = BTreeMap::new();
+        for (id, p) in self.cfs {
+            let current = if p.builder.is_unchanged() {
+                Arc::clone(p.builder.base())
+            } else {
+                Arc::new(p.builder.build()?)
+            };
+            let cf = ColumnFamily {
+                name: p.name,
+                log_number: p.log_number,
+                current,
+            };
+            cfs.insert(id, cf);
+        }
+        Ok(State {
+            cfs,
+            next_file_number: self.next_file_number.max(self.max_number_seen + 1),
+            last_sequence: self.last_sequence,
+            prev_log_number: self.prev_log_number,
+            max_column_family: self.max_column_family,
+        })
+    }
+}
+
+fn new_pending_cf(name: &str, num_levels: usize) -> PendingCf {
+    PendingCf {
+        name: name.to_string(),
+        log_number: 0,
+        builder: VersionBuilder::new(Arc::new(Version::empty(num_levels))),
+    }
+}
+
+/// Protects a file number handed out for a file being written (flush or compaction output)
+/// from being reported obsolete before the edit that adds the file is installed. Drop it after
+/// `log_and_apply` returned (or when the job gives up). May be dropped on any thread.
+#[derive(Debug)]
+pub struct PendingOutput {
+    number: u64,
+    registry: Arc<Mutex<BTreeMap<u64, usize>>>,
+}
+
+impl PendingOutput {
+    /// The protected file number.
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+}
+
+impl Drop for PendingOutput {
+    fn drop(&mut self) {
+        let mut reg = self.registry.lock();
+        if let Some(count) = reg.get_mut(&self.number) {
+            *count -= 1;
+            if *count == 0 {
+                reg.remove(&self.number);
+            }
+        }
+    }
+}
+
+/// The version set. See the module contract.
+#[derive(Debug)]
+pub struct VersionSet {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    opts: VersionSetOptions,
+    state: State,
+    /// The MANIFEST being appended to; `None` after recovery, so that the first change starts
+    /// a new one (invariant 4).
+    manifest: Option<ManifestWriter>,
+    /// The MANIFEST that CURRENT names.
+    manifest_number: u64,
+    /// Why the set refuses changes (invariant 3).
+    poisoned: Option<String>,
+    /// Every version installed and possibly still held by a reader (invariant 6).
+    installed: Vec<Weak<Version>>,
+    pending_outputs: Arc<Mutex<BTreeMap<u64, usize>>>,
+}
+
+impl VersionSet {
+    /// Creates a new database's version set in `dir`: writes `MANIFEST-000001` with a full
+    /// snapshot (the default column family, counters, format version, comparator), syncs it and
+    /// points CURRENT at it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for bad options or when `dir` already holds a CURRENT (a
+    /// database exists; recover it instead); I/O errors, after which CURRENT may or may not
+    /// exist and calling `create` again is safe.
+    pub fn create(
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
+        opts: VersionSetOptions,
+    ) -> Result<VersionSet> {
+        opts.validate()?;
+        fs.create_dir_all(dir)?;
+        if fs.exists(&dir.join(CURRENT_FILE_NAME))? {
+            return Err(Error::InvalidArgument(format!(
+                "{} already holds a database",
+                dir.display()
+            )));
+        }
+        let state = Replay::empty(&opts).finish()?;
+        let mut set = VersionSet::with_state(fs, dir, opts, state, 0);
+        let number = set.new_file_number();
+        let writer = set.write_new_manifest(number, &[])?;
+        set.manifest = Some(writer);
+        set.manifest_number = number;
+        Ok(set)
+    }
+
+    /// Recovers the version set of the database in `dir`: reads CURRENT, replays every edit of
+    /// the MANIFEST it names (atomic groups all or nothing), rebuilds every column family's
+    /// version and the counters. A torn final record is tolerated and reported; the next change
+    /// then starts a new MANIFEST, as every first change after recovery does.
+    ///
+    /// # Errors
+    /// I/O errors (NotFound when there is no CURRENT: no database); [`Error::Corruption`] naming
+    /// the file and offset for a damaged CURRENT or MANIFEST, a missing MANIFEST, or edits that
+    /// contradict each other; [`Error::NotSupported`] for a MANIFEST written by a newer format;
+    /// [`Error::InvalidArgument`] for bad options, a different comparator, or files on more
+    /// levels than `num_levels`.
+    pub fn recover(
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
+        opts: VersionSetOptions,
+    ) -> Result<(VersionSet, RecoveryReport)> {
+        opts.validate()?;
+        let number = read_current(&*fs, dir)?;
+        let path = dir.join(manifest_file_name(number));
+        if !fs.exists(&path)? {
+            let why = format!("CURRENT names {}, which does not exist", path.display());
+            return Err(Error::corruption(dir.join(CURRENT_FILE_NAME), 0, why));
+        }
+        let mut reader = ManifestReader::open(&*fs, &path, number)?;
+        let mut replay = Replay::empty(&opts);
+        let mut report = RecoveryReport {
+            manifest_path: path.clone(),
+            manifest_number: number,
+            entries_applied: 0,
+            edits_applied: 0,
+            torn_tail: None,
+        };
+        replay_manifest(&mut reader, &mut replay, &mut report)?;
+        let mut state = finish_recovery(replay, &path)?;
+        state.next_file_number = state.next_file_number.max(number + 1);
+        let set = VersionSet::with_state(fs, dir, opts, state, number);
+        Ok((set, report))
+    }
+
+    fn with_state(
+        fs: Arc<dyn FileSystem>,
+        dir: &Path,
+        opts: VersionSetOptions,
+        state: State,
+        manifest_number: u64,
+    ) -> VersionSet {
+        let mut set = VersionSet {
+            fs,
+            dir: dir.to_path_buf(),
+            opts,
+            state,
+            manifest: None,
+            manifest_number,
+            poisoned: None,
+            installed: Vec::new(),
+            pending_outputs: Arc::default(),
+        };
+        set.track_versions();
+        set
+    }
+
+    /// Writes `edits` (as one atomic group) to the MANIFEST, syncs it, and only then installs
+    /// the resulting versions and counters. Each pair names the column family the edit applies
+    /// to (it overrides the edit's own `column_family`). The set's `next_file_number` and
+    /// `last_sequence` are recorded with the group. When the MANIFEST has reached
+    /// `max_manifest_file_size`, or after recovery, the group goes to a new MANIFEST that starts
+    /// with a snapshot of the whole state, and CURRENT is switched to it before anything is
+    /// installed. An empty `edits` does nothing.
+    ///
+    /// # Errors
+    /// [`Error::Poisoned`] after an earlier failure; [`Error::InvalidArgument`] for edits that
+    /// contradict the current state or set fields the set owns (nothing is written then, and the
+    /// set stays usable); I/O errors writing the MANIFEST or CURRENT, after which the in-memory
+    /// state is unchanged and the set is poisoned (invariant 3).
+    pub fn log_and_apply(&mut self, edits: Vec<(u32, VersionEdit)>) -> Result<()> {
+        if let Some(why) = &self.poisoned {
+            return Err(Error::Poisoned(why.clone()));
+        }
+        if edits.is_empty() {
+            return Ok(());
+        }
+        // The new MANIFEST's number is taken before the counters are stamped, so that the
+        // recorded next_file_number already exceeds it (invariant 5).
+        let roll = self.needs_new_manifest().then(|| self.new_file_number());
+        let edits = self.prepare(edits)?;
+        let next = self.replay_onto_current(&edits)?;
+        let written = match roll {
+            Some(number) => self.write_new_manifest(number, &edits).map(Some),
+            None => self.append(&edits).map(|()| None),
+        };
+        match written {
+            Ok(new_writer) => {
+                if let (Some(writer), Some(number)) = (new_writer, roll) {
+                    self.manifest = Some(writer);
+                    self.manifest_number = number;
+                }
+                self.install(next);
+                Ok(())
+            }
+            Err(e) => {
+                self.poisoned = Some(e.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    fn needs_new_manifest(&self) -> bool {
+        self.manifest
+            .as_ref()
+            .is_none_or(|m| m.len() >= self.opts.max_manifest_file_size)
+    }
+
+    /// Checks the caller's edits and stamps the fields the set owns.
+    fn prepare(&self, edits: Vec<(u32, VersionEdit)>) -> Result<Vec<VersionEdit>> {
+        let mut out = Vec::with_capacity(edits.len());
+        for (cf, mut e) in edits {
+            e.column_family = cf;
+            if e.atomic_group_remaining.is_some() || e.format_version.is_some() {
+                return Err(Error::InvalidArgument(
+                    "atomic-group and format-version fields are set by the version set".into(),
+                ));
+            }
+            e.validate()
+                .map_err(|why| Error::InvalidArgument(format!("version edit: {why}")))?;
+            if e.column_family_add.is_some() {
+                e.max_column_family = Some(self.state.max_column_family.max(cf));
+            }
+            out.push(e);
+        }
+        if let Some(last) = out.last_mut() {
+            let next = self.state.next_file_number;
+            last.next_file_number = Some(last.next_file_number.map_or(next, |n| n.max(next)));
+            let seq = self.state.last_sequence;
+            last.last_sequence = Some(last.last_sequence.map_or(seq, |s| s.max(seq)));
+        }
+        Ok(out)
+    }
+
+    /// The state the edits lead to, computed before anything is written so that an inconsistent
+    /// edit is refused without touching the MANIFEST.
+    fn replay_onto_current(&self, edits: &[VersionEdit]) -> Result<State> {
+        let mut replay = Replay::from_state(&self.state, &self.opts);
+        let rejected = |e: Error| match e.as_corruption() {
+            Some(c) => Error::InvalidArgument(format!("version edit rejected: {}", c.message)),
+            None => e,
+        };
+        for e in edits {
+            replay.apply(e).map_err(rejected)?;
+        }
+        replay.finish().map_err(rejected)
+    }
+
+    fn append(&mut self, edits: &[VersionEdit]) -> Result<()> {
+        let writer = self
+            .manifest
+            .as_mut()
+            .ok_or_else(|| Error::Poisoned("no MANIFEST is open".into()))?;
+        add_group(writer, edits)?;
+        writer.sync()
+    }
+
+    /// Writes MANIFEST-`number`: a snapshot of the current state, then `edits`; syncs it and its
+    /// directory entry, then points CURRENT at it. The snapshot makes the new MANIFEST complete
+    /// on its own, so the old one (and any torn tail in it) is never read again.
+    fn write_new_manifest(&self, number: u64, edits: &[VersionEdit]) -> Result<ManifestWriter> {
+        let mut writer = ManifestWriter::create(&*self.fs, &self.dir, number)?;
+        writer.add_atomic_group(&self.snapshot_edits())?;
+        if !edits.is_empty() {
+            add_group(&mut writer, edits)?;
+        }
+        writer.sync()?;
+        // The new MANIFEST's name must be durable before CURRENT can name it: otherwise a power
+        // cut could keep the renamed CURRENT but lose the MANIFEST's directory entry.
+        self.fs.sync_dir(&self.dir)?;
+        set_current(&*self.fs, &self.dir, number)?;
+        Ok(writer)
+    }
+
+    /// The whole state as edits: counters first, then one edit per column family with all its
+    /// files. Written as one atomic group at the start of every MANIFEST.
+    fn snapshot_edits(&self) -> Vec<VersionEdit> {
+        let s = &self.state;
+        let mut edits = vec![VersionEdit {
+            format_version: Some(FORMAT_VERSION),
+            comparator: Some(self.opts.comparator.clone()),
+            next_file_number: Some(s.next_file_number),
+            last_sequence: Some(s.last_sequence),
+            prev_log_number: Some(s.prev_log_number),
+            max_column_family: Some(s.max_column_family),
+            ..VersionEdit::default()
+        }];
+        for (&id, cf) in &s.cfs {
+            let mut e = VersionEdit {
+                column_family: id,
+                column_family_add: (id != DEFAULT_CF_ID).then(|| cf.name.clone()),
+                log_number: Some(cf.log_number),
+                ..VersionEdit::default()
+            };
+            for (level, f) in cf.current.all_files() {
+                e.add_file(level as u8, FileMetaData::clone(f));
+            }
+            edits.push(e);
+        }
+        edits
+    }
+
+    fn install(&mut self, next: State) {
+        self.state = next;
+        self.track_versions();
+    }
+
+    /// Remembers the current versions and forgets versions no one holds any more.
+    fn track_versions(&mut self) {
+        for cf in self.state.cfs.values() {
+            let known = self
+                .installed
+                .iter()
+                .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&cf.current)));
+            if !known {
+                self.installed.push(Arc::downgrade(&cf.current));
+            }
+        }
+        self.installed.retain(|w| w.strong_count() > 0);
+    }
+
+    /// Hands out a new file number (for a WAL, a table, a MANIFEST). Not durable by itself: the
+    /// next `log_and_apply` records the counter; recovery also raises it past every number it
+    /// sees in the MANIFEST, and the database must raise it past the WALs it finds
+    /// ([`mark_file_number_used`](Self::mark_file_number_used)).
+    pub fn new_file_number(&mut self) -> u64 {
+        let n = self.state.next_file_number;
+        self.state.next_file_number += 1;
+        n
+    }
+
+    /// A new file number protected as a pending output until the guard is dropped.
+    pub fn new_pending_output(&mut self) -> PendingOutput {
+        let number = self.new_file_number();
+        *self.pending_outputs.lock().entry(number).or_insert(0) += 1;
+        PendingOutput {
+            number,
+            registry: Arc::clone(&self.pending_outputs),
+        }
+    }
+
+    /// Makes sure `number` is never handed out (a file with that number exists).
+    pub fn mark_file_number_used(&mut self, number: u64) {
+        self.state.next_file_number = self.state.next_file_number.max(number + 1);
+    }
+
+    /// The next file number [`new_file_number`](Self::new_file_number) will return.
+    pub fn next_file_number(&self) -> u64 {
+        self.state.next_file_number
+    }
+
+    /// The last sequence number used (recorded with every `log_and_apply`).
+    pub fn last_sequence(&self) -> SequenceNumber {
+        self.state.last_sequence
+    }
+
+    /// Sets the last sequence number used; it becomes durable with the next `log_and_apply`.
+    ///
+    /// # Panics
+    /// If `seq` is smaller than the current value: sequence numbers never go back (a bug).
+    pub fn set_last_sequence(&mut self, seq: SequenceNumber) {
+        assert!(
+            seq >= self.state.last_sequence,
+            "last sequence moves back from {} to {seq}",
+            self.state.last_sequence
+        );
+        self.state.last_sequence = seq;
+    }
+
+    /// The previous log number (kept for RocksDB compatibility; such a WAL is never obsolete).
+    pub fn prev_log_number(&self) -> u64 {
+        self.state.prev_log_number
+    }
+
+    /// The smallest log number any live column family still needs: WALs numbered below it are
+    /// obsolete. It is 0 while some family has never recorded a log number.
+    pub fn min_log_number_to_keep(&self) -> u64 {
+        self.state
+            .cfs
+            .values()
+            .map(|cf| cf.log_number)
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// The current version of column family `cf`, or `None` if there is no such family.
+    pub fn current(&self, cf: u32) -> Option<Arc<Version>> {
+        self.state.cfs.get(&cf).map(|c| Arc::clone(&c.current))
+    }
+
+    /// The live column families, by id.
+    pub fn column_families(&self) -> Vec<ColumnFamilyInfo> {
+        self.state
+            .cfs
+            .iter()
+            .map(|(&id, cf)| ColumnFamilyInfo {
+                id,
+                name: cf.name.clone(),
+                log_number: cf.log_number,
+            })
+            .collect()
+    }
+
+    /// The id of the live column family called `name`.
+    pub fn cf_id(&self, name: &str) -> Option<u32> {
+        self.state
+            .cfs
+            .iter()
+            .find(|(_, cf)| cf.name == name)
+            .map(|(&id, _)| id)
+    }
+
+    /// Creates a column family through a durable edit and returns its id (ids are never
+    /// reused). `log_number` is the WAL the database writes now: older WALs hold nothing for the
+    /// new family, so replaying them must skip it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if the name is in use or the ids are exhausted; as
+    /// [`log_and_apply`](Self::log_and_apply).
+    pub fn create_cf(&mut self, name: &str, log_number: u64) -> Result<u32> {
+        if self.cf_id(name).is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "column family {name:?} exists"
+            )));
+        }
+        let id = self
+            .state
+            .max_column_family
+            .checked_add(1)
+            .ok_or_else(|| Error::InvalidArgument("column family ids exhausted".into()))?;
+        let edit = VersionEdit {
+            column_family_add: Some(name.to_string()),
+            log_number: Some(log_number),
+            ..VersionEdit::default()
+        };
+        self.log_and_apply(vec![(id, edit)])?;
+        Ok(id)
+    }
+
+    /// Drops column family `id` through a durable edit. Its files stay live while a reader holds
+    /// one of its versions.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for the default family or an unknown id; as
+    /// [`log_and_apply`](Self::log_and_apply).
+    pub fn drop_cf(&mut self, id: u32) -> Result<()> {
+        if id == DEFAULT_CF_ID || !self.state.cfs.contains_key(&id) {
+            return Err(Error::InvalidArgument(format!(
+                "column family {id} cannot be dropped"
+            )));
+        }
+        let edit = VersionEdit {
+            column_family_drop: true,
+            ..VersionEdit::default()
+        };
+        self.log_and_apply(vec![(id, edit)])
+    }
+
+    /// The number of the MANIFEST that CURRENT names.
+    pub fn manifest_number(&self) -> u64 {
+        self.manifest_number
+    }
+
+    /// The size of the MANIFEST being appended to, 0 when none is open (after recovery).
+    pub fn manifest_size(&self) -> u64 {
+        self.manifest.as_ref().map_or(0, ManifestWriter::len)
+    }
+
+    /// True after a failed MANIFEST write (invariant 3).
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.is_some()
+    }
+
+    /// Numbers of the table files that are live (invariant 6): in a current version, in a
+    /// version still held by a reader, or protected by a [`PendingOutput`].
+    pub fn live_files(&self) -> BTreeSet<u64> {
+        let mut live: BTreeSet<u64> = self.pending_outputs.lock().keys().copied().collect();
+        let held = self.installed.iter().filter_map(Weak::upgrade);
+        let current = self.state.cfs.values().map(|cf| Arc::clone(&cf.current));
+        for v in held.chain(current) {
+            live.extend(v.all_files().map(|(_, f)| f.number));
+        }
+        live
+    }
+
+    /// The names in `listing` (a listing of the database directory) that are the engine's and
+    /// may be deleted now: tables that are not live, WALs below
+    /// [`min_log_number_to_keep`](Self::min_log_number_to_keep) (except `prev_log_number`),
+    /// MANIFESTs other than the one CURRENT names, and temporary files not protected by a
+    /// pending output. CURRENT, LOCK, OPTIONS, info logs and foreign names are never listed.
+    /// Poisoned, it lists nothing: which MANIFEST CURRENT names is then unknown (invariant 3).
+    /// Call it under the database lock after `log_and_apply` returned: the edits that dropped
+    /// these files are durable by then.
+    pub fn obsolete_files(&self, listing: &[String]) -> Vec<String> {
+        if self.is_poisoned() {
+            return Vec::new();
+        }
+        let live = self.live_files();
+        let min_log = self.min_log_number_to_keep();
+        let pending = self.pending_outputs.lock().clone();
+        let obsolete = |name: &String| match parse_file_name(name) {
+            Some((FileType::Table, n)) => !live.contains(&n),
+            Some((FileType::Log, n)) => n < min_log && n != self.state.prev_log_number,
+            Some((FileType::Manifest, n)) => n != self.manifest_number,
+            Some((FileType::Temp, n)) => !pending.contains_key(&n),
+            _ => false,
+        };
+        listing.iter().filter(|n| obsolete(n)).cloned().collect()
+    }
+
+    /// A canonical text of the durable logical state: counters except `next_file_number` (which
+    /// recovery may legitimately raise), every column family, its log number and files. Two
+    /// sets with the same dump hold the same data. For tests and tools; one line per file.
+    pub fn dump(&self) -> String {
+        let s = &self.state;
+        let mut out = format!(
+            "last_sequence {} prev_log_number {} max_column_family {}\n",
+            s.last_sequence, s.prev_log_number, s.max_column_family
+        );
+        for (id, cf) in &s.cfs {
+            out += &format!("cf {id} {:?} log_number {}\n", cf.name, cf.log_number);
+            for (level, f) in cf.current.all_files() {
+                out += &format!("  L{level} {f:?}\n");
+            }
+        }
+        out
+    }
+}
+
+fn add_group(writer: &mut ManifestWriter, edits: &[VersionEdit]) -> Result<()> {
+    match edits {
+        [one] => writer.add_edit(one),
+        many => writer.add_atomic_group(many),
+    }
+}
+
+/// Applies every entry of the MANIFEST; errors name the file and the entry's offset.
+fn replay_manifest(
+    reader: &mut ManifestReader,
+    replay: &mut Replay,
+    report: &mut RecoveryReport,
+) -> Result<()> {
+    while let Some(entry) = reader.next_entry()? {
+        match entry {
+            ManifestEntry::Edits(edits) => {
+                for e in &edits {
+                    replay
+                        .apply(e)
+                        .map_err(|err| relocate(err, reader.path(), reader.entry_offset()))?;
+                }
+                report.entries_applied += 1;
+                report.edits_applied += edits.len() as u64;
+            }
+            ManifestEntry::TornTail(d) => report.torn_tail = Some(d),
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the MANIFEST held the counters every database records, and builds the versions.
+fn finish_recovery(replay: Replay, path: &Path) -> Result<State> {
+    if !replay.saw_next_file_number || !replay.saw_last_sequence {
+        return Err(Error::corruption(
+            path,
+            0,
+            "MANIFEST records no next file number or no last sequence",
+        ));
+    }
+    replay.finish().map_err(|e| relocate(e, path, 0))
+}
+
+/// Names the MANIFEST and offset in a corruption found while applying its edits.
+fn relocate(e: Error, path: &Path, offset: u64) -> Error {
+    match e.as_corruption() {
+        Some(c) if c.file.as_os_str().is_empty() => {
+            Error::corruption(path, offset, c.message.clone())
+        }
+        _ => e,
+    }
+}
