@@ -64,10 +64,17 @@ pub const BYTEWISE_COMPARATOR: &str = "leveldb.BytewiseComparator";
 pub struct VersionSetOptions {
     /// Levels per column family (RocksDB's `num_levels`). Default 7; `1..=64`.
     pub num_levels: usize,
-    /// When the MANIFEST reaches this many bytes, the next change starts a new one holding a
-    /// snapshot (RocksDB's `max_manifest_file_size`). Default 1 GiB. Smaller values bound
-    /// recovery time and disk use at the cost of writing snapshots more often.
+    /// When the MANIFEST reaches this many bytes (and the space-amplification limit below), the
+    /// next change starts a new one holding a snapshot (RocksDB's `max_manifest_file_size`).
+    /// Default 1 GiB. Smaller values bound recovery time and disk use at the cost of writing
+    /// snapshots more often.
     pub max_manifest_file_size: u64,
+    /// A MANIFEST also rolls only once it exceeds its size right after the last roll (the
+    /// snapshot) by this percentage (RocksDB's `max_manifest_space_amp_pct`, default 500). It
+    /// keeps a large state from being rewritten on every change when
+    /// `max_manifest_file_size` is smaller than a snapshot; 0 rolls as soon as the size limit
+    /// is reached.
+    pub max_manifest_space_amp_pct: u32,
     /// The comparator's name, persisted in the MANIFEST and checked on recovery.
     pub comparator: String,
 }
@@ -77,6 +84,7 @@ impl Default for VersionSetOptions {
         VersionSetOptions {
             num_levels: DEFAULT_NUM_LEVELS,
             max_manifest_file_size: 1 << 30,
+            max_manifest_space_amp_pct: 500,
             comparator: BYTEWISE_COMPARATOR.to_string(),
         }
     }
@@ -364,6 +372,9 @@ pub struct VersionSet {
     manifest: Option<ManifestWriter>,
     /// The MANIFEST that CURRENT names.
     manifest_number: u64,
+    /// The size at which the open MANIFEST rolls: the larger of `max_manifest_file_size` and
+    /// its size after the snapshot grown by `max_manifest_space_amp_pct`.
+    roll_at_bytes: u64,
     /// Why the set refuses changes (invariant 3).
     poisoned: Option<String>,
     /// Every version installed and possibly still held by a reader (invariant 6).
@@ -397,8 +408,7 @@ impl VersionSet {
         let mut set = VersionSet::with_state(fs, dir, opts, state, 0);
         let number = set.new_file_number();
         let writer = set.write_new_manifest(number, &[])?;
-        set.manifest = Some(writer);
-        set.manifest_number = number;
+        set.use_manifest(writer, number);
         Ok(set)
     }
 
@@ -455,6 +465,7 @@ impl VersionSet {
             state,
             manifest: None,
             manifest_number,
+            roll_at_bytes: 0,
             poisoned: None,
             installed: Vec::new(),
             pending_outputs: Arc::default(),
@@ -495,8 +506,7 @@ impl VersionSet {
         match written {
             Ok(new_writer) => {
                 if let (Some(writer), Some(number)) = (new_writer, roll) {
-                    self.manifest = Some(writer);
-                    self.manifest_number = number;
+                    self.use_manifest(writer, number);
                 }
                 self.install(next);
                 Ok(())
@@ -511,7 +521,16 @@ impl VersionSet {
     fn needs_new_manifest(&self) -> bool {
         self.manifest
             .as_ref()
-            .is_none_or(|m| m.len() >= self.opts.max_manifest_file_size)
+            .is_none_or(|m| m.len() >= self.roll_at_bytes)
+    }
+
+    /// Switches to a MANIFEST that CURRENT now names, and sets when it will roll.
+    fn use_manifest(&mut self, writer: ManifestWriter, number: u64) {
+        let pct = u64::from(self.opts.max_manifest_space_amp_pct);
+        let grown = writer.len().saturating_mul(100 + pct) / 100;
+        self.roll_at_bytes = grown.max(self.opts.max_manifest_file_size);
+        self.manifest = Some(writer);
+        self.manifest_number = number;
     }
 
     /// Checks the caller's edits and stamps the fields the set owns.

@@ -20,6 +20,8 @@ fn dir() -> &'static Path {
 fn opts(max_manifest_file_size: u64) -> VersionSetOptions {
     VersionSetOptions {
         max_manifest_file_size,
+        // Rolls soon after the size limit, so the workloads roll several times.
+        max_manifest_space_amp_pct: 100,
         ..VersionSetOptions::default()
     }
 }
