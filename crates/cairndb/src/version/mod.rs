@@ -25,12 +25,12 @@ pub mod set;
 #[allow(clippy::module_inception)]
 pub mod version;
 
+pub use builder::VersionBuilder;
 pub use edit::{
     DeletedFile, FileChecksum, FileMetaData, NewFile, VersionEdit, FORMAT_VERSION, MAX_LEVELS,
     SAFE_IGNORE_MASK,
 };
 pub use filenames::{parse_file_name, FileType};
-pub use builder::VersionBuilder;
 pub use manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
 pub use set::{
     ColumnFamilyInfo, PendingOutput, RecoveryReport, VersionSet, VersionSetOptions,

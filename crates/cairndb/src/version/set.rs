@@ -186,7 +186,10 @@ impl Replay {
     /// exists implicitly (as in RocksDB) and is never added by an edit.
     fn empty(opts: &VersionSetOptions) -> Replay {
         let mut cfs = BTreeMap::new();
-        cfs.insert(DEFAULT_CF_ID, new_pending_cf(DEFAULT_CF_NAME, opts.num_levels));
+        cfs.insert(
+            DEFAULT_CF_ID,
+            new_pending_cf(DEFAULT_CF_NAME, opts.num_levels),
+        );
         Replay {
             num_levels: opts.num_levels,
             comparator: opts.comparator.clone(),
@@ -289,7 +292,9 @@ impl Replay {
             return Err(inconsistent("the default column family is dropped".into()));
         }
         if !e.new_files.is_empty() || !e.deleted_files.is_empty() {
-            return Err(inconsistent(format!("column family {id} dropped with file changes")));
+            return Err(inconsistent(format!(
+                "column family {id} dropped with file changes"
+            )));
         }
         match self.cfs.remove(&id) {
             Some(_) => Ok(()),

@@ -53,7 +53,15 @@ fn flush_edit(set: &mut VersionSet, i: u64) -> (VersionEdit, PendingOutput) {
     let lo = format!("k{:03}", i * 7 % 100);
     let hi = format!("k{:03}", i * 7 % 100 + 20);
     let mut e = VersionEdit::default();
-    e.add_file(0, meta(out.number(), lo.as_bytes(), hi.as_bytes(), (seq + 1, seq + 10)));
+    e.add_file(
+        0,
+        meta(
+            out.number(),
+            lo.as_bytes(),
+            hi.as_bytes(),
+            (seq + 1, seq + 10),
+        ),
+    );
     e.log_number = Some(out.number());
     e.last_sequence = Some(seq + 10);
     (e, out)
@@ -79,11 +87,29 @@ fn compact(set: &mut VersionSet, cf: u32, i: u64) -> Result<()> {
         }
         return set.log_and_apply(vec![(cf, e)]);
     }
-    let inputs: Vec<_> = (0..2).flat_map(|l| v.files(l).iter().map(move |f| (l, f))).collect();
-    let lo = inputs.iter().map(|(_, f)| user_key(&f.smallest)).min().expect("inputs");
-    let hi = inputs.iter().map(|(_, f)| user_key(&f.largest)).max().expect("inputs");
-    let s0 = inputs.iter().map(|(_, f)| f.smallest_seqno).min().expect("inputs");
-    let s1 = inputs.iter().map(|(_, f)| f.largest_seqno).max().expect("inputs");
+    let inputs: Vec<_> = (0..2)
+        .flat_map(|l| v.files(l).iter().map(move |f| (l, f)))
+        .collect();
+    let lo = inputs
+        .iter()
+        .map(|(_, f)| user_key(&f.smallest))
+        .min()
+        .expect("inputs");
+    let hi = inputs
+        .iter()
+        .map(|(_, f)| user_key(&f.largest))
+        .max()
+        .expect("inputs");
+    let s0 = inputs
+        .iter()
+        .map(|(_, f)| f.smallest_seqno)
+        .min()
+        .expect("inputs");
+    let s1 = inputs
+        .iter()
+        .map(|(_, f)| f.largest_seqno)
+        .max()
+        .expect("inputs");
     let out = set.new_pending_output();
     for (l, f) in &inputs {
         e.delete_file(*l as u8, f.number);
@@ -119,18 +145,29 @@ const STEPS: u64 = 40;
 const TINY_MANIFEST: u64 = 700;
 
 /// The fault-free run: the dump and next file number after create and after each step.
-fn reference() -> (Vec<String>, Vec<u64>) {
+struct Reference {
+    dumps: Vec<String>,
+    nexts: Vec<u64>,
+    rolls: usize,
+}
+
+fn reference() -> Reference {
     let mem = MemFs::new();
     let mut set = VersionSet::create(mem.shared(), dir(), opts(TINY_MANIFEST)).expect("create");
-    let mut dumps = vec![set.dump()];
-    let mut nexts = vec![set.next_file_number()];
+    let mut r = Reference {
+        dumps: vec![set.dump()],
+        nexts: vec![set.next_file_number()],
+        rolls: 0,
+    };
     for i in 0..STEPS {
+        let manifest = set.manifest_number();
         step(&mut set, i).unwrap_or_else(|e| panic!("step {i}: {e}"));
         check_all(&set);
-        dumps.push(set.dump());
-        nexts.push(set.next_file_number());
+        r.rolls += usize::from(set.manifest_number() != manifest);
+        r.dumps.push(set.dump());
+        r.nexts.push(set.next_file_number());
     }
-    (dumps, nexts)
+    r
 }
 
 fn recover(fs: Arc<dyn FileSystem>, max: u64) -> Result<(VersionSet, RecoveryReport)> {
@@ -170,18 +207,29 @@ fn round_trip_through_recovery_with_manifest_rolls() {
 
 #[test]
 fn reference_workload_covers_every_kind_of_change() {
-    let (dumps, _) = reference();
-    let last = dumps.last().expect("dumps");
-    assert!(last.contains("\"cf13\"") && last.contains("\"cf33\""), "created: {last}");
-    assert!(!last.contains("\"cf3\"") && !last.contains("\"cf23\""), "dropped: {last}");
-    assert!(last.contains("L1 ") && last.contains("L2 "), "compactions and moves: {last}");
+    let r = reference();
+    assert!(r.rolls >= 3, "the MANIFEST rolled {} times", r.rolls);
+    let last = r.dumps.last().expect("dumps");
+    assert!(
+        last.contains("\"cf13\"") && last.contains("\"cf33\""),
+        "created: {last}"
+    );
+    assert!(
+        !last.contains("\"cf3\"") && !last.contains("\"cf23\""),
+        "dropped: {last}"
+    );
+    assert!(
+        last.contains("L1 ") && last.contains("L2 "),
+        "compactions and moves: {last}"
+    );
 }
 
 /// Crashes at the k-th mutating operation for every k; the recovered state must be the state
 /// after the acknowledged steps, or after the one step in flight.
 #[test]
 fn crash_at_every_mutating_operation_recovers_a_prefix() {
-    let (dumps, nexts) = reference();
+    let r = reference();
+    let (mut in_flight_kept, mut torn_tails) = (0, 0);
     let mut k = 1;
     loop {
         let mem = MemFs::new();
@@ -194,7 +242,9 @@ fn crash_at_every_mutating_operation_recovers_a_prefix() {
                 s => CrashOptions::random(k * 10 + s),
             };
             let after = mem.crash_clone(crash);
-            check_crash(&after, created, acked, &dumps, &nexts, k, seed);
+            let outcome = check_crash(&after, created, acked, &r, (k, seed));
+            in_flight_kept += usize::from(outcome.in_flight_kept);
+            torn_tails += usize::from(outcome.torn_tail);
         }
         if fs.injected() == 0 {
             assert_eq!(acked, STEPS as usize);
@@ -203,7 +253,15 @@ fn crash_at_every_mutating_operation_recovers_a_prefix() {
         k += 1;
     }
     assert!(k > 100, "the workload has many crash points ({k})");
-    println!("RELIABILITY version_set_crash_points points={k} steps={STEPS} failures=0");
+    assert!(
+        in_flight_kept > 0 && torn_tails > 0,
+        "both kinds of outcome were seen"
+    );
+    println!(
+        "RELIABILITY version_set_crash_points points={k} steps={STEPS} rolls={} \
+         in_flight_kept={in_flight_kept} torn_tails={torn_tails} failures=0",
+        r.rolls
+    );
 }
 
 /// Runs create and the workload until the first error: (created, steps acknowledged).
@@ -220,26 +278,35 @@ fn run_until_failure(fs: Arc<dyn FileSystem>) -> (bool, usize) {
     (true, STEPS as usize)
 }
 
+#[derive(Default)]
+struct CrashOutcome {
+    /// The step in flight at the crash survived (it was durable but not acknowledged).
+    in_flight_kept: bool,
+    /// Recovery found a torn MANIFEST tail.
+    torn_tail: bool,
+}
+
 fn check_crash(
     after: &MemFs,
     created: bool,
     acked: usize,
-    dumps: &[String],
-    nexts: &[u64],
-    k: u64,
-    seed: u64,
-) {
-    let (mut set, _) = match recover(after.shared(), TINY_MANIFEST) {
+    r: &Reference,
+    (k, seed): (u64, u64),
+) -> CrashOutcome {
+    let (mut set, report) = match recover(after.shared(), TINY_MANIFEST) {
         Ok(r) => r,
-        Err(e) if !created && e.is_io() => return,
+        Err(e) if !created && e.is_io() => return CrashOutcome::default(),
         Err(e) => panic!("crash at op {k} (seed {seed}): recovery failed: {e}"),
     };
     let got = set.dump();
-    let ok = got == dumps[acked] || dumps.get(acked + 1) == Some(&got);
-    assert!(ok, "crash at op {k} (seed {seed}), {acked} steps acked:\n{got}");
-    if got == dumps[acked] {
-        assert!(set.next_file_number() >= nexts[acked], "crash at op {k}");
-    }
+    let in_flight_kept = r.dumps.get(acked + 1) == Some(&got);
+    let ok = got == r.dumps[acked] || in_flight_kept;
+    assert!(
+        ok,
+        "crash at op {k} (seed {seed}), {acked} steps acked:\n{got}"
+    );
+    let n = if in_flight_kept { acked + 1 } else { acked };
+    assert!(set.next_file_number() >= r.nexts[n], "crash at op {k}");
     check_all(&set);
     // The recovered database accepts changes and they survive another reopen.
     flush(&mut set, DEFAULT_CF_ID, 2000).unwrap_or_else(|e| panic!("op {k}: {e}"));
@@ -247,6 +314,10 @@ fn check_crash(
     drop(set);
     let (set, _) = recover(after.shared(), TINY_MANIFEST).expect("second recovery");
     assert_eq!(set.dump(), expected, "crash at op {k}");
+    CrashOutcome {
+        in_flight_kept,
+        torn_tail: report.torn_tail.is_some(),
+    }
 }
 
 #[test]
@@ -260,10 +331,21 @@ fn failed_manifest_sync_leaves_state_unchanged_and_poisons() {
         }
         let before = set.dump();
         let version = set.current(DEFAULT_CF_ID).expect("default");
-        let op = if kind == FaultKind::Eio { OpKind::Sync } else { OpKind::Write };
+        let op = if kind == FaultKind::Eio {
+            OpKind::Sync
+        } else {
+            OpKind::Write
+        };
         fs.add_rule(FaultRule::nth(op, 1, kind).on_paths("MANIFEST"));
         let err = flush(&mut set, DEFAULT_CF_ID, 5).expect_err("injected fault");
-        assert_eq!(err.raw_os_error(), Some(if kind == FaultKind::Eio { libc::EIO } else { libc::ENOSPC }));
+        assert_eq!(
+            err.raw_os_error(),
+            Some(if kind == FaultKind::Eio {
+                libc::EIO
+            } else {
+                libc::ENOSPC
+            })
+        );
         assert_eq!(set.dump(), before, "nothing installed");
         let now = set.current(DEFAULT_CF_ID).expect("default");
         assert!(Arc::ptr_eq(&now, &version));
@@ -271,7 +353,9 @@ fn failed_manifest_sync_leaves_state_unchanged_and_poisons() {
         fs.clear_rules();
         let again = flush(&mut set, DEFAULT_CF_ID, 6).expect_err("poisoned");
         assert!(matches!(again, Error::Poisoned(_)), "{again}");
-        assert!(set.obsolete_files(&mem.list(dir()).expect("list")).is_empty());
+        assert!(set
+            .obsolete_files(&mem.list(dir()).expect("list"))
+            .is_empty());
         drop(set);
         let (set, _) = recover(mem.shared(), 1 << 30).expect("reopen");
         assert!(!set.is_poisoned());
@@ -295,7 +379,10 @@ fn inconsistent_edit_is_refused_without_writing() {
         assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
     }
     assert!(matches!(set.drop_cf(0), Err(Error::InvalidArgument(_))));
-    assert!(matches!(set.create_cf("default", 1), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        set.create_cf("default", 1),
+        Err(Error::InvalidArgument(_))
+    ));
     assert_eq!((set.dump(), set.manifest_size()), before);
     assert!(!set.is_poisoned());
     flush(&mut set, DEFAULT_CF_ID, 2).expect("still usable");
@@ -336,14 +423,29 @@ fn torn_manifest_tail_is_tolerated_and_never_appended_to() {
     let (mut set, report) = recover(mem.shared(), 1 << 30).expect("recover");
     let torn = report.torn_tail.expect("torn tail reported");
     assert_eq!(torn.file, path);
-    assert_eq!(set.current(0).expect("default").num_files(0), 3, "the torn flush is dropped");
+    assert_eq!(
+        set.current(0).expect("default").num_files(0),
+        3,
+        "the torn flush is dropped"
+    );
     let torn_manifest = set.manifest_number();
     flush(&mut set, DEFAULT_CF_ID, 9).expect("flush");
-    assert_ne!(set.manifest_number(), torn_manifest, "a new MANIFEST, not an append");
-    assert_eq!(mem.size(&path).expect("size"), size - 3, "the torn MANIFEST is untouched");
+    assert_ne!(
+        set.manifest_number(),
+        torn_manifest,
+        "a new MANIFEST, not an append"
+    );
+    assert_eq!(
+        mem.size(&path).expect("size"),
+        size - 3,
+        "the torn MANIFEST is untouched"
+    );
     let expected = set.dump();
     let obsolete = set.obsolete_files(&mem.list(dir()).expect("list"));
-    assert!(obsolete.contains(&manifest_file_name(torn_manifest)), "{obsolete:?}");
+    assert!(
+        obsolete.contains(&manifest_file_name(torn_manifest)),
+        "{obsolete:?}"
+    );
     drop(set);
     let (set, report) = recover(mem.shared(), 1 << 30).expect("recover again");
     assert!(report.torn_tail.is_none());
@@ -355,9 +457,12 @@ fn damaged_manifest_is_corruption_naming_file_and_offset() {
     let mem = MemFs::new();
     let (path, _) = small_db(&mem);
     let size = mem.size(&path).expect("size");
-    mem.corrupt_byte(&path, size / 2, |b| b ^ 0x40).expect("flip");
+    mem.corrupt_byte(&path, size / 2, |b| b ^ 0x40)
+        .expect("flip");
     let err = recover(mem.shared(), 1 << 30).expect_err("damaged");
-    let c = err.as_corruption().unwrap_or_else(|| panic!("not corruption: {err}"));
+    let c = err
+        .as_corruption()
+        .unwrap_or_else(|| panic!("not corruption: {err}"));
     assert_eq!(c.file, path);
     assert!(c.offset <= size / 2);
 }
@@ -391,7 +496,9 @@ fn inconsistent_manifest_is_corruption_at_the_edit() {
     bad.delete_file(1, 7);
     let path = hand_written(&mem, &[base_edit(), bad]);
     let err = recover(mem.shared(), 1 << 30).expect_err("inconsistent");
-    let c = err.as_corruption().unwrap_or_else(|| panic!("not corruption: {err}"));
+    let c = err
+        .as_corruption()
+        .unwrap_or_else(|| panic!("not corruption: {err}"));
     assert_eq!(c.file, path);
     assert!(c.offset > 0, "the offset of the second record");
     assert!(c.message.contains("file 7"), "{}", c.message);
@@ -419,7 +526,10 @@ fn manifest_checks_on_recovery() {
         ..base_edit()
     };
     hand_written(&mem, &[other]);
-    assert!(matches!(recover(mem.shared(), 1 << 30), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        recover(mem.shared(), 1 << 30),
+        Err(Error::InvalidArgument(_))
+    ));
     // CURRENT naming a missing MANIFEST.
     let mem = MemFs::new();
     hand_written(&mem, &[base_edit()]);
@@ -455,7 +565,10 @@ fn files_held_by_a_reader_stay_live() {
         .chain([new].iter())
         .map(|&n| table_file_name(n))
         .collect();
-    assert!(set.obsolete_files(&listing).is_empty(), "held by the reader");
+    assert!(
+        set.obsolete_files(&listing).is_empty(),
+        "held by the reader"
+    );
     for n in &old {
         assert!(set.live_files().contains(n));
     }
@@ -479,7 +592,10 @@ fn dropped_family_files_live_while_held() {
     assert!(set.live_files().contains(&n));
     drop(reader);
     assert!(!set.live_files().contains(&n));
-    assert_eq!(set.obsolete_files(&[table_file_name(n)]), vec![table_file_name(n)]);
+    assert_eq!(
+        set.obsolete_files(&[table_file_name(n)]),
+        vec![table_file_name(n)]
+    );
 }
 
 #[test]
@@ -520,7 +636,10 @@ fn obsolete_file_rules() {
     assert_eq!(obsolete, want);
     let pending_name = table_file_name(pending.number());
     drop(pending);
-    assert!(set.obsolete_files(&listing).contains(&pending_name), "unprotected once dropped");
+    assert!(
+        set.obsolete_files(&listing).contains(&pending_name),
+        "unprotected once dropped"
+    );
 }
 
 #[test]
@@ -538,5 +657,8 @@ fn manifest_roll_makes_the_old_manifest_obsolete() {
     let listing = mem.list(dir()).expect("list");
     let obsolete = set.obsolete_files(&listing);
     assert_eq!(obsolete, vec![manifest_file_name(first)]);
-    assert_eq!(read_current(&mem, dir()).expect("CURRENT"), set.manifest_number());
+    assert_eq!(
+        read_current(&mem, dir()).expect("CURRENT"),
+        set.manifest_number()
+    );
 }

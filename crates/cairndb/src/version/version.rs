@@ -212,8 +212,8 @@ impl Version {
             .iter()
             .filter(move |f| smallest_user_key(f) <= key && key <= largest_user_key(f))
             .map(|f| (0, f));
-        let deeper = (1..self.levels.len())
-            .filter_map(move |l| self.file_in_level(l, key).map(|f| (l, f)));
+        let deeper =
+            (1..self.levels.len()).filter_map(move |l| self.file_in_level(l, key).map(|f| (l, f)));
         l0.chain(deeper)
     }
 
@@ -318,8 +318,16 @@ mod tests {
     /// L0: 3 files newest first; L1: [b,d] [f,h] [k,m]; L2: [a,z].
     fn sample() -> Version {
         let mut levels = vec![Vec::new(); DEFAULT_NUM_LEVELS];
-        levels[0] = vec![file(9, "c", "g", 30), file(8, "a", "c", 20), file(7, "x", "y", 10)];
-        levels[1] = vec![file(4, "b", "d", 5), file(5, "f", "h", 5), file(6, "k", "m", 5)];
+        levels[0] = vec![
+            file(9, "c", "g", 30),
+            file(8, "a", "c", 20),
+            file(7, "x", "y", 10),
+        ];
+        levels[1] = vec![
+            file(4, "b", "d", 5),
+            file(5, "f", "h", 5),
+            file(6, "k", "m", 5),
+        ];
         levels[2] = vec![file(1, "a", "z", 1)];
         Version::new(levels).expect("valid version")
     }
@@ -393,9 +401,17 @@ mod tests {
         levels[2] = files;
         let v = Version::new(levels).expect("valid");
         for i in 0..100u64 {
-            for (suffix, want) in [("a", Some(i + 1)), ("b", Some(i + 1)), ("c", None), ("", None)] {
+            for (suffix, want) in [
+                ("a", Some(i + 1)),
+                ("b", Some(i + 1)),
+                ("c", None),
+                ("", None),
+            ] {
                 let key = format!("k{i:03}{suffix}");
-                let got = v.files_for_get(key.as_bytes()).map(|(_, f)| f.number).next();
+                let got = v
+                    .files_for_get(key.as_bytes())
+                    .map(|(_, f)| f.number)
+                    .next();
                 assert_eq!(got, want, "{key}");
             }
         }
