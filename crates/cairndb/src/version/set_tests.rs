@@ -702,3 +702,38 @@ proptest::proptest! {
         proptest::prop_assert_eq!(set.dump(), before);
     }
 }
+
+#[test]
+fn files_beyond_num_levels_are_invalid_argument_on_recovery() {
+    let mem = MemFs::new();
+    let mut e = base_edit();
+    e.add_file(5, meta(3, b"a", b"b", (1, 2)));
+    hand_written(&mem, &[e]);
+    let few = VersionSetOptions {
+        num_levels: 3,
+        ..VersionSetOptions::default()
+    };
+    let err = VersionSet::recover(mem.shared(), dir(), few).expect_err("too few levels");
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    let (set, _) = recover(mem.shared(), 1 << 30).expect("default levels");
+    assert_eq!(set.current(0).expect("default").level_of(3), Some(5));
+}
+
+#[test]
+fn fields_owned_by_the_set_are_refused() {
+    let mem = MemFs::new();
+    let mut set = VersionSet::create(mem.shared(), dir(), opts(1 << 30)).expect("create");
+    let format = VersionEdit {
+        format_version: Some(FORMAT_VERSION),
+        ..VersionEdit::default()
+    };
+    let group = VersionEdit {
+        atomic_group_remaining: Some(0),
+        ..VersionEdit::default()
+    };
+    for e in [format, group] {
+        let err = set.log_and_apply(vec![(0, e)]).expect_err("refused");
+        assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+    }
+    assert!(!set.is_poisoned());
+}
