@@ -482,8 +482,8 @@ impl VersionSet {
     /// Writes `edits` (as one atomic group) to the MANIFEST, syncs it, and only then installs
     /// the resulting versions and counters. Each pair names the column family the edit applies
     /// to (it overrides the edit's own `column_family`). The set's `next_file_number` and
-    /// `last_sequence` are recorded with the group. When the MANIFEST has reached
-    /// `max_manifest_file_size`, or after recovery, the group goes to a new MANIFEST that starts
+    /// `last_sequence` are recorded with the group. When the MANIFEST has reached its roll size
+    /// (`max_manifest_file_size`, `max_manifest_space_amp_pct`), or after recovery, the group goes to a new MANIFEST that starts
     /// with a snapshot of the whole state, and CURRENT is switched to it before anything is
     /// installed. An empty `edits` does nothing.
     ///
