@@ -27,8 +27,8 @@ use cairndb::sstable::{
     Block, BlockBuilder, BlockIter, BlockKind, FixedPrefix, Table, TableBuilder, TableOptions,
 };
 use cairndb::types::{
-    append_internal_key, compare_internal, make_internal_key, seek_key, ParsedKey,
-    SequenceNumber, ValueKind, MAX_SEQUENCE,
+    append_internal_key, compare_internal, make_internal_key, seek_key, ParsedKey, SequenceNumber,
+    ValueKind, MAX_SEQUENCE,
 };
 use cairndb::{CompressionType, Error};
 use proptest::prelude::*;
@@ -37,6 +37,12 @@ use proptest::prelude::*;
 type Model = Vec<(Vec<u8>, Vec<u8>)>;
 type Cmp = fn(&[u8], &[u8]) -> Ordering;
 type Factory<'a> = &'a dyn Fn() -> BoxedIterator;
+/// A named factory of fresh iterators.
+type Subject = (&'static str, Box<dyn Fn() -> BoxedIterator>);
+/// A user key's versions: (sequence, kind, value).
+type Versions = Vec<(SequenceNumber, ValueKind, Vec<u8>)>;
+/// Optional lower and upper bounds.
+type Bounds = (Option<Vec<u8>>, Option<Vec<u8>>);
 
 fn bytewise(a: &[u8], b: &[u8]) -> Ordering {
     a.cmp(b)
@@ -98,7 +104,12 @@ impl Oracle<'_> {
 }
 
 /// Asserts that `it` is where the model says.
-fn expect_at(it: &dyn InternalIterator, model: &Model, pos: Option<usize>, ctx: &dyn Fn() -> String) {
+fn expect_at(
+    it: &dyn InternalIterator,
+    model: &Model,
+    pos: Option<usize>,
+    ctx: &dyn Fn() -> String,
+) {
     if let Err(e) = it.status() {
         panic!("{}: unexpected error {e}", ctx());
     }
@@ -134,7 +145,9 @@ fn conform(name: &str, make: Factory<'_>, model: &Model, cmp: Cmp, probes: &[Vec
     it.seek_to_first();
     let mut pos = o.first();
     for step in 0..=model.len() {
-        expect_at(&*it, model, pos, &|| format!("{name}: forward scan step {step}"));
+        expect_at(&*it, model, pos, &|| {
+            format!("{name}: forward scan step {step}")
+        });
         match pos {
             Some(i) => {
                 it.next();
@@ -146,7 +159,9 @@ fn conform(name: &str, make: Factory<'_>, model: &Model, cmp: Cmp, probes: &[Vec
     it.seek_to_last();
     let mut pos = o.last();
     for step in 0..=model.len() {
-        expect_at(&*it, model, pos, &|| format!("{name}: reverse scan step {step}"));
+        expect_at(&*it, model, pos, &|| {
+            format!("{name}: reverse scan step {step}")
+        });
         match pos {
             Some(i) => {
                 it.prev();
@@ -196,7 +211,14 @@ fn conform(name: &str, make: Factory<'_>, model: &Model, cmp: Cmp, probes: &[Vec
 }
 
 /// Runs a random operation sequence against the model.
-fn conform_ops(name: &str, make: Factory<'_>, model: &Model, cmp: Cmp, probes: &[Vec<u8>], ops: &[Op]) {
+fn conform_ops(
+    name: &str,
+    make: Factory<'_>,
+    model: &Model,
+    cmp: Cmp,
+    probes: &[Vec<u8>],
+    ops: &[Op],
+) {
     let o = Oracle { model, cmp };
     let mut it = make();
     let mut pos: Option<usize> = None;
@@ -236,7 +258,9 @@ fn conform_ops(name: &str, make: Factory<'_>, model: &Model, cmp: Cmp, probes: &
                 None => continue,
             },
         }
-        expect_at(&*it, model, pos, &|| format!("{name}: op {n} {op:?} of {ops:?}"));
+        expect_at(&*it, model, pos, &|| {
+            format!("{name}: op {n} {op:?} of {ops:?}")
+        });
     }
 }
 
@@ -275,7 +299,10 @@ fn large_internal_model() -> Model {
                 ValueKind::Put
             };
             let value = format!("value-{i}-").repeat((i % 7) as usize + 1);
-            (make_internal_key(ukey.as_bytes(), i + 1, kind), value.into_bytes())
+            (
+                make_internal_key(ukey.as_bytes(), i + 1, kind),
+                value.into_bytes(),
+            )
         })
         .collect();
     m.sort_by(|a, b| compare_internal(&a.0, &b.0));
@@ -316,8 +343,11 @@ fn block_factory(model: &Model) -> impl Fn() -> BoxedIterator {
     }
     let block = Arc::new(Block::parse(b.finish().to_vec(), BlockKind::Data).expect("block"));
     move || {
-        let it = BlockIter::new(cairndb::sstable::BlockRef::Owned(Arc::clone(&block)), compare_internal)
-            .expect("block iter");
+        let it = BlockIter::new(
+            cairndb::sstable::BlockRef::Owned(Arc::clone(&block)),
+            compare_internal,
+        )
+        .expect("block iter");
         Box::new(it) as BoxedIterator
     }
 }
@@ -394,7 +424,7 @@ fn merging_factory(model: &Model, assign: impl Fn(usize) -> usize) -> impl Fn() 
 }
 
 /// Every internal-key iterator over `model`: (name, factory).
-fn internal_subjects(model: &Model) -> Vec<(&'static str, Box<dyn Fn() -> BoxedIterator>)> {
+fn internal_subjects(model: &Model) -> Vec<Subject> {
     let fs = MemFs::new();
     let table = build_table(&fs, "/0.sst", model);
     let skip = memtable(MemTableRep::SkipList, model);
@@ -488,7 +518,13 @@ fn write_strategy(keys: u8) -> impl Strategy<Value = Write> {
 
 /// User key `n`: two-byte prefixes `a?`/`b?`/... so that prefix mode has several groups.
 fn ukey(n: u8) -> Vec<u8> {
-    format!("{}{}{}", (b'a' + n / 12) as char, (b'a' + (n / 4) % 3) as char, n % 4).into_bytes()
+    format!(
+        "{}{}{}",
+        (b'a' + n / 12) as char,
+        (b'a' + (n / 4) % 3) as char,
+        n % 4
+    )
+    .into_bytes()
 }
 
 /// A history and the sources it is stored in.
@@ -527,8 +563,13 @@ impl Db {
 
     /// What a reader at `snapshot` sees, by resolving each user key on its own (newest visible
     /// entry first), independently of how the iterator walks.
-    fn resolve(&self, snapshot: SequenceNumber, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Model {
-        let mut by_key: BTreeMap<Vec<u8>, Vec<(SequenceNumber, ValueKind, Vec<u8>)>> = BTreeMap::new();
+    fn resolve(
+        &self,
+        snapshot: SequenceNumber,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+    ) -> Model {
+        let mut by_key: BTreeMap<Vec<u8>, Versions> = BTreeMap::new();
         for (k, v) in &self.entries {
             let p = ParsedKey::parse(k).expect("parse");
             if p.seq <= snapshot {
@@ -540,10 +581,12 @@ impl Db {
         }
         let mut out = Model::new();
         for (key, mut versions) in by_key {
-            if lower.is_some_and(|l| key.as_slice() < l) || upper.is_some_and(|u| key.as_slice() >= u) {
+            if lower.is_some_and(|l| key.as_slice() < l)
+                || upper.is_some_and(|u| key.as_slice() >= u)
+            {
                 continue;
             }
-            versions.sort_by(|a, b| b.0.cmp(&a.0));
+            versions.sort_by_key(|v| std::cmp::Reverse(v.0));
             let tomb = self
                 .tombstones
                 .iter()
@@ -617,7 +660,11 @@ impl Db {
                 children.push(Box::new(t.iter()));
             }
             let inner = Box::new(MergingIterator::new(children));
-            Box::new(DbIterator::new(inner, Arc::clone(&range_dels), opts.clone())) as BoxedIterator
+            Box::new(DbIterator::new(
+                inner,
+                Arc::clone(&range_dels),
+                opts.clone(),
+            )) as BoxedIterator
         }
     }
 
@@ -639,7 +686,11 @@ fn user_probes(keys: u8) -> Vec<Vec<u8>> {
     out
 }
 
-fn db_options(snapshot: SequenceNumber, lower: Option<&[u8]>, upper: Option<&[u8]>) -> DbIterOptions {
+fn db_options(
+    snapshot: SequenceNumber,
+    lower: Option<&[u8]>,
+    upper: Option<&[u8]>,
+) -> DbIterOptions {
     DbIterOptions {
         snapshot,
         lower_bound: lower.map(<[u8]>::to_vec),
@@ -653,7 +704,7 @@ fn db_options(snapshot: SequenceNumber, lower: Option<&[u8]>, upper: Option<&[u8
 fn conform_db(db: &Db, keys: u8, ops: &[Op]) {
     let probes = user_probes(keys);
     let max = db.max_seq();
-    let bounds: [(Option<Vec<u8>>, Option<Vec<u8>>); 4] = [
+    let bounds: [Bounds; 4] = [
         (None, None),
         (Some(ukey(keys / 4)), None),
         (None, Some(ukey(keys * 3 / 4))),
@@ -697,7 +748,11 @@ fn db_iterator_resolves_versions() {
     assert_eq!(model[1].1, b"p2,m3");
     assert_eq!(model[2].1, b"m6", "merge over a range-deleted base");
     assert_eq!(model[3].1, b"p9,m10");
-    conform_db(&db, 6, &[Op::SeekToLast, Op::Prev, Op::Next, Op::Next, Op::Prev]);
+    conform_db(
+        &db,
+        6,
+        &[Op::SeekToLast, Op::Prev, Op::Next, Op::Next, Op::Prev],
+    );
 }
 
 #[test]
@@ -766,7 +821,11 @@ fn db_iterator_prefix_mode() {
             .cloned()
             .collect();
         it.seek_for_prev(&t);
-        assert_eq!(drain(&mut *it, false), backward, "seek_for_prev {t:?} in prefix mode");
+        assert_eq!(
+            drain(&mut *it, false),
+            backward,
+            "seek_for_prev {t:?} in prefix mode"
+        );
         // A direction change inside the prefix stays inside it.
         it.seek(&t);
         if it.valid() {
@@ -779,8 +838,16 @@ fn db_iterator_prefix_mode() {
     }
     it.seek_to_first();
     let first_prefix = model[0].0[..2].to_vec();
-    let want: Vec<_> = model.iter().filter(|(k, _)| k[..2] == first_prefix[..]).cloned().collect();
-    assert_eq!(drain(&mut *it, true), want, "seek_to_first keeps the first key's prefix");
+    let want: Vec<_> = model
+        .iter()
+        .filter(|(k, _)| k[..2] == first_prefix[..])
+        .cloned()
+        .collect();
+    assert_eq!(
+        drain(&mut *it, true),
+        want,
+        "seek_to_first keeps the first key's prefix"
+    );
 
     // total_order_seek overrides prefix mode.
     let make = db.factory(DbIterOptions {
@@ -789,7 +856,11 @@ fn db_iterator_prefix_mode() {
     });
     let mut it = make();
     it.seek(b"ab");
-    let want: Vec<_> = model.iter().filter(|(k, _)| k.as_slice() >= &b"ab"[..]).cloned().collect();
+    let want: Vec<_> = model
+        .iter()
+        .filter(|(k, _)| k.as_slice() >= &b"ab"[..])
+        .cloned()
+        .collect();
     assert_eq!(drain(&mut *it, true), want);
 }
 
@@ -819,9 +890,14 @@ fn db_iterator_merge_without_operator_is_an_error() {
     assert!(!it.valid());
     assert!(matches!(it.status(), Err(Error::InvalidArgument(_))));
     it.seek_to_last();
+    assert_eq!(it.key(), ukey(2).as_slice());
+    it.prev();
     assert!(!it.valid() && it.status().is_err(), "reverse meets it too");
     it.seek(&ukey(2));
-    assert!(it.valid() && it.status().is_ok(), "positioning clears the error");
+    assert!(
+        it.valid() && it.status().is_ok(),
+        "positioning clears the error"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -906,7 +982,9 @@ fn scan_until_error(it: &mut dyn InternalIterator, model: &Model, forward: bool,
             it.prev();
         }
     }
-    let e = it.status().expect_err(&format!("{what}: the failure must surface, saw {n} entries"));
+    let e = it.status().expect_err(&format!(
+        "{what}: the failure must surface, saw {n} entries"
+    ));
     assert!(e.is_corruption(), "{what}: {e}");
 }
 
@@ -950,7 +1028,11 @@ fn merging_and_db_iterators_surface_a_failing_child() {
             scan_until_error(&mut m, &internal, forward, &format!("merging, {what}"));
 
             let inner = Box::new(MergingIterator::new(children(fail_at)));
-            let mut d = DbIterator::new(inner, Arc::new(RangeDelSet::default()), db_options(MAX_SEQUENCE, None, None));
+            let mut d = DbIterator::new(
+                inner,
+                Arc::new(RangeDelSet::default()),
+                db_options(MAX_SEQUENCE, None, None),
+            );
             if forward {
                 d.seek_to_first();
             } else {
@@ -963,7 +1045,11 @@ fn merging_and_db_iterators_surface_a_failing_child() {
 
 #[test]
 fn corrupted_table_block_read_stops_the_db_iterator() {
-    let db = Db::new((0..120u32).map(|i| Write::Put((i % 40) as u8, i as u16)).collect());
+    let db = Db::new(
+        (0..120u32)
+            .map(|i| Write::Put((i % 40) as u8, i as u16))
+            .collect(),
+    );
     let user = db.resolve(MAX_SEQUENCE, None, None);
     let mem = MemFs::new();
     build_table(&mem, "/c.sst", &db.entries);
@@ -974,13 +1060,22 @@ fn corrupted_table_block_read_stops_the_db_iterator() {
             // Corrupt the k-th data block read after open: the checksum must catch it.
             fault.add_rule(FaultRule::nth(OpKind::Read, k, FaultKind::CorruptRead));
             let inner = Box::new(MergingIterator::new(vec![Box::new(table.iter())]));
-            let mut d = DbIterator::new(inner, Arc::new(RangeDelSet::default()), db_options(MAX_SEQUENCE, None, None));
+            let mut d = DbIterator::new(
+                inner,
+                Arc::new(RangeDelSet::default()),
+                db_options(MAX_SEQUENCE, None, None),
+            );
             if forward {
                 d.seek_to_first();
             } else {
                 d.seek_to_last();
             }
-            scan_until_error(&mut d, &user, forward, &format!("corrupt read {k}, forward {forward}"));
+            scan_until_error(
+                &mut d,
+                &user,
+                forward,
+                &format!("corrupt read {k}, forward {forward}"),
+            );
             let e = d.status().expect_err("error");
             assert_eq!(
                 e.as_corruption().map(|c| c.file.clone()),

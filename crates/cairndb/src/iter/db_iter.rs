@@ -425,7 +425,7 @@ impl DbIterator {
             if p.user_key != self.key.as_slice() {
                 break;
             }
-            if p.seq <= snapshot && !tomb.is_some_and(|t| t > p.seq) {
+            if p.seq <= snapshot && tomb.is_none_or(|t| t <= p.seq) {
                 match p.kind {
                     ValueKind::Put => {
                         self.value.clear();
@@ -571,5 +571,135 @@ impl InternalIterator for DbIterator {
             Some(e) => Err(e.to_error()),
             None => self.inner.status(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memtable::MemTable;
+    use crate::merge::UInt64AddOperator;
+
+    fn mem(entries: &[(u64, ValueKind, &str, &[u8])]) -> Arc<MemTable> {
+        let m = MemTable::default();
+        for &(seq, kind, k, v) in entries {
+            m.add(seq, kind, k.as_bytes(), v).expect("add");
+        }
+        Arc::new(m)
+    }
+
+    fn scan(it: &mut DbIterator, forward: bool) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        if forward {
+            it.seek_to_first();
+        } else {
+            it.seek_to_last();
+        }
+        while it.valid() {
+            let k = String::from_utf8(it.key().to_vec()).expect("utf8");
+            out.push((k, it.value().to_vec()));
+            if forward {
+                it.next();
+            } else {
+                it.prev();
+            }
+        }
+        it.status().expect("no error");
+        out
+    }
+
+    fn db_iter(m: &Arc<MemTable>, snapshot: SequenceNumber) -> DbIterator {
+        let range_dels = RangeDelSet::read_from(&mut m.range_tombstone_iter()).expect("tombstones");
+        let opts = DbIterOptions {
+            snapshot,
+            merge_operator: Some(Arc::new(UInt64AddOperator)),
+            ..DbIterOptions::default()
+        };
+        DbIterator::new(Box::new(m.iter()), Arc::new(range_dels), opts)
+    }
+
+    #[test]
+    fn snapshots_deletes_and_counters() {
+        let one = 1u64.to_le_bytes();
+        let m = mem(&[
+            (1, ValueKind::Put, "a", b"a1"),
+            (2, ValueKind::Put, "b", b"b2"),
+            (3, ValueKind::Delete, "a", b""),
+            (4, ValueKind::Merge, "c", &one),
+            (5, ValueKind::Merge, "c", &one),
+            (6, ValueKind::RangeDelete, "b", b"c"),
+            (7, ValueKind::Put, "d", b"d7"),
+        ]);
+        let two = 2u64.to_le_bytes().to_vec();
+        let all = vec![
+            ("c".to_string(), two.clone()),
+            ("d".to_string(), b"d7".to_vec()),
+        ];
+        let mut it = db_iter(&m, MAX_SEQUENCE);
+        assert_eq!(scan(&mut it, true), all);
+        let mut rev = scan(&mut it, false);
+        rev.reverse();
+        assert_eq!(rev, all);
+
+        let mut old = db_iter(&m, 2);
+        let want = vec![
+            ("a".to_string(), b"a1".to_vec()),
+            ("b".to_string(), b"b2".to_vec()),
+        ];
+        assert_eq!(scan(&mut old, true), want, "snapshot 2 sees neither delete");
+        let mut mid = db_iter(&m, 4);
+        assert_eq!(
+            scan(&mut mid, true),
+            vec![
+                ("b".to_string(), b"b2".to_vec()),
+                ("c".to_string(), one.to_vec())
+            ]
+        );
+    }
+
+    #[test]
+    fn failed_merge_is_corruption() {
+        let m = mem(&[
+            (1, ValueKind::Put, "a", b"not a counter"),
+            (2, ValueKind::Merge, "a", &[1; 8]),
+        ]);
+        let mut it = db_iter(&m, MAX_SEQUENCE);
+        it.seek_to_first();
+        assert!(!it.valid());
+        assert!(it.status().expect_err("merge fails").is_corruption());
+        it.seek_to_last();
+        assert!(!it.valid() && it.status().is_err());
+    }
+
+    #[test]
+    fn bounds_clamp_every_positioning_call() {
+        let m = mem(&[
+            (1, ValueKind::Put, "a", b"1"),
+            (2, ValueKind::Put, "b", b"2"),
+            (3, ValueKind::Put, "c", b"3"),
+            (4, ValueKind::Put, "d", b"4"),
+        ]);
+        let opts = DbIterOptions {
+            lower_bound: Some(b"b".to_vec()),
+            upper_bound: Some(b"d".to_vec()),
+            ..DbIterOptions::default()
+        };
+        let mut it = DbIterator::new(Box::new(m.iter()), Arc::default(), opts);
+        it.seek_to_first();
+        assert_eq!(it.key(), b"b");
+        it.prev();
+        assert!(!it.valid() && it.status().is_ok());
+        it.seek_to_last();
+        assert_eq!(it.key(), b"c");
+        it.next();
+        assert!(!it.valid());
+        it.seek(b"a");
+        assert_eq!(it.key(), b"b");
+        it.seek_for_prev(b"z");
+        assert_eq!(it.key(), b"c");
+        it.seek(b"d");
+        assert!(!it.valid());
+        it.seek_for_prev(b"a");
+        assert!(!it.valid());
     }
 }

@@ -350,6 +350,9 @@ mod tests {
         it.seek(b"a");
         assert!(it.valid() && it.status().is_ok(), "positioning clears it");
         it.seek(b"e");
-        assert!(!it.valid() && it.status().is_err(), "seek landing on damage");
+        assert!(
+            !it.valid() && it.status().is_err(),
+            "seek landing on damage"
+        );
     }
 }

@@ -83,10 +83,7 @@ impl RangeDelSet {
     /// Fragments `tombstones` (any order, overlaps allowed). Empty ranges (`start >= end`) delete
     /// nothing and are dropped.
     pub fn new(tombstones: impl IntoIterator<Item = Tombstone>) -> Self {
-        let mut ts: Vec<Tombstone> = tombstones
-            .into_iter()
-            .filter(|t| t.start < t.end)
-            .collect();
+        let mut ts: Vec<Tombstone> = tombstones.into_iter().filter(|t| t.start < t.end).collect();
         ts.sort_by(|a, b| a.start.cmp(&b.start));
         let mut bounds: Vec<&[u8]> = ts
             .iter()
@@ -173,7 +170,7 @@ fn sweep(ts: &[Tombstone], bounds: &[&[u8]]) -> Vec<Fragment> {
         let (lo, hi) = (w[0], w[1]);
         active.retain(|&(end, _)| end > lo);
         while next < ts.len() && ts[next].start.as_slice() == lo {
-            active.push((&ts[next].end, ts[next].seq));
+            active.push((ts[next].end.as_slice(), ts[next].seq));
             next += 1;
         }
         if active.is_empty() {
@@ -214,9 +211,9 @@ mod tests {
         ]);
         let got: Vec<_> = set.fragments().collect();
         let want: Vec<(&[u8], &[u8], &[u64])> = vec![
-            (b"a", b"c", &[10]),
-            (b"c", b"e", &[20, 10]),
-            (b"e", b"g", &[20]),
+            (&b"a"[..], &b"c"[..], &[10][..]),
+            (&b"c"[..], &b"e"[..], &[20, 10][..]),
+            (&b"e"[..], &b"g"[..], &[20][..]),
         ];
         assert_eq!(got, want);
         assert_eq!(set.max_covering_seq(b"d", 100), Some(20));
