@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use cairndb::fs::{FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
 use cairndb::iter::{
-    BoxedIterator, DbIterOptions, DbIterator, InternalIterator, MergingIterator, RangeDelSet,
-    Tombstone,
+    BoxedIterator, DbIterOptions, DbIterator, InternalIterator, LevelIterator, MergingIterator,
+    RangeDelSet, TableOpener, Tombstone,
 };
 use cairndb::memtable::{MemTable, MemTableOptions, MemTableRep};
 use cairndb::merge::StringAppendOperator;
@@ -30,6 +30,7 @@ use cairndb::types::{
     append_internal_key, compare_internal, make_internal_key, seek_key, ParsedKey, SequenceNumber,
     ValueKind, MAX_SEQUENCE,
 };
+use cairndb::version::edit::FileMetaData;
 use cairndb::{CompressionType, Error};
 use proptest::prelude::*;
 
@@ -423,6 +424,53 @@ fn merging_factory(model: &Model, assign: impl Fn(usize) -> usize) -> impl Fn() 
     }
 }
 
+/// Opens the tables of a test level by file number; numbers in `broken` fail to open.
+struct Opener {
+    tables: Vec<Arc<Table>>,
+    broken: Vec<u64>,
+}
+
+impl TableOpener for Opener {
+    fn open(&self, file: &FileMetaData) -> cairndb::Result<BoxedIterator> {
+        if self.broken.contains(&file.number) {
+            return Err(Error::corruption(
+                format!("/{}.sst", file.number),
+                0,
+                "bad footer",
+            ));
+        }
+        Ok(Box::new(self.tables[file.number as usize - 1].iter()))
+    }
+}
+
+/// The model as one sorted level of `n` tables holding contiguous runs of it (some empty runs
+/// are left out, as a level has no empty files), plus the opener; `broken` files fail to open.
+fn level_of(model: &Model, n: usize, broken: Vec<u64>) -> (Arc<[FileMetaData]>, Arc<Opener>) {
+    let fs = MemFs::new();
+    let per = model.len().div_ceil(n).max(1);
+    let mut files = Vec::new();
+    let mut tables = Vec::new();
+    for run in model.chunks(per) {
+        let number = tables.len() as u64 + 1;
+        tables.push(build_table(&fs, &format!("/{number}.sst"), &run.to_vec()));
+        files.push(FileMetaData {
+            number,
+            smallest: run[0].0.clone(),
+            largest: run[run.len() - 1].0.clone(),
+            ..FileMetaData::default()
+        });
+    }
+    (files.into(), Arc::new(Opener { tables, broken }))
+}
+
+fn level_factory(model: &Model, n: usize) -> impl Fn() -> BoxedIterator {
+    let (files, opener) = level_of(model, n, Vec::new());
+    move || {
+        let opener: Arc<dyn TableOpener> = opener.clone();
+        Box::new(LevelIterator::new(Arc::clone(&files), opener)) as BoxedIterator
+    }
+}
+
 /// Every internal-key iterator over `model`: (name, factory).
 fn internal_subjects(model: &Model) -> Vec<Subject> {
     let fs = MemFs::new();
@@ -444,6 +492,8 @@ fn internal_subjects(model: &Model) -> Vec<Subject> {
             "MemTableIter(vector)",
             Box::new(move || Box::new(vector.iter()) as BoxedIterator),
         ),
+        ("LevelIterator(1 file)", Box::new(level_factory(model, 1))),
+        ("LevelIterator(5 files)", Box::new(level_factory(model, 5))),
         (
             "MergingIterator(round robin)",
             Box::new(merging_factory(model, |i| i)),
@@ -1083,5 +1133,45 @@ fn corrupted_table_block_read_stops_the_db_iterator() {
                 "the error names the table"
             );
         }
+    }
+}
+
+#[test]
+fn level_iterator_stops_at_a_table_that_fails_to_open() {
+    let model = large_internal_model();
+    let (files, opener) = level_of(&model, 4, vec![3]);
+    let per = model.len().div_ceil(4);
+    for forward in [true, false] {
+        let mut it = LevelIterator::new(Arc::clone(&files), opener.clone());
+        if forward {
+            it.seek_to_first();
+        } else {
+            it.seek_to_last();
+        }
+        let mut n = 0;
+        while it.valid() {
+            it.key();
+            n += 1;
+            if forward {
+                it.next();
+            } else {
+                it.prev();
+            }
+        }
+        let e = it.status().expect_err("open failure surfaces");
+        assert!(e.is_corruption(), "{e}");
+        assert_eq!(
+            n,
+            if forward {
+                2 * per
+            } else {
+                model.len() - 3 * per
+            }
+        );
+        // A seek into a readable file works again; one into the broken file fails.
+        it.seek(&model[0].0);
+        assert!(it.valid() && it.status().is_ok());
+        it.seek(&model[2 * per].0);
+        assert!(!it.valid() && it.status().is_err());
     }
 }

@@ -39,10 +39,11 @@ use std::sync::Arc;
 
 use super::merging::BoxedIterator;
 use super::range_del::RangeDelSet;
+use super::stored_error::StoredError;
 use super::InternalIterator;
 #[cfg(doc)]
 use super::MergingIterator;
-use crate::error::{Corruption, Error, Result};
+use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
 use crate::sstable::PrefixExtractor;
 use crate::types::{
@@ -94,37 +95,6 @@ enum Direction {
     Reverse,
 }
 
-/// An error found by the iterator itself (not by the inner iterator), kept in a form that can be
-/// handed out again on every `status()` call.
-#[derive(Debug, Clone)]
-enum OwnError {
-    Corruption(Box<Corruption>),
-    InvalidArgument(String),
-}
-
-impl OwnError {
-    fn keep(e: &Error) -> Self {
-        match e.root() {
-            Error::Corruption(c) => OwnError::Corruption(c.clone()),
-            Error::InvalidArgument(s) => OwnError::InvalidArgument(s.clone()),
-            other => OwnError::Corruption(Box::new(Corruption {
-                file: Default::default(),
-                offset: 0,
-                message: other.to_string(),
-                expected_checksum: None,
-                actual_checksum: None,
-            })),
-        }
-    }
-
-    fn to_error(&self) -> Error {
-        match self {
-            OwnError::Corruption(c) => Error::Corruption(c.clone()),
-            OwnError::InvalidArgument(s) => Error::InvalidArgument(s.clone()),
-        }
-    }
-}
-
 /// How resolving one user key backwards ended.
 enum Resolved {
     Found,
@@ -146,7 +116,7 @@ pub struct DbIterator {
     value_in_inner: bool,
     /// The prefix every returned key must have, in prefix mode.
     prefix: Option<Vec<u8>>,
-    err: Option<OwnError>,
+    err: Option<StoredError>,
     /// Merge operands being collected, reused between keys.
     operands: Vec<Vec<u8>>,
 }
@@ -197,8 +167,8 @@ impl DbIterator {
         self.direction = dir;
     }
 
-    fn fail(&mut self, e: &Error) {
-        self.err = Some(OwnError::keep(e));
+    fn fail(&mut self, e: Error) {
+        self.err = Some(StoredError::new(e));
         self.valid = false;
     }
 
@@ -263,7 +233,7 @@ impl DbIterator {
             }
             let p = match ParsedKey::parse(self.inner.key()) {
                 Ok(p) => p,
-                Err(e) => return self.fail(&e),
+                Err(e) => return self.fail(e),
             };
             if self.past_upper(p.user_key) || !self.in_prefix(p.user_key) {
                 self.valid = false;
@@ -283,7 +253,7 @@ impl DbIterator {
                     return;
                 }
                 ValueKind::Merge if !covered => return self.merge_forward(),
-                ValueKind::RangeDelete => return self.fail(&misplaced_range_deletion()),
+                ValueKind::RangeDelete => return self.fail(misplaced_range_deletion()),
                 // A deletion, or an entry deleted by a newer range tombstone: the older entries
                 // of this key are hidden too.
                 _ => {
@@ -307,7 +277,7 @@ impl DbIterator {
         while self.inner.valid() {
             let p = match ParsedKey::parse(self.inner.key()) {
                 Ok(p) => p,
-                Err(e) => return self.fail(&e),
+                Err(e) => return self.fail(e),
             };
             // Older entries of the key all have visible sequence numbers (one newer was).
             if p.user_key != self.key.as_slice() || tomb.is_some_and(|t| t > p.seq) {
@@ -325,7 +295,7 @@ impl DbIterator {
                     self.inner.next();
                 }
                 ValueKind::Delete | ValueKind::SingleDelete => break,
-                ValueKind::RangeDelete => return self.fail(&misplaced_range_deletion()),
+                ValueKind::RangeDelete => return self.fail(misplaced_range_deletion()),
             }
         }
         if !self.inner.valid() && self.inner.status().is_err() {
@@ -364,7 +334,7 @@ impl DbIterator {
                 self.value_in_inner = false;
                 self.valid = true;
             }
-            Err(e) => self.fail(&e),
+            Err(e) => self.fail(e),
         }
     }
 
@@ -377,7 +347,7 @@ impl DbIterator {
             }
             let p = match ParsedKey::parse(self.inner.key()) {
                 Ok(p) => p,
-                Err(e) => return self.fail(&e),
+                Err(e) => return self.fail(e),
             };
             if self.below_lower(p.user_key) || !self.in_prefix(p.user_key) {
                 self.valid = false;
@@ -418,7 +388,7 @@ impl DbIterator {
             let p = match ParsedKey::parse(self.inner.key()) {
                 Ok(p) => p,
                 Err(e) => {
-                    self.fail(&e);
+                    self.fail(e);
                     return Resolved::Failed;
                 }
             };
@@ -439,7 +409,7 @@ impl DbIterator {
                     }
                     ValueKind::Merge => self.operands.push(self.inner.value().to_vec()),
                     ValueKind::RangeDelete => {
-                        self.fail(&misplaced_range_deletion());
+                        self.fail(misplaced_range_deletion());
                         return Resolved::Failed;
                     }
                 }
@@ -568,7 +538,7 @@ impl InternalIterator for DbIterator {
 
     fn status(&self) -> Result<()> {
         match &self.err {
-            Some(e) => Err(e.to_error()),
+            Some(e) => Err(e.get()),
             None => self.inner.status(),
         }
     }

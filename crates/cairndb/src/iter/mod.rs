@@ -1,6 +1,7 @@
 //! The one iterator contract every iterator of the engine implements, over internal keys
 //! (block, table, memtable, merging, level iterators alike), and the iterators built on it:
-//! [`MergingIterator`] (many sorted children as one), [`RangeDelSet`] (fragmented range
+//! [`MergingIterator`] (many sorted children as one), [`LevelIterator`] (the tables of one
+//! sorted level, opened lazily), [`RangeDelSet`] (fragmented range
 //! tombstones) and [`DbIterator`] (the user-facing iterator: one version per user key at a
 //! snapshot, with bounds and prefix mode). Design and reasoning: `docs/design/iterators.md`; every
 //! implementation is checked by `tests/iterator_conformance.rs`.
@@ -31,10 +32,13 @@
 //!    their sources are), never shared.
 
 mod db_iter;
+mod level;
 mod merging;
 mod range_del;
+mod stored_error;
 
 pub use db_iter::{DbIterOptions, DbIterator};
+pub use level::{LevelIterator, TableOpener};
 pub use merging::{BoxedIterator, MergingIterator};
 pub use range_del::{RangeDelSet, Tombstone};
 
