@@ -24,6 +24,7 @@ pub mod error;
 pub mod fs;
 pub mod iter;
 pub mod memtable;
+pub mod merge;
 pub mod sstable;
 pub mod types;
 pub mod util;
