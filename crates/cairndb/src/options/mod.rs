@@ -114,9 +114,9 @@ pub enum InfoLogLevel {
     Header,
 }
 
-/// An enum with RocksDB's spelling of each value, shared by parsing and printing so the two can
-/// never disagree.
-pub(crate) trait RocksDbEnum: Sized + Copy + PartialEq + 'static {
+/// An option enum with RocksDB's spelling of each value, shared by parsing and printing so the
+/// two can never disagree (also for tools that take RocksDB's flag values, like `cairn bench`).
+pub trait RocksDbEnum: Sized + Copy + PartialEq + 'static {
     /// Every value with its RocksDB spelling.
     const NAMES: &'static [(Self, &'static str)];
 
@@ -130,6 +130,9 @@ pub(crate) trait RocksDbEnum: Sized + Copy + PartialEq + 'static {
     }
 
     /// Parses RocksDB's spelling (exact, as RocksDB does) for the option `option`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming `option` and listing the accepted spellings.
     fn parse_rocksdb(option: &str, s: &str) -> Result<Self> {
         if let Some((v, _)) = Self::NAMES.iter().find(|(_, n)| *n == s) {
             return Ok(*v);
@@ -192,7 +195,7 @@ impl RocksDbEnum for WalRecoveryMode {
     ];
 }
 
-/// The value names used in validation messages: `Err` naming `option`, its value and the range.
+/// The error for `option` holding `value` outside `range` (described in words).
 pub(crate) fn out_of_range<T: std::fmt::Display>(option: &str, value: T, range: &str) -> Error {
     Error::InvalidArgument(format!(
         "option {option} = {value} is out of range: {range}"
@@ -203,13 +206,14 @@ pub(crate) fn out_of_range<T: std::fmt::Display>(option: &str, value: T, range: 
 ///
 /// # Errors
 /// [`Error::InvalidArgument`] naming the option and the range.
-pub(crate) fn check_range<T: PartialOrd + std::fmt::Display>(
+pub(crate) fn check_range<T: PartialOrd + Copy + std::fmt::Display>(
     option: &str,
     value: T,
     lo: T,
     hi: T,
 ) -> Result<()> {
-    if value < lo || value > hi {
+    // `contains` is false for NaN, so a NaN set in code is caught too.
+    if !(lo..=hi).contains(&value) {
         return Err(out_of_range(option, value, &format!("{lo}..={hi}")));
     }
     Ok(())

@@ -377,7 +377,10 @@ fn parse_prefix_extractor(option: &str, v: &str) -> Result<Option<Arc<dyn Prefix
     } else {
         return Err(invalid(
             option,
-            format!("{v:?} is not capped:N, fixed:N, rocksdb.CappedPrefix.N, rocksdb.FixedPrefix.N or nullptr"),
+            format!(
+                "{v:?} is not capped:N, fixed:N, rocksdb.CappedPrefix.N, \
+                 rocksdb.FixedPrefix.N or nullptr"
+            ),
         ));
     };
     let len = parse_usize(option, len)?;
@@ -400,7 +403,10 @@ fn parse_filter_policy(option: &str, v: &str) -> Result<f64> {
     let (Some("bloomfilter"), Some(bits)) = (parts.next(), parts.next()) else {
         return Err(invalid(
             option,
-            format!("{v:?} is not bloomfilter:BITS[:USE_BLOCK_BASED] or nullptr (only Bloom filters are supported)"),
+            format!(
+                "{v:?} is not bloomfilter:BITS[:USE_BLOCK_BASED] or nullptr \
+                 (only Bloom filters are supported)"
+            ),
         ));
     };
     let bits = parse_f64(option, bits)?;

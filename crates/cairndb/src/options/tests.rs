@@ -789,13 +789,17 @@ fn db_options() -> impl Strategy<Value = DbOptions> {
     })
 }
 
+fn fail(s: &str, e: Error) -> TestCaseError {
+    TestCaseError::fail(format!("{s}: {e}"))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn cf_options_round_trip(c in cf_options()) {
         let s = c.to_options_string();
-        let back = CfOptions::from_options_string(&s).map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
+        let back = CfOptions::from_options_string(&s).map_err(|e| fail(&s, e))?;
         prop_assert_eq!(format!("{back:?}"), format!("{c:?}"), "{}", s);
         prop_assert_eq!(back.to_options_string(), s);
     }
@@ -803,7 +807,7 @@ proptest! {
     #[test]
     fn db_options_round_trip(d in db_options()) {
         let s = d.to_options_string();
-        let back = DbOptions::from_options_string(&s).map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
+        let back = DbOptions::from_options_string(&s).map_err(|e| fail(&s, e))?;
         prop_assert_eq!(back, d);
     }
 
@@ -811,7 +815,7 @@ proptest! {
     fn combined_options_round_trip(d in db_options(), c in cf_options()) {
         let o = Options { db: d, cf: c };
         let s = o.to_options_string();
-        let back = Options::from_options_string(&s).map_err(|e| TestCaseError::fail(format!("{s}: {e}")))?;
+        let back = Options::from_options_string(&s).map_err(|e| fail(&s, e))?;
         prop_assert_eq!(format!("{back:?}"), format!("{o:?}"));
     }
 
