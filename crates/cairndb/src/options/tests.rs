@@ -619,6 +619,35 @@ fn output_table_options_come_from_cf_and_db() {
     assert_eq!(cf("ttl=0").effective_ttl(), 0);
 }
 
+#[test]
+fn default_strings_use_rocksdb_spellings() {
+    let s = CfOptions::default().to_options_string();
+    for part in [
+        "write_buffer_size=67108864;",
+        "compaction_style=kCompactionStyleLevel;",
+        "compaction_pri=kMinOverlappingRatio;",
+        "compression=kLZ4Compression;",
+        "compression_per_level=;",
+        "bottommost_compression=kDisableCompressionOption;",
+        "prefix_extractor=nullptr;",
+        "ttl=18446744073709551614;",
+        "block_based_table_factory={block_size=4096;",
+        "filter_policy=bloomfilter:10:false;",
+        "checksum=kXXH3;",
+        "block_cache=nullptr;",
+    ] {
+        assert!(s.contains(part), "{part} not in {s}");
+    }
+    let s = DbOptions::default().to_options_string();
+    for part in [
+        "max_open_files=-1;",
+        "wal_recovery_mode=kTolerateCorruptedTailRecords;",
+        "info_log_level=INFO_LEVEL;",
+    ] {
+        assert!(s.contains(part), "{part} not in {s}");
+    }
+}
+
 // ---- round trip -----------------------------------------------------------------------------
 
 fn pick<T: Copy + std::fmt::Debug + 'static>(
