@@ -4,16 +4,19 @@
 //! - [`fs`]: the file-system layer every file operation goes through, with in-memory,
 //!   error-injecting and crash-simulating implementations for tests.
 //! - [`wal`]: the write-ahead log format (writer and reader), `docs/format/wal.md`.
+//! - [`batch`]: the atomic write batch, the payload of WAL records, `docs/format/write_batch.md`.
+//! - [`memtable`]: the concurrent arena skiplist (and a vector memtable for bulk loads).
 //! - [`sstable`]: the block-based table format (builder and reader), `docs/format/sstable.md`.
-//! - [`version`]: the MANIFEST encoding of version edits and the CURRENT protocol,
-//!   `docs/format/manifest.md`.
-//! - [`cache`]: the sharded block cache (clock or LRU).
-//! - [`batch`]: write batches, the atomic unit of writes and the WAL payload,
-//!   `docs/format/write_batch.md`.
-//! - [`memtable`]: the in-memory write buffer (concurrent arena skiplist, or a vector for bulk
-//!   loads).
+//! - [`version`]: version edits, the MANIFEST, the CURRENT protocol (`docs/format/manifest.md`)
+//!   and the version set that recovers and changes the file set (`docs/design/version_set.md`).
+//! - [`iter`]: the one iterator contract and the merging, level and user-facing iterators
+//!   (`docs/design/iterators.md`); [`merge`]: merge operators.
+//! - [`cache`]: the sharded block cache (clock or LRU); [`table_cache`]: open table files.
+//! - [`options`]: database, column-family, read and write options under RocksDB's names, and
+//!   RocksDB option strings (`docs/design/options.md`).
 //!
-//! The database front (open, write, read, flush, recovery) is not built yet.
+//! The database front that ties these together (open, commit pipeline, get, flush, recovery) is
+//! not built yet.
 //!
 //! Errors: every fallible function returns [`Error`]; damaged persisted bytes are reported as
 //! [`Error::Corruption`] naming the file and offset, never as wrong data or a panic.
@@ -25,7 +28,9 @@ pub mod fs;
 pub mod iter;
 pub mod memtable;
 pub mod merge;
+pub mod options;
 pub mod sstable;
+pub mod table_cache;
 pub mod types;
 pub mod util;
 pub mod version;

@@ -1,0 +1,322 @@
+//! [`CfOptions`]: options of one column family, RocksDB's `ColumnFamilyOptions` under the same
+//! names, with the block-based table options in [`CfOptions::table`].
+//!
+//! Plain data; see the module contract in `options/mod.rs`.
+//!
+//! [`TableOptions`] has fields that RocksDB keeps outside `BlockBasedTableOptions`:
+//! `compression` and `prefix_extractor` (column-family options) and `bytes_per_sync` (a database
+//! option). In `CfOptions::table` those three are ignored; [`CfOptions::table_options_for_output`]
+//! fills them from the column family and database options, so each fact has one home.
+
+use std::sync::Arc;
+
+use super::{check_range, out_of_range, CompactionPri, CompactionStyle, DbOptions, TableOptions};
+use crate::error::{Error, Result};
+use crate::sstable::PrefixExtractor;
+use crate::types::CompressionType;
+
+/// RocksDB's "pick the default" value of `ttl` and `periodic_compaction_seconds`
+/// (`0xfffffffffffffffe`), kept so RocksDB option strings mean the same here.
+pub const TTL_AUTO: u64 = u64::MAX - 1;
+/// 30 days in seconds: what [`TTL_AUTO`] resolves to where it enables anything.
+const THIRTY_DAYS_SECS: u64 = 30 * 24 * 60 * 60;
+/// Smallest and largest `write_buffer_size` (RocksDB clips to the same range).
+const MIN_WRITE_BUFFER: usize = 64 << 10;
+const MAX_WRITE_BUFFER: usize = 64 << 30;
+/// Most levels a tree may have.
+pub const MAX_NUM_LEVELS: u32 = 64;
+
+/// Options of one column family. RocksDB's `ColumnFamilyOptions`; field names are RocksDB's.
+///
+/// The merge operator is not here yet: it is attached by the database front together with
+/// `crate::merge` (a RocksDB `merge_operator=` in an option string is reported as unsupported).
+#[derive(Debug, Clone)]
+pub struct CfOptions {
+    /// Bytes of user data a memtable holds before it becomes immutable and is flushed. Default
+    /// 64 MiB. Larger memtables mean fewer, larger L0 files and less write amplification, at the
+    /// cost of memory and recovery time (the WAL to replay grows with it). Range 64 KiB..=64 GiB.
+    pub write_buffer_size: usize,
+    /// Memtables (active plus immutable) kept in memory before writes stop waiting for a flush.
+    /// Default 2. More absorbs flush hiccups, at `write_buffer_size` of memory each. Range
+    /// 2..=256 (RocksDB silently raises 1 to 2; CairnDB says so instead).
+    pub max_write_buffer_number: u32,
+    /// Immutable memtables merged into one L0 file by a flush. Default 1. More makes fewer, larger
+    /// L0 files but keeps more memtables for reads to search. Range 1..max_write_buffer_number.
+    pub min_write_buffer_number_to_merge: u32,
+    /// L0 files that trigger an L0 compaction. Default 4. Higher lowers write amplification and
+    /// raises read amplification (every L0 file is searched). Range 1..=slowdown trigger.
+    pub level0_file_num_compaction_trigger: u32,
+    /// L0 files at which writes start being slowed (the admission rate starts falling). Default
+    /// 20. Range file_num_compaction_trigger..=stop trigger.
+    pub level0_slowdown_writes_trigger: u32,
+    /// L0 files at which writes stop until compaction catches up. Default 36. Range
+    /// slowdown trigger..=u32::MAX.
+    pub level0_stop_writes_trigger: u32,
+    /// Estimated bytes compaction owes at which writes start slowing; 0 disables. Default
+    /// 64 GiB. Range: at most `hard_pending_compaction_bytes_limit` when both are non-zero.
+    pub soft_pending_compaction_bytes_limit: u64,
+    /// Estimated bytes compaction owes at which writes stop; 0 disables. Default 256 GiB.
+    pub hard_pending_compaction_bytes_limit: u64,
+    /// Target size of the level L0 compacts into (L1, or the base level with dynamic level
+    /// bytes), in bytes. Default 256 MiB. Keep it near the size of L0 at the compaction trigger,
+    /// so L0->base compactions are not lopsided. Range 1..=u64::MAX.
+    pub max_bytes_for_level_base: u64,
+    /// Size ratio between adjacent levels. Default 10. A larger ratio means fewer levels (less
+    /// space and read amplification) and more write amplification. Range >1.0, finite.
+    pub max_bytes_for_level_multiplier: f64,
+    /// Target size of a compaction output file in L1, in bytes. Default 64 MiB. Smaller files give
+    /// finer compactions and more files (handles, index and filter memory). Range 1..=u64::MAX.
+    pub target_file_size_base: u64,
+    /// Factor between target file sizes of adjacent levels. Default 1 (same size everywhere).
+    /// Range 1..=u32::MAX.
+    pub target_file_size_multiplier: u32,
+    /// Size levels from the last level up (each level is the next one's size divided by the
+    /// multiplier), so space amplification stays near 1.1 whatever the data size. Default true
+    /// (RocksDB >= 8.4). False sizes levels from `max_bytes_for_level_base` down.
+    pub level_compaction_dynamic_level_bytes: bool,
+    /// Levels of the tree, L0 included. Default 7. Range 1..=64; leveled compaction needs 2.
+    pub num_levels: u32,
+    /// How compaction shapes the tree. Default `kCompactionStyleLevel`.
+    pub compaction_style: CompactionStyle,
+    /// Which file leveled compaction picks first. Default `kMinOverlappingRatio`.
+    pub compaction_pri: CompactionPri,
+    /// Compression of table blocks. Default LZ4 (`kLZ4Compression`). **RocksDB's default is Snappy
+    /// when built with it**; CairnDB has no Snappy, and LZ4 is the comparable fast codec.
+    pub compression: CompressionType,
+    /// Compression per level, L0 first; overrides `compression` when not empty. Levels past the end
+    /// use the last entry. Default empty. The usual choice: none or LZ4 on upper levels (written
+    /// often, read through the cache), Zstd at the bottom (most of the data).
+    pub compression_per_level: Vec<CompressionType>,
+    /// Compression of the bottommost level, overriding both of the above; `None` is RocksDB's
+    /// `kDisableCompressionOption` (do not override). Default `None`.
+    pub bottommost_compression: Option<CompressionType>,
+    /// Extracts the key prefix that prefix filters and prefix seeks use. Default `None` (whole-key
+    /// filtering only). Built-in: `capped:N`/`fixed:N` in option strings.
+    pub prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
+    /// Size of the memtable's prefix Bloom filter as a fraction of `write_buffer_size`; 0
+    /// disables. Default 0. Lets lookups of absent prefixes skip the memtable search, for that
+    /// much extra memory. Needs a `prefix_extractor`. Range 0.0..=0.25.
+    pub memtable_prefix_bloom_size_ratio: f64,
+    /// Build no filter for the last level, where most keys live, when reads mostly find their key.
+    /// Default false. Saves about 90% of filter memory; costs a block read for every lookup of an
+    /// absent key that reaches the last level.
+    pub optimize_filters_for_hits: bool,
+    /// Seconds after which data is compacted (leveled: files older than this are compacted down;
+    /// FIFO: files older than this are deleted); 0 disables. Default [`TTL_AUTO`]: 30 days with
+    /// leveled compaction, 0 otherwise.
+    pub ttl: u64,
+    /// Seconds after which a file is rewritten by compaction even if nothing else would pick it;
+    /// 0 disables. Default [`TTL_AUTO`]: 30 days with universal compaction, 0 otherwise (RocksDB
+    /// also enables it with a compaction filter, which CairnDB does not have yet).
+    pub periodic_compaction_seconds: u64,
+    /// Run no automatic compactions; only manual ones. Default false. For bulk loads followed by
+    /// one manual compaction; writes stall once L0 reaches the stop trigger.
+    pub disable_auto_compactions: bool,
+    /// Block-based table options (RocksDB's `block_based_table_factory`). Its `compression`,
+    /// `prefix_extractor` and `bytes_per_sync` are ignored; see the module documentation.
+    pub table: TableOptions,
+}
+
+impl Default for CfOptions {
+    fn default() -> Self {
+        CfOptions {
+            write_buffer_size: 64 << 20,
+            max_write_buffer_number: 2,
+            min_write_buffer_number_to_merge: 1,
+            level0_file_num_compaction_trigger: 4,
+            level0_slowdown_writes_trigger: 20,
+            level0_stop_writes_trigger: 36,
+            soft_pending_compaction_bytes_limit: 64 << 30,
+            hard_pending_compaction_bytes_limit: 256 << 30,
+            max_bytes_for_level_base: 256 << 20,
+            max_bytes_for_level_multiplier: 10.0,
+            target_file_size_base: 64 << 20,
+            target_file_size_multiplier: 1,
+            level_compaction_dynamic_level_bytes: true,
+            num_levels: 7,
+            compaction_style: CompactionStyle::Level,
+            compaction_pri: CompactionPri::MinOverlappingRatio,
+            compression: CompressionType::Lz4,
+            compression_per_level: Vec::new(),
+            bottommost_compression: None,
+            prefix_extractor: None,
+            memtable_prefix_bloom_size_ratio: 0.0,
+            optimize_filters_for_hits: false,
+            ttl: TTL_AUTO,
+            periodic_compaction_seconds: TTL_AUTO,
+            disable_auto_compactions: false,
+            table: TableOptions::default(),
+        }
+    }
+}
+
+impl CfOptions {
+    /// Checks every option against its documented range, and the table options.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] naming the first option out of range and the allowed range.
+    pub fn validate(&self) -> Result<()> {
+        self.validate_memtables()?;
+        self.validate_triggers()?;
+        self.validate_levels()?;
+        check_range(
+            "memtable_prefix_bloom_size_ratio",
+            self.memtable_prefix_bloom_size_ratio,
+            0.0,
+            0.25,
+        )?;
+        // Name the table options as RocksDB users write them, keeping the error's kind.
+        self.table.validate().map_err(|e| match e {
+            Error::InvalidArgument(m) => {
+                Error::InvalidArgument(format!("block_based_table_factory: {m}"))
+            }
+            other => other,
+        })
+    }
+
+    fn validate_memtables(&self) -> Result<()> {
+        check_range(
+            "write_buffer_size",
+            self.write_buffer_size,
+            MIN_WRITE_BUFFER,
+            MAX_WRITE_BUFFER,
+        )?;
+        check_range(
+            "max_write_buffer_number",
+            self.max_write_buffer_number,
+            2,
+            256,
+        )?;
+        check_range(
+            "min_write_buffer_number_to_merge",
+            self.min_write_buffer_number_to_merge,
+            1,
+            self.max_write_buffer_number - 1,
+        )
+    }
+
+    /// The L0 triggers must be ordered, or the slowdown would start after the stop (RocksDB
+    /// silently raises the later ones; CairnDB reports the inconsistency).
+    fn validate_triggers(&self) -> Result<()> {
+        let (start, slow, stop) = (
+            self.level0_file_num_compaction_trigger,
+            self.level0_slowdown_writes_trigger,
+            self.level0_stop_writes_trigger,
+        );
+        if start == 0 || start > slow || slow > stop {
+            return Err(Error::InvalidArgument(format!(
+                "options level0_file_num_compaction_trigger ({start}), \
+                 level0_slowdown_writes_trigger ({slow}) and level0_stop_writes_trigger ({stop}) \
+                 must satisfy 1 <= compaction trigger <= slowdown trigger <= stop trigger"
+            )));
+        }
+        let (soft, hard) = (
+            self.soft_pending_compaction_bytes_limit,
+            self.hard_pending_compaction_bytes_limit,
+        );
+        if soft != 0 && hard != 0 && soft > hard {
+            return Err(Error::InvalidArgument(format!(
+                "option soft_pending_compaction_bytes_limit ({soft}) must not exceed \
+                 hard_pending_compaction_bytes_limit ({hard}) unless one of them is 0"
+            )));
+        }
+        Ok(())
+    }
+
+    fn validate_levels(&self) -> Result<()> {
+        check_range("num_levels", self.num_levels, 1, MAX_NUM_LEVELS)?;
+        if self.compaction_style == CompactionStyle::Level && self.num_levels < 2 {
+            return Err(out_of_range(
+                "num_levels",
+                self.num_levels,
+                "2..=64 with kCompactionStyleLevel",
+            ));
+        }
+        check_range(
+            "max_bytes_for_level_base",
+            self.max_bytes_for_level_base,
+            1,
+            u64::MAX,
+        )?;
+        let m = self.max_bytes_for_level_multiplier;
+        if !(m.is_finite() && m > 1.0) {
+            return Err(out_of_range(
+                "max_bytes_for_level_multiplier",
+                m,
+                "finite and > 1.0",
+            ));
+        }
+        check_range(
+            "target_file_size_base",
+            self.target_file_size_base,
+            1,
+            u64::MAX,
+        )?;
+        check_range(
+            "target_file_size_multiplier",
+            self.target_file_size_multiplier,
+            1,
+            u32::MAX,
+        )
+    }
+
+    /// The compression of files written to `level`: `bottommost_compression` for the last level
+    /// when set, else `compression_per_level` (the last entry for levels past its end), else
+    /// `compression`. With dynamic level bytes, RocksDB indexes `compression_per_level` from the
+    /// base level; the caller passes the level index it wants looked up.
+    pub fn compression_for_level(&self, level: usize, is_bottommost: bool) -> CompressionType {
+        if let (true, Some(c)) = (is_bottommost, self.bottommost_compression) {
+            return c;
+        }
+        match self.compression_per_level.as_slice() {
+            [] => self.compression,
+            per_level => per_level[level.min(per_level.len() - 1)],
+        }
+    }
+
+    /// The table options for a file written to `level`: `table` with the compression, prefix
+    /// extractor and write-behind filled in from these and `db`'s options, and no filter for the
+    /// bottommost level with `optimize_filters_for_hits`.
+    pub fn table_options_for_output(
+        &self,
+        db: &DbOptions,
+        level: usize,
+        is_bottommost: bool,
+    ) -> TableOptions {
+        let mut t = self.table.clone();
+        t.compression = self.compression_for_level(level, is_bottommost);
+        t.prefix_extractor = self.prefix_extractor.clone();
+        t.bytes_per_sync = db.bytes_per_sync;
+        if self.optimize_filters_for_hits && is_bottommost {
+            t.bloom_bits_per_key = 0.0;
+        }
+        t
+    }
+
+    /// The table options readers open tables with: `table` with this column family's prefix
+    /// extractor (so prefix filters are used when the names match).
+    pub fn table_options_for_reads(&self) -> TableOptions {
+        let mut t = self.table.clone();
+        t.prefix_extractor = self.prefix_extractor.clone();
+        t
+    }
+
+    /// `ttl` with [`TTL_AUTO`] resolved: 30 days with leveled compaction, else 0 (off).
+    pub fn effective_ttl(&self) -> u64 {
+        match (self.ttl, self.compaction_style) {
+            (TTL_AUTO, CompactionStyle::Level) => THIRTY_DAYS_SECS,
+            (TTL_AUTO, _) => 0,
+            (ttl, _) => ttl,
+        }
+    }
+
+    /// `periodic_compaction_seconds` with [`TTL_AUTO`] resolved: 30 days with universal
+    /// compaction, else 0 (off).
+    pub fn effective_periodic_compaction_seconds(&self) -> u64 {
+        match (self.periodic_compaction_seconds, self.compaction_style) {
+            (TTL_AUTO, CompactionStyle::Universal) => THIRTY_DAYS_SECS,
+            (TTL_AUTO, _) => 0,
+            (secs, _) => secs,
+        }
+    }
+}

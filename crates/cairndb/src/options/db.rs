@@ -1,0 +1,156 @@
+//! [`DbOptions`]: options of the whole database, RocksDB's `DBOptions` under the same names.
+//!
+//! Plain data; see the module contract in `options/mod.rs`. RocksDB `DBOptions` not listed here
+//! are not accepted (listed in `docs/design/options.md`).
+
+use super::{check_range, out_of_range, InfoLogLevel, WalRecoveryMode};
+use crate::error::Result;
+
+/// Files RocksDB keeps open besides tables (WAL, MANIFEST, info log, ...), subtracted from
+/// `max_open_files` to size the table cache.
+const NON_TABLE_FILES: usize = 10;
+/// Smallest table cache RocksDB sizes from `max_open_files` (it raises smaller values to 20).
+const MIN_MAX_OPEN_FILES: usize = 20;
+/// The write rate used when `delayed_write_rate` is 0, as in RocksDB without a rate limiter.
+pub const DEFAULT_DELAYED_WRITE_RATE: u64 = 16 << 20;
+
+/// Options of the whole database. RocksDB's `DBOptions`; field names are RocksDB's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DbOptions {
+    /// Create the database if the directory holds none. Default false, so that a mistyped path
+    /// is an error instead of a new empty database.
+    pub create_if_missing: bool,
+    /// Fail to open if a database already exists. Default false.
+    pub error_if_exists: bool,
+    /// Check aggressively and stop on any inconsistency: at open, verify every live table file
+    /// exists with its recorded size; fail reads and compactions on damage instead of skipping.
+    /// Default true. Turning it off trades safety for availability on damaged media.
+    pub paranoid_checks: bool,
+    /// Most files kept open, or -1 for no limit. Default -1. Each open table holds a file handle
+    /// and (unless `cache_index_and_filter_blocks`) its index and filter blocks in memory, so a
+    /// limit bounds memory and descriptors at the cost of reopening evicted tables (a footer,
+    /// index and filter read each). As in RocksDB, 10 handles are reserved for other files and
+    /// values below 20 count as 20. Range: -1 or 1..=i32::MAX.
+    pub max_open_files: i32,
+    /// Background flushes and compactions that may run at once. Default 2. More jobs keep
+    /// compaction debt (and write stalls) lower at the cost of CPU and I/O bandwidth taken from
+    /// the foreground. Range 1..=1024.
+    pub max_background_jobs: u32,
+    /// Threads one compaction job may be split into (by key range). Default 1 (no splitting).
+    /// More lets a large L0->L1 compaction finish sooner. Range 1..=256.
+    pub max_subcompactions: u32,
+    /// Start write-behind of table files every this many bytes (`sync_file_range`), so the final
+    /// sync has little left to write and the OS does not build bursts of dirty pages. 0 disables.
+    /// Default 1 MiB. **RocksDB's default is 0**; RocksDB recommends 1 MiB and CairnDB's write
+    /// path is tuned for it (design brief, "I/O").
+    pub bytes_per_sync: u64,
+    /// The same for WAL files. Default 0 (off), as RocksDB: the commit pipeline syncs the WAL
+    /// when writers ask for it, and write-behind would add system calls to the commit path.
+    pub wal_bytes_per_sync: u64,
+    /// Total size of live WAL files that forces the column families holding the oldest WAL's data
+    /// to flush, so the log can be deleted. 0 means automatic: 4 x the sum over column families
+    /// of `write_buffer_size x max_write_buffer_number`. Default 0. A small limit bounds recovery
+    /// time and disk use at the cost of flushing small memtables.
+    pub max_total_wal_size: u64,
+    /// How recovery treats damaged WAL records. Default `kTolerateCorruptedTailRecords`.
+    /// **RocksDB's default is `kPointInTimeRecovery`**, which stops silently at damage in the
+    /// middle of a log and so can drop writes acknowledged with `sync=true`; CairnDB's durability
+    /// contract forbids that, so by default only a torn tail (what a crash leaves) is dropped and
+    /// damage before valid data fails recovery.
+    pub wal_recovery_mode: WalRecoveryMode,
+    /// Size at which the MANIFEST is rewritten as a fresh snapshot of the file set. Default
+    /// 1 GiB. Smaller files open faster; rewriting costs a write of the whole current file set.
+    /// Range 1 KiB..=u64::MAX.
+    pub max_manifest_file_size: u64,
+    /// Bytes per second admitted when compaction debt reaches the slowdown thresholds
+    /// (`level0_slowdown_writes_trigger`, `soft_pending_compaction_bytes_limit`); the admission
+    /// rate falls smoothly from unlimited to this rate and below as debt grows. 0 means 16 MiB/s.
+    /// Default 0.
+    pub delayed_write_rate: u64,
+    /// Seconds between statistics dumps to the info log; 0 disables. Default 600.
+    pub stats_dump_period_sec: u32,
+    /// Least severity written to the info log. Default `INFO_LEVEL`.
+    pub info_log_level: InfoLogLevel,
+    /// Old info log files kept. Default 1000. Range 1..=usize::MAX.
+    pub keep_log_file_num: usize,
+    /// Size in bytes at which the info log is rotated; 0 means never by size. Default 0.
+    pub max_log_file_size: usize,
+    /// Readahead for compaction inputs, in bytes; 0 disables. Default 2 MiB (RocksDB >= 8.x).
+    /// Larger reads fewer, bigger requests on disks where seeks cost; more memory per input.
+    pub compaction_readahead_size: u64,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        DbOptions {
+            create_if_missing: false,
+            error_if_exists: false,
+            paranoid_checks: true,
+            max_open_files: -1,
+            max_background_jobs: 2,
+            max_subcompactions: 1,
+            bytes_per_sync: 1 << 20,
+            wal_bytes_per_sync: 0,
+            max_total_wal_size: 0,
+            wal_recovery_mode: WalRecoveryMode::TolerateCorruptedTailRecords,
+            max_manifest_file_size: 1 << 30,
+            delayed_write_rate: 0,
+            stats_dump_period_sec: 600,
+            info_log_level: InfoLogLevel::Info,
+            keep_log_file_num: 1000,
+            max_log_file_size: 0,
+            compaction_readahead_size: 2 << 20,
+        }
+    }
+}
+
+impl DbOptions {
+    /// Checks every option against its documented range.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) naming the first option out of
+    /// range and the allowed range.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_open_files == 0 || self.max_open_files < -1 {
+            return Err(out_of_range(
+                "max_open_files",
+                self.max_open_files,
+                "-1 (unlimited) or 1..=2147483647",
+            ));
+        }
+        check_range("max_background_jobs", self.max_background_jobs, 1, 1024)?;
+        check_range("max_subcompactions", self.max_subcompactions, 1, 256)?;
+        check_range(
+            "max_manifest_file_size",
+            self.max_manifest_file_size,
+            1 << 10,
+            u64::MAX,
+        )?;
+        check_range("keep_log_file_num", self.keep_log_file_num, 1, usize::MAX)?;
+        Ok(())
+    }
+
+    /// How many tables the table cache may hold open: `None` for no limit, else
+    /// `max(max_open_files, 20) - 10`, as RocksDB sizes it.
+    pub fn table_cache_capacity(&self) -> Option<usize> {
+        let n = usize::try_from(self.max_open_files).ok()?;
+        Some(n.max(MIN_MAX_OPEN_FILES) - NON_TABLE_FILES)
+    }
+
+    /// `delayed_write_rate` with 0 resolved to its automatic value.
+    pub fn effective_delayed_write_rate(&self) -> u64 {
+        match self.delayed_write_rate {
+            0 => DEFAULT_DELAYED_WRITE_RATE,
+            rate => rate,
+        }
+    }
+
+    /// `max_total_wal_size` with 0 resolved: 4 x `memtable_bytes`, the sum over column families of
+    /// `write_buffer_size x max_write_buffer_number`.
+    pub fn effective_max_total_wal_size(&self, memtable_bytes: u64) -> u64 {
+        match self.max_total_wal_size {
+            0 => memtable_bytes.saturating_mul(4),
+            limit => limit,
+        }
+    }
+}
