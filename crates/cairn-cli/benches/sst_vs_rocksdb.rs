@@ -31,8 +31,17 @@ use generator::{key_from_int, Random64, ValueGenerator};
 const KEY: usize = 16;
 const VALUE: usize = 100;
 
-fn cairn_options(c: CompressionType, cache: Option<Arc<cairndb::sstable::BlockCache>>) -> TableOptions {
-    TableOptions { block_size: 4096, bloom_bits_per_key: 10.0, compression: c, block_cache: cache, ..TableOptions::default() }
+fn cairn_options(
+    c: CompressionType,
+    cache: Option<Arc<cairndb::sstable::BlockCache>>,
+) -> TableOptions {
+    TableOptions {
+        block_size: 4096,
+        bloom_bits_per_key: 10.0,
+        compression: c,
+        block_cache: cache,
+        ..TableOptions::default()
+    }
 }
 
 fn rocks_options(c: CompressionType, cache_bytes: usize) -> Options {
@@ -83,14 +92,23 @@ fn rocks_build(path: &Path, num: u64, c: CompressionType) -> (f64, u64) {
         w.put(key, values.generate(VALUE)).expect("put");
     }
     w.finish().expect("finish");
-    (t.elapsed().as_secs_f64(), std::fs::metadata(path).expect("stat").len())
+    (
+        t.elapsed().as_secs_f64(),
+        std::fs::metadata(path).expect("stat").len(),
+    )
 }
 
 /// Random gets of present keys; returns gets per second.
 fn cairn_gets(path: &Path, num: u64, reads: u64, c: CompressionType) -> f64 {
     let cache = Arc::new(Cache::new(CacheOptions::with_capacity(1 << 30)));
     let size = RealFs.size(path).expect("size");
-    let t = Table::open(RealFs.open_read(path).expect("open"), path, size, &cairn_options(c, Some(cache))).expect("table");
+    let t = Table::open(
+        RealFs.open_read(path).expect("open"),
+        path,
+        size,
+        &cairn_options(c, Some(cache)),
+    )
+    .expect("table");
     let mut key = [0u8; KEY];
     for i in 0..num {
         key_from_int(i, &mut key);
@@ -128,19 +146,35 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn report(what: &str, unit: &str, cairn: &mut [f64], rocks: &mut [f64]) {
-    let ratios: Vec<String> = cairn.iter().zip(rocks.iter()).map(|(c, r)| format!("{:.2}", c / r)).collect();
+    let ratios: Vec<String> = cairn
+        .iter()
+        .zip(rocks.iter())
+        .map(|(c, r)| format!("{:.2}", c / r))
+        .collect();
     let (mc, mr) = (median(cairn), median(rocks));
     println!("{what:<22} cairndb {mc:>12.1} {unit}  rocksdb {mr:>12.1} {unit}  ratio {:.2}  per round [{}]", mc / mr, ratios.join(", "));
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let rounds: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(3);
-    let num: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let num: u64 = args
+        .get(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let reads = num;
     let raw_mb = (num as f64) * (KEY + VALUE) as f64 / 1_048_576.0;
-    println!("{num} entries of {KEY}+{VALUE} bytes ({raw_mb:.1} MiB raw), {rounds} rounds, alternating");
-    for c in [CompressionType::None, CompressionType::Lz4, CompressionType::Zstd] {
+    println!(
+        "{num} entries of {KEY}+{VALUE} bytes ({raw_mb:.1} MiB raw), {rounds} rounds, alternating"
+    );
+    for c in [
+        CompressionType::None,
+        CompressionType::Lz4,
+        CompressionType::Zstd,
+    ] {
         let (mut cb, mut rb, mut cg, mut rg) = (vec![], vec![], vec![], vec![]);
         let (mut csize, mut rsize) = (0, 0);
         for _ in 0..rounds {
@@ -155,7 +189,10 @@ fn main() {
             cg.push(cairn_gets(&cp, num, reads, c));
             rg.push(rocks_gets(&rp, &dir.path().join("db"), num, reads, c));
         }
-        println!("-- compression {} (file size: cairndb {csize} bytes, rocksdb {rsize} bytes)", c.rocksdb_name());
+        println!(
+            "-- compression {} (file size: cairndb {csize} bytes, rocksdb {rsize} bytes)",
+            c.rocksdb_name()
+        );
         report("build", "MB/s", &mut cb, &mut rb);
         report("cached point get", "ops/s", &mut cg, &mut rg);
     }
