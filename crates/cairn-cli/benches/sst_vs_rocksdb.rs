@@ -24,7 +24,7 @@ use cairndb::types::{append_internal_key, seek_key, CompressionType, ValueKind, 
 use rocksdb::{BlockBasedOptions, DBCompressionType, Options, SstFileWriter, DB};
 
 #[path = "../src/bench/generator.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod generator;
 use generator::{key_from_int, Random64, ValueGenerator};
 
