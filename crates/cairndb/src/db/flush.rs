@@ -75,7 +75,8 @@ fn flush_loop(inner: &DbInner) {
         if inner.closed.load(Ordering::Acquire) {
             return;
         }
-        if st.imms.is_empty() || st.flushing {
+        // A poisoned version set fails every flush: wait for close instead of spinning.
+        if st.imms.is_empty() || st.flushing || st.versions.is_poisoned() {
             inner.cond.wait(&mut st);
             continue;
         }

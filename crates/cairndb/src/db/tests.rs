@@ -177,3 +177,40 @@ fn memtable_switches_under_small_write_buffer() {
         assert_eq!(get(&db, &i.to_be_bytes()).as_deref(), Some(&[1; 100][..]));
     }
 }
+
+#[test]
+fn failed_flush_keeps_data_and_is_retried() {
+    let fault = FaultFs::new(MemFs::new().shared(), 2);
+    let db = Db::open_with_fs(fault.shared(), DIR, opts()).expect("open");
+    db.put(&w(), b"a", b"1").expect("put");
+    fault.add_rule(FaultRule::nth(OpKind::Write, 1, FaultKind::Eio).on_paths(".sst"));
+    let e = db.flush().expect_err("injected");
+    assert!(e.is_io(), "{e}");
+    assert_eq!(get(&db, b"a").as_deref(), Some(&b"1"[..]));
+    db.put(&w(), b"b", b"2")
+        .expect("writes go on after a failed flush");
+    db.flush().expect("retry succeeds");
+    assert!(db.background_error().is_none());
+    assert_eq!(db.num_immutable_memtables(), 0);
+    drop(db);
+    let db = Db::open_with_fs(fault.shared(), DIR, opts()).expect("reopen");
+    assert_eq!(get(&db, b"a").as_deref(), Some(&b"1"[..]));
+    assert_eq!(get(&db, b"b").as_deref(), Some(&b"2"[..]));
+}
+
+#[test]
+fn failed_manifest_write_refuses_writes_instead_of_hanging() {
+    let fault = FaultFs::new(MemFs::new().shared(), 3);
+    let db = Db::open_with_fs(fault.shared(), DIR, small_opts()).expect("open");
+    fault.add_rule(FaultRule::nth(OpKind::Sync, 1, FaultKind::Eio).on_paths("MANIFEST"));
+    let mut failed = None;
+    for i in 0..5000u32 {
+        if let Err(e) = db.put(&w(), &i.to_be_bytes(), &[0; 200]) {
+            failed = Some(e);
+            break;
+        }
+    }
+    let e = failed.expect("writes stop once flushes cannot finish");
+    assert!(matches!(e, Error::Poisoned(_)), "{e}");
+    assert!(db.flush().is_err());
+}

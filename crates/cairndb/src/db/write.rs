@@ -147,6 +147,12 @@ impl DbInner {
             if st.imms.len() < max_imms {
                 return self.switch_memtable(st);
             }
+            if st.versions.is_poisoned() {
+                // No flush can succeed until reopen: waiting would hang the writer.
+                let why = "the MANIFEST failed; flushes cannot complete until reopen";
+                st.poisoned = Some(why.to_string());
+                return Err(Error::Poisoned(why.to_string()));
+            }
             self.cond.wait(st);
             self.check_writable(st)?;
         }
