@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use cairndb::db::Snapshot;
 use cairndb::fs::{CrashOptions, FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::{Db, Error};
@@ -19,7 +20,12 @@ fn opts() -> Options {
 }
 
 fn scan(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    let mut it = db.iter(&ReadOptions::default()).expect("iter");
+    scan_at(db, &ReadOptions::default())
+}
+
+/// Scans forwards and backwards and checks that both agree.
+fn scan_at(db: &Db, ro: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut it = db.iter(ro).expect("iter");
     let mut out = BTreeMap::new();
     it.seek_to_first();
     while it.valid() {
@@ -27,7 +33,36 @@ fn scan(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
         it.next();
     }
     it.status().expect("scan status");
+    let mut back = Vec::new();
+    it.seek_to_last();
+    while it.valid() {
+        back.push((it.key().to_vec(), it.value().to_vec()));
+        it.prev();
+    }
+    it.status().expect("reverse scan status");
+    back.reverse();
+    assert_eq!(
+        back,
+        out.clone().into_iter().collect::<Vec<_>>(),
+        "reverse scan differs"
+    );
     out
+}
+
+/// Live snapshots with the model state each must see.
+type Snaps = Vec<(Snapshot, BTreeMap<Vec<u8>, Vec<u8>>)>;
+
+fn check_snapshots(db: &Db, snaps: &Snaps) {
+    for (snap, expected) in snaps {
+        let ro = ReadOptions {
+            snapshot: Some(snap.sequence()),
+            ..ReadOptions::default()
+        };
+        assert_eq!(&scan_at(db, &ro), expected, "snapshot {}", snap.sequence());
+        for (k, v) in expected.iter().take(5) {
+            assert_eq!(db.get(&ro, k).expect("get").as_ref(), Some(v));
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +73,8 @@ enum Op {
     Get(u8),
     Flush,
     Reopen,
+    Snapshot,
+    CheckSnapshots,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -48,6 +85,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => any::<u8>().prop_map(Op::Get),
         1 => Just(Op::Flush),
         1 => Just(Op::Reopen),
+        1 => Just(Op::Snapshot),
+        1 => Just(Op::CheckSnapshots),
     ]
 }
 
@@ -59,6 +98,7 @@ fn apply(
     db: &mut Db,
     fs: &Arc<dyn FileSystem>,
     model: &mut BTreeMap<Vec<u8>, Vec<u8>>,
+    snaps: &mut Snaps,
     op: &Op,
     i: usize,
 ) {
@@ -83,7 +123,16 @@ fn apply(
             assert_eq!(got.as_ref(), model.get(&key(k)), "get of {k} at op {i}");
         }
         Op::Flush => db.flush().expect("flush"),
+        Op::Snapshot => {
+            if snaps.len() >= 3 {
+                snaps.remove(0);
+            }
+            snaps.push((db.snapshot().expect("snapshot"), model.clone()));
+        }
+        Op::CheckSnapshots => check_snapshots(db, snaps),
         Op::Reopen => {
+            // Snapshots do not survive a reopen.
+            snaps.clear();
             db.close().expect("close");
             *db = Db::open_with_fs(Arc::clone(fs), DIR, opts()).expect("reopen");
         }
@@ -91,16 +140,19 @@ fn apply(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
     fn model(ops in proptest::collection::vec(op(), 1..300)) {
         let fs = MemFs::new().shared();
         let mut db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
         let mut model = BTreeMap::new();
+        let mut snaps = Vec::new();
         for (i, op) in ops.iter().enumerate() {
-            apply(&mut db, &fs, &mut model, op, i);
+            apply(&mut db, &fs, &mut model, &mut snaps, op, i);
         }
+        check_snapshots(&db, &snaps);
+        drop(snaps);
         prop_assert_eq!(scan(&db), model.clone());
         db.close().expect("close");
         let db = Db::open_with_fs(fs, DIR, opts()).expect("final reopen");
@@ -205,4 +257,43 @@ fn oversize_key_and_use_after_close() {
     ));
     assert!(matches!(db.flush(), Err(Error::Closed)));
     assert!(matches!(db.close(), Err(Error::Closed)));
+}
+
+#[test]
+fn random_power_cuts_with_torn_tails_keep_a_prefix() {
+    for seed in 0..40u64 {
+        let mem = MemFs::new();
+        let db = Db::open_with_fs(mem.shared(), DIR, opts()).expect("open");
+        let n = 50 + (seed as usize * 37) % 400;
+        let mut synced_upto = 0;
+        for i in 0..n {
+            let sync = i % 7 == 6;
+            let w = WriteOptions {
+                sync,
+                ..WriteOptions::default()
+            };
+            db.put(&w, &(i as u32).to_be_bytes(), &[2; 700])
+                .expect("put");
+            if sync {
+                synced_upto = i + 1;
+            }
+        }
+        let crashed = mem.crash_clone(CrashOptions::random(seed));
+        drop(db);
+        let db = Db::open_with_fs(crashed.shared(), DIR, opts()).expect("recover");
+        let present = scan(&db);
+        let got = present.len();
+        assert!(
+            got >= synced_upto,
+            "seed {seed}: {got} keys, {synced_upto} synced"
+        );
+        for i in 0..got {
+            let k = (i as u32).to_be_bytes();
+            assert_eq!(
+                present.get(&k[..]).map(Vec::len),
+                Some(700),
+                "seed {seed}: not a prefix at {i}"
+            );
+        }
+    }
 }
