@@ -41,6 +41,10 @@ impl Db {
         let inner = &self.inner;
         let mut st = inner.state.lock();
         inner.check_open()?;
+        // A leader may be writing into the memtable with the mutex released (write.rs).
+        while st.leader_active {
+            inner.cond.wait(&mut st);
+        }
         if !st.mem.is_empty() {
             if let Some(why) = &st.poisoned {
                 return Err(Error::Poisoned(why.clone()));

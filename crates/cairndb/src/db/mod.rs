@@ -2,8 +2,8 @@
 //! iterators. Design notes: `docs/design/db.md`.
 //!
 //! # Contract
-//! - Callers: any number of threads share one [`Db`] (`Send + Sync`). Writers serialize on the
-//!   state mutex; readers take only the small `view` mutex for the instant it takes to clone an
+//! - Callers: any number of threads share one [`Db`] (`Send + Sync`). Writers queue under the
+//!   state mutex and are committed in groups by a leader (`write.rs`); readers take only the small `view` mutex for the instant it takes to clone an
 //!   `Arc<ReadView>`, so they never wait for WAL I/O. One background thread flushes immutable
 //!   memtables.
 //! - `Mutex<DbState>` guards the version set, the WAL writer, the mutable memtable, the list of
@@ -44,6 +44,7 @@ use parking_lot::{Condvar, Mutex};
 
 pub use iter::DbIter;
 
+use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
 use crate::iter::Tombstone;
@@ -102,6 +103,14 @@ struct ReadView {
     version: Arc<Version>,
 }
 
+/// A write waiting in the commit queue.
+struct Queued {
+    id: u64,
+    batch: WriteBatch,
+    sync: bool,
+    disable_wal: bool,
+}
+
 /// Everything the state mutex guards.
 struct DbState {
     versions: VersionSet,
@@ -117,6 +126,13 @@ struct DbState {
     flushing: bool,
     /// The last background flush error, cleared by the next successful flush.
     flush_error: Option<String>,
+    /// The commit queue; its head is or becomes the leader.
+    writers: VecDeque<Queued>,
+    /// Results of followers committed by a leader, by writer id.
+    results: HashMap<u64, Result<()>>,
+    next_writer_id: u64,
+    /// A leader is committing a group, possibly with the mutex released.
+    leader_active: bool,
     /// Kept until close: dropping it releases the directory.
     _lock: Option<Box<dyn FileLock>>,
 }
@@ -246,6 +262,10 @@ impl Db {
             let mut st = self.inner.state.lock();
             if self.inner.closed.swap(true, Ordering::AcqRel) {
                 return Err(Error::Closed);
+            }
+            // The leader holds the WAL while it writes with the mutex released.
+            while st.leader_active {
+                self.inner.cond.wait(&mut st);
             }
             let result = match (st.wal.take(), &st.poisoned) {
                 (Some(mut wal), None) => wal.flush(),
