@@ -12,7 +12,9 @@
 //! 2. A WAL failure poisons before the error is returned (contract 2), and the memtable insert
 //!    happens only after the WAL accepted the record.
 //! 3. A writer that finds `max_write_buffer_number` memtables in use waits on the condition
-//!    variable for the flush thread instead of growing memory without bound.
+//!    variable for the flush thread instead of growing memory without bound; if the last flush
+//!    failed it gets that error instead of waiting (the flush thread retries, and writes
+//!    resume once a flush succeeds).
 //! 4. At most one leader at a time (`leader_active`); groups are committed in queue order, so
 //!    sequence numbers follow WAL order. While a leader is active, nothing else switches the
 //!    memtable, takes the WAL or closes it.
@@ -201,6 +203,12 @@ impl DbInner {
                 let why = "the MANIFEST failed; flushes cannot complete until reopen";
                 st.poisoned = Some(why.to_string());
                 return Err(Error::Poisoned(why.to_string()));
+            }
+            if let Some(why) = &st.flush_error {
+                // The flush thread keeps retrying; a writer must not wait for a fault that may
+                // never clear. The batch is not applied and the database stays writable.
+                let msg = format!("background flush failed ({why}); the write was not applied");
+                return Err(Error::io("flush", &self.dir, std::io::Error::other(msg)));
             }
             self.cond.wait(st);
             self.check_writable(st)?;
