@@ -15,14 +15,15 @@
 //! - [`options`]: database, column-family, read and write options under RocksDB's names, and
 //!   RocksDB option strings (`docs/design/options.md`).
 //!
-//! The database front that ties these together (open, commit pipeline, get, flush, recovery) is
-//! not built yet.
+//! - [`db`]: the database front that ties these together: open and WAL recovery, the commit
+//!   path, point reads, flush, snapshots and iterators (`docs/design/db.md`).
 //!
 //! Errors: every fallible function returns [`Error`]; damaged persisted bytes are reported as
 //! [`Error::Corruption`] naming the file and offset, never as wrong data or a panic.
 
 pub mod batch;
 pub mod cache;
+pub mod db;
 pub mod error;
 pub mod fs;
 pub mod iter;
@@ -36,5 +37,6 @@ pub mod util;
 pub mod version;
 pub mod wal;
 
+pub use db::Db;
 pub use error::{Corruption, Error, Result};
 pub use types::{CompressionType, SequenceNumber, ValueKind};

@@ -1,0 +1,232 @@
+//! Flush: writing immutable memtables to L0 tables, on the background flush thread or on the
+//! thread of a caller of [`Db::flush`].
+//!
+//! Who runs it: one job at a time (`DbState::flushing`), always for the oldest immutable
+//! memtable (contract 4). The table is built without the state lock; the lock is taken to get
+//! the output number and to `log_and_apply` the edit.
+//!
+//! Invariants:
+//! 1. The memtable leaves the immutable list only after the edit adding its table (and moving
+//!    the log number past its WALs) is durable; until then readers keep finding it there.
+//! 2. A failed flush deletes its partial output, keeps the memtable and its WALs, reports the
+//!    error to `flush()` callers, and is retried by the background thread after a pause.
+//! 3. Obsolete files are deleted only after `log_and_apply` returned (the version set's rule).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use parking_lot::MutexGuard;
+
+use super::{Db, DbInner, DbState};
+use crate::error::{Error, Result};
+use crate::iter::{BoxedIterator, InternalIterator, MergingIterator};
+use crate::memtable::MemTable;
+use crate::sstable::TableBuilder;
+use crate::types::{make_internal_key, ParsedKey, ValueKind, MAX_SEQUENCE};
+use crate::version::filenames::table_file_name;
+use crate::version::{parse_file_name, FileMetaData, FileType, VersionEdit};
+
+/// Pause before the background thread retries a failed flush.
+const RETRY_PAUSE: Duration = Duration::from_millis(100);
+
+impl Db {
+    /// Flushes the mutable memtable and every immutable one to L0 and waits for it.
+    ///
+    /// # Errors
+    /// [`Error::Closed`] after close; [`Error::Poisoned`] after a WAL failure; the flush's I/O
+    /// error (the data stays in the memtable and its WAL, and a later flush retries).
+    pub fn flush(&self) -> Result<()> {
+        let inner = &self.inner;
+        let mut st = inner.state.lock();
+        inner.check_open()?;
+        // A leader may be writing into the memtable with the mutex released (write.rs).
+        while st.leader_active {
+            inner.cond.wait(&mut st);
+        }
+        if !st.mem.is_empty() {
+            if let Some(why) = &st.poisoned {
+                return Err(Error::Poisoned(why.clone()));
+            }
+            inner.switch_memtable(&mut st)?;
+        }
+        let target = st.imms.back().map(|i| Arc::clone(&i.mem));
+        let Some(target) = target else { return Ok(()) };
+        while st.imms.iter().any(|i| Arc::ptr_eq(&i.mem, &target)) {
+            if st.flushing {
+                inner.cond.wait(&mut st);
+                continue;
+            }
+            inner.check_open()?;
+            inner.flush_oldest(&mut st)?;
+        }
+        Ok(())
+    }
+}
+
+/// Starts the background flush thread.
+pub(super) fn spawn_flusher(inner: Arc<DbInner>) -> Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("cairndb-flush".into())
+        .spawn(move || flush_loop(&inner))
+        .map_err(|e| Error::io("spawn", "flush thread", e))
+}
+
+fn flush_loop(inner: &DbInner) {
+    let mut st = inner.state.lock();
+    loop {
+        if inner.closed.load(Ordering::Acquire) {
+            return;
+        }
+        // A poisoned version set fails every flush: wait for close instead of spinning.
+        if st.imms.is_empty() || st.flushing || st.versions.is_poisoned() {
+            inner.cond.wait(&mut st);
+            continue;
+        }
+        if inner.flush_oldest(&mut st).is_err() {
+            // Already recorded in `flush_error`; pause so a persistent fault does not spin.
+            let _ = inner.cond.wait_for(&mut st, RETRY_PAUSE);
+        }
+    }
+}
+
+impl DbInner {
+    /// Flushes the oldest immutable memtable. Called with the lock held and no flush running;
+    /// releases the lock while the table is written.
+    fn flush_oldest(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
+        let Some(imm) = st.imms.front() else {
+            return Ok(());
+        };
+        let (mem, next_log) = (Arc::clone(&imm.mem), imm.next_log);
+        let pending = st.versions.new_pending_output();
+        st.flushing = true;
+        let built = MutexGuard::unlocked(st, || self.write_l0_table(&mem, pending.number()));
+        let result = built.and_then(|meta| self.install_flush(st, meta, next_log));
+        st.flushing = false;
+        drop(pending);
+        match &result {
+            Ok(()) => st.flush_error = None,
+            // The partial table was removed by `write_l0_table` or `install_flush`.
+            Err(e) => st.flush_error = Some(e.to_string()),
+        }
+        self.cond.notify_all();
+        result
+    }
+
+    /// Records the flushed table and the new log number, then drops the memtable from the
+    /// immutable list and deletes what became obsolete (invariants 1 and 3).
+    fn install_flush(
+        &self,
+        st: &mut DbState,
+        meta: Option<FileMetaData>,
+        next_log: u64,
+    ) -> Result<()> {
+        let mut edit = VersionEdit {
+            log_number: Some(next_log),
+            ..VersionEdit::default()
+        };
+        let number = meta.as_ref().map(|m| m.number);
+        if let Some(meta) = meta {
+            edit.add_file(0, meta);
+        }
+        if let Err(e) = st.versions.log_and_apply(vec![(0, edit)]) {
+            if let Some(n) = number {
+                let _ = self.fs.remove(&self.dir.join(table_file_name(n)));
+            }
+            return Err(e);
+        }
+        st.imms.pop_front();
+        self.publish_view(st);
+        self.delete_obsolete_files(st);
+        Ok(())
+    }
+
+    /// Writes `mem` (points and range deletions, merged in internal-key order) to table
+    /// `number`, synced. `Ok(None)` when the memtable holds nothing. On error the partial file
+    /// is deleted.
+    pub(super) fn write_l0_table(
+        &self,
+        mem: &Arc<MemTable>,
+        number: u64,
+    ) -> Result<Option<FileMetaData>> {
+        if mem.is_empty() && mem.num_range_deletes() == 0 {
+            return Ok(None);
+        }
+        let path = self.dir.join(table_file_name(number));
+        let result = self.build_table(mem, number);
+        if result.is_err() {
+            // Best effort: an unreferenced table is also found obsolete later.
+            let _ = self.fs.remove(&path);
+        }
+        result
+    }
+
+    fn build_table(&self, mem: &Arc<MemTable>, number: u64) -> Result<Option<FileMetaData>> {
+        let path = self.dir.join(table_file_name(number));
+        let topts = self
+            .options
+            .cf
+            .table_options_for_output(&self.options.db, 0, false);
+        let file = self.fs.create(&path)?;
+        let mut builder = TableBuilder::new(file, &path, &topts)?;
+        let children: Vec<BoxedIterator> =
+            vec![Box::new(mem.iter()), Box::new(mem.range_tombstone_iter())];
+        let mut it = MergingIterator::new(children);
+        let mut meta = FileMetaData {
+            number,
+            smallest_seqno: MAX_SEQUENCE,
+            ..FileMetaData::default()
+        };
+        let mut range_end: Option<Vec<u8>> = None;
+        it.seek_to_first();
+        while it.valid() {
+            let key = it.key();
+            let p = ParsedKey::parse(key)?;
+            if meta.smallest.is_empty() {
+                meta.smallest = key.to_vec();
+            }
+            meta.largest.clear();
+            meta.largest.extend_from_slice(key);
+            meta.smallest_seqno = meta.smallest_seqno.min(p.seq);
+            meta.largest_seqno = meta.largest_seqno.max(p.seq);
+            if p.kind == ValueKind::RangeDelete && range_end.as_deref() < Some(it.value()) {
+                range_end = Some(it.value().to_vec());
+            }
+            builder.add(key, it.value())?;
+            it.next();
+        }
+        it.status()?;
+        let built = builder.finish()?;
+        meta.size = built.file_size;
+        extend_largest(&mut meta, range_end);
+        self.fs.sync_dir(&self.dir)?;
+        Ok(Some(meta))
+    }
+
+    /// Deletes the files the version set reports obsolete, and forgets their cached state.
+    pub(super) fn delete_obsolete_files(&self, st: &DbState) {
+        let Ok(listing) = self.fs.list(&self.dir) else {
+            return;
+        };
+        for name in st.versions.obsolete_files(&listing) {
+            if let Some((FileType::Table, n)) = parse_file_name(&name) {
+                self.table_cache.evict(n);
+                self.range_dels.lock().remove(&n);
+            }
+            // A file that cannot be deleted now is found again by the next call.
+            let _ = self.fs.remove(&self.dir.join(&name));
+        }
+    }
+}
+
+/// The table's key range must cover its range tombstones: the largest key is raised to the
+/// tombstone's (exclusive) end key with the largest trailer, which sorts before every real
+/// entry of that user key, so the range is conservative and never claims a key it lacks.
+fn extend_largest(meta: &mut FileMetaData, range_end: Option<Vec<u8>>) {
+    let Some(end) = range_end else { return };
+    let candidate = make_internal_key(&end, MAX_SEQUENCE, ValueKind::RangeDelete);
+    if crate::types::compare_internal(&candidate, &meta.largest) == std::cmp::Ordering::Greater {
+        meta.largest = candidate;
+    }
+}

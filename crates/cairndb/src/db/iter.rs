@@ -1,0 +1,202 @@
+//! User iterators: a [`DbIterator`] over a [`MergingIterator`] of the read view's memtables and
+//! tables, with the range tombstones of all of them in one [`RangeDelSet`].
+//!
+//! An iterator is created on any thread and used by one thread at a time. It holds the read
+//! view (memtables and version by `Arc`), so flushes, memtable switches and obsolete-file
+//! deletion never disturb it: a version a reader holds keeps its files live.
+//!
+//! Invariants:
+//! 1. The iterator reads at one sequence number fixed at creation (a snapshot's or the latest
+//!    published one).
+//! 2. Range-deletion entries stored inline in tables never reach the `DbIterator` (which treats
+//!    them as misplaced); they are skipped by [`SkipRangeDeletions`] and applied through the
+//!    `RangeDelSet`.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::{Db, DbInner, ReadView};
+use crate::error::Result;
+use crate::iter::{
+    BoxedIterator, DbIterOptions, DbIterator, InternalIterator, MergingIterator, RangeDelSet,
+    Tombstone,
+};
+use crate::options::ReadOptions;
+use crate::types::{trailer, ValueKind, MAX_SEQUENCE};
+
+/// A user iterator over the database; see [`Db::iter`]. Keys are user keys in bytewise order.
+pub struct DbIter {
+    inner: DbIterator,
+    /// Keeps the memtables and the version (and so the table files) alive.
+    _view: Arc<ReadView>,
+}
+
+impl std::fmt::Debug for DbIter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DbIter")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}
+
+impl DbIter {
+    /// True when positioned at an entry.
+    pub fn valid(&self) -> bool {
+        self.inner.valid()
+    }
+    /// Positions at the first key (within the bounds).
+    pub fn seek_to_first(&mut self) {
+        self.inner.seek_to_first();
+    }
+    /// Positions at the last key (within the bounds).
+    pub fn seek_to_last(&mut self) {
+        self.inner.seek_to_last();
+    }
+    /// Positions at the first key >= `target`.
+    pub fn seek(&mut self, target: &[u8]) {
+        self.inner.seek(target);
+    }
+    /// Positions at the last key <= `target`.
+    pub fn seek_for_prev(&mut self, target: &[u8]) {
+        self.inner.seek_for_prev(target);
+    }
+    /// Moves to the next key. Requires `valid()`.
+    pub fn next(&mut self) {
+        self.inner.next();
+    }
+    /// Moves to the previous key. Requires `valid()`.
+    pub fn prev(&mut self) {
+        self.inner.prev();
+    }
+    /// The current user key. Requires `valid()`.
+    pub fn key(&self) -> &[u8] {
+        self.inner.key()
+    }
+    /// The current value. Requires `valid()`.
+    pub fn value(&self) -> &[u8] {
+        self.inner.value()
+    }
+    /// The error that stopped the iterator, if any.
+    ///
+    /// # Errors
+    /// The I/O or corruption error met while moving.
+    pub fn status(&self) -> Result<()> {
+        self.inner.status()
+    }
+}
+
+impl Db {
+    /// A user iterator reading at `opts.snapshot` (or the latest published state), honouring
+    /// `iterate_lower_bound`, `iterate_upper_bound`, `prefix_same_as_start` and
+    /// `total_order_seek`. The iterator starts unpositioned.
+    ///
+    /// # Errors
+    /// [`Error::Closed`](crate::Error::Closed) after close; errors opening tables or reading
+    /// their range tombstones.
+    pub fn iter(&self, opts: &ReadOptions) -> Result<DbIter> {
+        opts.validate()?;
+        self.inner.check_open()?;
+        let snapshot = opts
+            .snapshot
+            .unwrap_or_else(|| self.inner.last_sequence.load(Ordering::Acquire));
+        let view = self.inner.read_view();
+        let (children, tombstones) = self.inner.iter_sources(&view)?;
+        let iopts = DbIterOptions {
+            snapshot,
+            lower_bound: opts.iterate_lower_bound.clone(),
+            upper_bound: opts.iterate_upper_bound.clone(),
+            prefix_same_as_start: opts.prefix_same_as_start,
+            total_order_seek: opts.total_order_seek,
+            prefix_extractor: self.inner.options.cf.prefix_extractor.clone(),
+            merge_operator: self.inner.merge_operator.clone(),
+        };
+        let merged: BoxedIterator = Box::new(MergingIterator::new(children));
+        let inner = DbIterator::new(merged, Arc::new(RangeDelSet::new(tombstones)), iopts);
+        Ok(DbIter { inner, _view: view })
+    }
+}
+
+impl DbInner {
+    /// The child iterators (memtables newest first, then tables) and every range tombstone.
+    fn iter_sources(&self, view: &ReadView) -> Result<(Vec<BoxedIterator>, Vec<Tombstone>)> {
+        let mut children: Vec<BoxedIterator> = Vec::new();
+        let mut tombstones = Vec::new();
+        for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
+            children.push(Box::new(mem.iter()));
+            tombstones.extend(
+                mem.range_tombstones(MAX_SEQUENCE)
+                    .into_iter()
+                    .map(Tombstone::from),
+            );
+        }
+        for (_, file) in view.version.all_files() {
+            let table = self.table_cache.get_table(file.number, file.size)?;
+            let ts = self.table_tombstones(file)?;
+            if ts.is_empty() {
+                children.push(Box::new(table.iter()));
+            } else {
+                tombstones.extend(ts.iter().cloned());
+                children.push(Box::new(SkipRangeDeletions(table.iter())));
+            }
+        }
+        Ok((children, tombstones))
+    }
+}
+
+/// Hides the range-deletion entries of a table's data blocks (invariant 2).
+struct SkipRangeDeletions<I>(I);
+
+impl<I: InternalIterator> SkipRangeDeletions<I> {
+    fn at_range_deletion(&self) -> bool {
+        self.0.valid() && trailer(self.0.key()) as u8 == ValueKind::RangeDelete as u8
+    }
+    fn skip_forward(&mut self) {
+        while self.at_range_deletion() {
+            self.0.next();
+        }
+    }
+    fn skip_backward(&mut self) {
+        while self.at_range_deletion() {
+            self.0.prev();
+        }
+    }
+}
+
+impl<I: InternalIterator> InternalIterator for SkipRangeDeletions<I> {
+    fn valid(&self) -> bool {
+        self.0.valid()
+    }
+    fn seek_to_first(&mut self) {
+        self.0.seek_to_first();
+        self.skip_forward();
+    }
+    fn seek_to_last(&mut self) {
+        self.0.seek_to_last();
+        self.skip_backward();
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.0.seek(target);
+        self.skip_forward();
+    }
+    fn seek_for_prev(&mut self, target: &[u8]) {
+        self.0.seek_for_prev(target);
+        self.skip_backward();
+    }
+    fn next(&mut self) {
+        self.0.next();
+        self.skip_forward();
+    }
+    fn prev(&mut self) {
+        self.0.prev();
+        self.skip_backward();
+    }
+    fn key(&self) -> &[u8] {
+        self.0.key()
+    }
+    fn value(&self) -> &[u8] {
+        self.0.value()
+    }
+    fn status(&self) -> Result<()> {
+        self.0.status()
+    }
+}

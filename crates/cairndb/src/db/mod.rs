@@ -1,0 +1,318 @@
+//! The database front: open and recovery, the commit path, point reads, flush, snapshots and
+//! iterators. Design notes: `docs/design/db.md`.
+//!
+//! # Contract
+//! - Callers: any number of threads share one [`Db`] (`Send + Sync`). Writers queue under the
+//!   state mutex and are committed in groups by a leader (`write.rs`); readers take only the small `view` mutex for the instant it takes to clone an
+//!   `Arc<ReadView>`, so they never wait for WAL I/O. One background thread flushes immutable
+//!   memtables.
+//! - `Mutex<DbState>` guards the version set, the WAL writer, the mutable memtable, the list of
+//!   immutable memtables and the poisoned/closed/flush flags. Lock order: `state`, then `view`,
+//!   then `snapshots`/`range_dels` (the last three are leaves and are never held across I/O
+//!   except `range_dels`, which only reads a table already opened).
+//!
+//! # Invariants
+//! 1. Sequence numbers are assigned under the state lock in WAL order; `last_sequence` (the
+//!    published, atomic copy) is stored only after the batch is in the memtable, so a reader never
+//!    sees a partially applied batch or a gap.
+//! 2. A write returns Ok only after its WAL record was handed to the OS (`flush`), and synced when
+//!    `WriteOptions::sync`; a failed WAL append/flush/sync poisons the database for good.
+//! 3. Every memtable's data lives in WALs numbered below the `next_log` recorded with it; a flush
+//!    records that number as the column family's log number only in the edit that adds the
+//!    table, so a WAL is deleted only after its data is in a durable table.
+//! 4. Immutable memtables are flushed oldest first, one at a time, so L0 files are ordered by
+//!    sequence numbers and every memtable holds only sequence numbers above every table's.
+//! 5. A WAL is synced before a newer WAL is started, so losing unsynced data on power loss only
+//!    ever loses a suffix of the history.
+
+mod flush;
+mod iter;
+mod open;
+mod read;
+mod write;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Condvar, Mutex};
+
+pub use iter::DbIter;
+
+use crate::batch::WriteBatch;
+use crate::error::{Error, Result};
+use crate::fs::{FileLock, FileSystem};
+use crate::iter::Tombstone;
+use crate::memtable::MemTable;
+use crate::merge::MergeOperator;
+use crate::options::Options;
+use crate::table_cache::TableCache;
+use crate::types::SequenceNumber;
+use crate::version::{Version, VersionSet};
+use crate::wal::{DamageKind, LogWriter};
+
+/// One damaged stretch of a WAL that recovery dropped (as the recovery mode allowed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedWalBytes {
+    /// The log file.
+    pub file: PathBuf,
+    /// How the reader classified the damage.
+    pub kind: DamageKind,
+    /// Offset of the first dropped byte.
+    pub offset: u64,
+    /// Number of bytes dropped from `offset`.
+    pub bytes: u64,
+}
+
+/// What opening the database found and replayed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// True when the database was created by this open.
+    pub created: bool,
+    /// The WAL numbers replayed, in order.
+    pub logs_replayed: Vec<u64>,
+    /// Batches replayed from the WALs.
+    pub batches_replayed: u64,
+    /// Damage dropped from the WALs.
+    pub dropped: Vec<DroppedWalBytes>,
+    /// WALs not read at all because point-in-time recovery stopped at earlier damage.
+    pub logs_skipped: Vec<u64>,
+    /// The last sequence number after recovery.
+    pub last_sequence: SequenceNumber,
+}
+
+/// An immutable memtable waiting for its flush.
+#[derive(Debug)]
+struct Imm {
+    mem: Arc<MemTable>,
+    /// The WAL started when this memtable was retired: its data lives in older WALs only.
+    next_log: u64,
+}
+
+/// What readers need, swapped as a whole (RocksDB's SuperVersion).
+#[derive(Debug)]
+struct ReadView {
+    mem: Arc<MemTable>,
+    /// Immutable memtables, newest first.
+    imms: Vec<Arc<MemTable>>,
+    version: Arc<Version>,
+}
+
+/// A write waiting in the commit queue.
+struct Queued {
+    id: u64,
+    batch: WriteBatch,
+    sync: bool,
+    disable_wal: bool,
+}
+
+/// Everything the state mutex guards.
+struct DbState {
+    versions: VersionSet,
+    /// `None` only after close.
+    wal: Option<LogWriter>,
+    wal_number: u64,
+    mem: Arc<MemTable>,
+    /// Oldest first.
+    imms: VecDeque<Imm>,
+    /// Why writes are refused (invariant 2).
+    poisoned: Option<String>,
+    /// A flush job runs (one at a time, invariant 4).
+    flushing: bool,
+    /// The last background flush error, cleared by the next successful flush.
+    flush_error: Option<String>,
+    /// The commit queue; its head is or becomes the leader.
+    writers: VecDeque<Queued>,
+    /// Results of followers committed by a leader, by writer id.
+    results: HashMap<u64, Result<()>>,
+    next_writer_id: u64,
+    /// A leader is committing a group, possibly with the mutex released.
+    leader_active: bool,
+    /// Kept until close: dropping it releases the directory.
+    _lock: Option<Box<dyn FileLock>>,
+}
+
+/// Shared by the handle and the flush thread.
+struct DbInner {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    options: Options,
+    merge_operator: Option<Arc<dyn MergeOperator>>,
+    table_cache: TableCache,
+    state: Mutex<DbState>,
+    /// Signalled when the immutable list shrinks, a flush ends or the database closes.
+    cond: Condvar,
+    view: Mutex<Arc<ReadView>>,
+    /// The published last sequence number (invariant 1).
+    last_sequence: AtomicU64,
+    /// Set once, under the state lock, by close.
+    closed: AtomicBool,
+    /// Live snapshots: sequence number → count. Kept for compaction, which must not drop
+    /// versions a snapshot can see.
+    snapshots: Arc<Mutex<BTreeMap<SequenceNumber, usize>>>,
+    /// Range tombstones of each table file (the table format has no range-deletion block yet,
+    /// so they are read from the data blocks once per file).
+    range_dels: Mutex<HashMap<u64, Arc<Vec<Tombstone>>>>,
+    report: RecoveryReport,
+}
+
+/// An open database. See the module contract.
+pub struct Db {
+    inner: Arc<DbInner>,
+    flusher: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("dir", &self.inner.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A consistent point in the history: reads with `ReadOptions::snapshot =
+/// Some(snapshot.sequence())` see exactly the writes published before it was taken. Released
+/// when dropped.
+#[derive(Debug)]
+pub struct Snapshot {
+    seq: SequenceNumber,
+    registry: Arc<Mutex<BTreeMap<SequenceNumber, usize>>>,
+}
+
+impl Snapshot {
+    /// The snapshot's sequence number.
+    pub fn sequence(&self) -> SequenceNumber {
+        self.seq
+    }
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        let mut reg = self.registry.lock();
+        if let Some(n) = reg.get_mut(&self.seq) {
+            *n -= 1;
+            if *n == 0 {
+                reg.remove(&self.seq);
+            }
+        }
+    }
+}
+
+impl Db {
+    /// What opening found: created or recovered, WALs replayed, damage dropped.
+    pub fn recovery_report(&self) -> &RecoveryReport {
+        &self.inner.report
+    }
+
+    /// The last published sequence number.
+    pub fn latest_sequence(&self) -> SequenceNumber {
+        self.inner.last_sequence.load(Ordering::Acquire)
+    }
+
+    /// Takes a snapshot of the published state.
+    ///
+    /// # Errors
+    /// [`Error::Closed`] after close.
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        self.inner.check_open()?;
+        let mut reg = self.inner.snapshots.lock();
+        // Loaded under the registry lock so a future compaction that reads the registry sees
+        // every snapshot it could have to respect.
+        let seq = self.latest_sequence();
+        *reg.entry(seq).or_insert(0) += 1;
+        Ok(Snapshot {
+            seq,
+            registry: Arc::clone(&self.inner.snapshots),
+        })
+    }
+
+    /// Sequence numbers of the live snapshots, oldest first (for tests and compaction).
+    pub fn live_snapshots(&self) -> Vec<SequenceNumber> {
+        self.inner.snapshots.lock().keys().copied().collect()
+    }
+
+    /// The error of the last failed background flush, until a flush succeeds.
+    pub fn background_error(&self) -> Option<String> {
+        self.inner.state.lock().flush_error.clone()
+    }
+
+    /// Number of immutable memtables waiting for a flush.
+    pub fn num_immutable_memtables(&self) -> usize {
+        self.inner.state.lock().imms.len()
+    }
+
+    /// Number of L0 files in the current version.
+    pub fn num_l0_files(&self) -> usize {
+        self.inner.view.lock().version.num_files(0)
+    }
+
+    /// Closes the database: stops the flush thread (waiting for a running flush) and releases
+    /// the directory lock. Memtable contents stay in the WALs (already handed to the OS), so
+    /// nothing acknowledged is lost. Every later call returns [`Error::Closed`].
+    ///
+    /// # Errors
+    /// [`Error::Closed`] if already closed; the error of the final WAL flush, if it fails.
+    pub fn close(&self) -> Result<()> {
+        let result = {
+            let mut st = self.inner.state.lock();
+            if self.inner.closed.swap(true, Ordering::AcqRel) {
+                return Err(Error::Closed);
+            }
+            // The leader holds the WAL while it writes with the mutex released.
+            while st.leader_active {
+                self.inner.cond.wait(&mut st);
+            }
+            let result = match (st.wal.take(), &st.poisoned) {
+                (Some(mut wal), None) => wal.flush(),
+                _ => Ok(()),
+            };
+            self.inner.cond.notify_all();
+            result
+        };
+        if let Some(handle) = self.flusher.lock().take() {
+            // A panicking flush thread is a bug; it already left the state consistent.
+            let _ = handle.join();
+        }
+        self.inner.state.lock()._lock = None;
+        result
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        // Nothing to report from drop; an explicit close returns the error.
+        let _ = self.close();
+    }
+}
+
+impl DbInner {
+    fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::Closed);
+        }
+        Ok(())
+    }
+
+    fn read_view(&self) -> Arc<ReadView> {
+        Arc::clone(&self.view.lock())
+    }
+
+    /// Rebuilds the read view from the state; called after every memtable switch or flush.
+    fn publish_view(&self, st: &DbState) {
+        let version = st
+            .versions
+            .current(0)
+            .expect("the default column family always exists");
+        let view = ReadView {
+            mem: Arc::clone(&st.mem),
+            imms: st.imms.iter().rev().map(|i| Arc::clone(&i.mem)).collect(),
+            version,
+        };
+        *self.view.lock() = Arc::new(view);
+    }
+}

@@ -1,0 +1,207 @@
+//! Point reads: the mutable memtable, the immutable ones (newest first), then the tables of
+//! the read view's version (L0 newest first, then one file per deeper level).
+//!
+//! Called from any thread without the state lock: a read pins an `Arc<ReadView>` and the
+//! sequence number it reads at, so concurrent writes and flushes do not change its answer.
+//!
+//! Invariants:
+//! 1. Every memtable holds only sequence numbers above every table's, and newer memtables above
+//!    older ones (contract 4), so the first memtable that knows the key decides (apart from
+//!    merge operands, which accumulate until a base is found).
+//! 2. Range tombstones stored in tables are applied across all tables: an entry with sequence
+//!    number below the largest visible covering tombstone of any table is deleted.
+//! 3. Merge operands are folded with the configured merge operator, oldest first; without one,
+//!    a key with operands is an `InvalidArgument` error, never a wrong value.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::{Db, DbInner, ReadView};
+use crate::error::{Error, Result};
+use crate::iter::{InternalIterator, Tombstone};
+use crate::memtable::{MemGet, MergeBase};
+use crate::options::ReadOptions;
+use crate::sstable::Table;
+use crate::types::{seek_key, user_key, ParsedKey, SequenceNumber, ValueKind};
+use crate::version::FileMetaData;
+
+/// What a source said about the key.
+enum Found {
+    /// Keep looking in older sources (possibly after collecting merge operands).
+    Older,
+    /// The base was found: a value, or `None` for a deletion.
+    Base(Option<Vec<u8>>),
+}
+
+impl Db {
+    /// The value of `key` at `opts.snapshot` (or the latest published state).
+    ///
+    /// # Errors
+    /// [`Error::Closed`] after close; [`Error::Corruption`] naming file and offset for damaged
+    /// tables; I/O errors; [`Error::InvalidArgument`] for merge operands without a merge
+    /// operator.
+    pub fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        opts.validate()?;
+        self.inner.check_open()?;
+        let snapshot = opts
+            .snapshot
+            .unwrap_or_else(|| self.inner.last_sequence.load(Ordering::Acquire));
+        let view = self.inner.read_view();
+        self.inner.get_at(&view, key, snapshot)
+    }
+}
+
+impl DbInner {
+    fn get_at(
+        &self,
+        view: &ReadView,
+        key: &[u8],
+        snapshot: SequenceNumber,
+    ) -> Result<Option<Vec<u8>>> {
+        let mut operands: Vec<Vec<u8>> = Vec::new();
+        for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
+            if let Found::Base(base) = from_memtable(mem.get(key, snapshot), &mut operands) {
+                return self.finish(key, operands, base);
+            }
+        }
+        let covering = self.table_tombstone_seq(view, key, snapshot)?;
+        for (_, file) in view.version.files_for_get(key) {
+            let found = self.search_table(file, key, snapshot, covering, &mut operands)?;
+            if let Found::Base(base) = found {
+                return self.finish(key, operands, base);
+            }
+        }
+        self.finish(key, operands, None)
+    }
+
+    /// Folds `operands` (newest first) onto `base` (invariant 3).
+    fn finish(
+        &self,
+        key: &[u8],
+        mut operands: Vec<Vec<u8>>,
+        base: Option<Vec<u8>>,
+    ) -> Result<Option<Vec<u8>>> {
+        if operands.is_empty() {
+            return Ok(base);
+        }
+        let Some(op) = &self.merge_operator else {
+            return Err(Error::InvalidArgument(format!(
+                "key {key:02x?} has merge operands but no merge operator is configured"
+            )));
+        };
+        operands.reverse();
+        let refs: Vec<&[u8]> = operands.iter().map(Vec::as_slice).collect();
+        match op.full_merge(key, base.as_deref(), &refs) {
+            Some(v) => Ok(Some(v)),
+            None => Err(Error::corruption(
+                "",
+                0,
+                format!("merge operator {} failed for key {key:02x?}", op.name()),
+            )),
+        }
+    }
+
+    /// The newest entries of `key` in one table, newest first, stopping at the base.
+    fn search_table(
+        &self,
+        file: &FileMetaData,
+        key: &[u8],
+        snapshot: SequenceNumber,
+        covering: Option<SequenceNumber>,
+        operands: &mut Vec<Vec<u8>>,
+    ) -> Result<Found> {
+        let table = self.table_cache.get_table(file.number, file.size)?;
+        if !table.may_contain(key)? {
+            return Ok(Found::Older);
+        }
+        let mut it = table.iter();
+        it.seek(&seek_key(key, snapshot));
+        while it.valid() && user_key(it.key()) == key {
+            let p = ParsedKey::parse(it.key()).map_err(|e| e.in_file(table.path()))?;
+            if covering.is_some_and(|t| p.seq < t) {
+                return Ok(Found::Base(None));
+            }
+            match p.kind {
+                ValueKind::Put => return Ok(Found::Base(Some(it.value().to_vec()))),
+                ValueKind::Delete | ValueKind::SingleDelete => return Ok(Found::Base(None)),
+                ValueKind::Merge => operands.push(it.value().to_vec()),
+                // Tombstones are applied through `table_tombstone_seq`.
+                ValueKind::RangeDelete => {}
+            }
+            it.next();
+        }
+        it.status()?;
+        Ok(Found::Older)
+    }
+
+    /// The largest visible sequence number of a table range tombstone covering `key`
+    /// (invariant 2).
+    fn table_tombstone_seq(
+        &self,
+        view: &ReadView,
+        key: &[u8],
+        snapshot: SequenceNumber,
+    ) -> Result<Option<SequenceNumber>> {
+        let mut best = None;
+        for (_, file) in view.version.all_files() {
+            for t in self.table_tombstones(file)?.iter() {
+                if t.seq <= snapshot && t.start.as_slice() <= key && key < t.end.as_slice() {
+                    best = best.max(Some(t.seq));
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// The range tombstones of one table, read once and cached.
+    pub(super) fn table_tombstones(&self, file: &FileMetaData) -> Result<Arc<Vec<Tombstone>>> {
+        if let Some(ts) = self.range_dels.lock().get(&file.number) {
+            return Ok(Arc::clone(ts));
+        }
+        let table = self.table_cache.get_table(file.number, file.size)?;
+        let ts = Arc::new(read_tombstones(&table)?);
+        self.range_dels.lock().insert(file.number, Arc::clone(&ts));
+        Ok(ts)
+    }
+}
+
+/// Scans a table for its range deletions; tables without any (by their properties) are not
+/// read.
+fn read_tombstones(table: &Arc<Table>) -> Result<Vec<Tombstone>> {
+    let mut out = Vec::new();
+    if table.properties().num_range_deletions == 0 {
+        return Ok(out);
+    }
+    let mut it = table.iter();
+    it.seek_to_first();
+    while it.valid() {
+        let p = ParsedKey::parse(it.key()).map_err(|e| e.in_file(table.path()))?;
+        if p.kind == ValueKind::RangeDelete {
+            out.push(Tombstone::new(p.user_key, it.value(), p.seq));
+        }
+        it.next();
+    }
+    it.status()?;
+    Ok(out)
+}
+
+/// Interprets one memtable's answer, collecting merge operands (newest first).
+fn from_memtable(got: Option<MemGet<'_>>, operands: &mut Vec<Vec<u8>>) -> Found {
+    match got {
+        None => Found::Older,
+        Some(MemGet::Value { value, .. }) => Found::Base(Some(value.to_vec())),
+        Some(MemGet::Deleted { .. }) => Found::Base(None),
+        Some(MemGet::Merge {
+            operands: ops,
+            base,
+            ..
+        }) => {
+            operands.extend(ops.iter().map(|o| o.to_vec()));
+            match base {
+                MergeBase::Value(v) => Found::Base(Some(v.to_vec())),
+                MergeBase::Deleted => Found::Base(None),
+                MergeBase::SearchOlder => Found::Older,
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Unit tests of the database front on `MemFs`/`FaultFs`.
+
+use std::sync::Arc;
+
+use crate::batch::WriteBatch;
+use crate::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
+use crate::merge::UInt64AddOperator;
+use crate::options::{Options, ReadOptions, WriteOptions};
+use crate::{Db, Error};
+
+const DIR: &str = "/db";
+
+fn opts() -> Options {
+    let mut o = Options::default();
+    o.db.create_if_missing = true;
+    o
+}
+
+fn small_opts() -> Options {
+    let mut o = opts();
+    o.cf.write_buffer_size = 64 << 10;
+    o
+}
+
+fn w() -> WriteOptions {
+    WriteOptions::default()
+}
+
+fn r() -> ReadOptions {
+    ReadOptions::default()
+}
+
+fn get(db: &Db, k: &[u8]) -> Option<Vec<u8>> {
+    db.get(&r(), k).expect("get")
+}
+
+#[test]
+fn put_get_delete_and_reopen() {
+    let fs = MemFs::new().shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+    assert!(db.recovery_report().created);
+    db.put(&w(), b"a", b"1").expect("put");
+    db.put(&w(), b"b", b"2").expect("put");
+    db.delete(&w(), b"a").expect("delete");
+    assert_eq!(get(&db, b"a"), None);
+    assert_eq!(get(&db, b"b").as_deref(), Some(&b"2"[..]));
+    drop(db);
+    let db = Db::open_with_fs(fs, DIR, opts()).expect("reopen");
+    assert!(!db.recovery_report().created);
+    assert_eq!(db.recovery_report().batches_replayed, 3);
+    assert_eq!(get(&db, b"a"), None);
+    assert_eq!(get(&db, b"b").as_deref(), Some(&b"2"[..]));
+    assert_eq!(db.num_l0_files(), 1, "replayed data is flushed at open");
+}
+
+#[test]
+fn flush_moves_data_to_l0_and_deletes_old_wals() {
+    let mem = MemFs::new();
+    let fs = mem.shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+    for i in 0..100u32 {
+        db.put(&w(), &i.to_be_bytes(), &[7; 10]).expect("put");
+    }
+    db.flush().expect("flush");
+    assert_eq!(db.num_l0_files(), 1);
+    let logs = fs
+        .list(std::path::Path::new(DIR))
+        .expect("list")
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .count();
+    assert_eq!(logs, 1, "only the live WAL is left");
+    assert_eq!(get(&db, &5u32.to_be_bytes()).as_deref(), Some(&[7; 10][..]));
+}
+
+#[test]
+fn range_deletion_survives_flush_and_covers_older_tables() {
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, opts()).expect("open");
+    for k in [b"a", b"b", b"c", b"d"] {
+        db.put(&w(), k, b"v").expect("put");
+    }
+    db.flush().expect("flush");
+    db.delete_range(&w(), b"b", b"d").expect("delete_range");
+    db.flush().expect("flush");
+    db.put(&w(), b"e", b"v").expect("put");
+    db.flush().expect("flush");
+    assert_eq!(db.num_l0_files(), 3);
+    let got: Vec<_> = [b"a", b"b", b"c", b"d"]
+        .iter()
+        .map(|k| get(&db, *k).is_some())
+        .collect();
+    assert_eq!(got, [true, false, false, true]);
+    let mut it = db.iter(&r()).expect("iter");
+    it.seek_to_first();
+    let mut keys = Vec::new();
+    while it.valid() {
+        keys.push(it.key().to_vec());
+        it.next();
+    }
+    it.status().expect("status");
+    assert_eq!(keys, [b"a".to_vec(), b"d".to_vec(), b"e".to_vec()]);
+}
+
+#[test]
+fn merge_needs_an_operator_and_folds_across_flushes() {
+    let fs = MemFs::new().shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+    db.merge(&w(), b"n", &1u64.to_le_bytes()).expect("merge");
+    let e = db.get(&r(), b"n").expect_err("no operator");
+    assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
+    drop(db);
+    let op = Some(Arc::new(UInt64AddOperator) as Arc<dyn crate::merge::MergeOperator>);
+    let db = Db::open_with_merge_operator(fs, DIR, opts(), op).expect("open");
+    db.merge(&w(), b"n", &2u64.to_le_bytes()).expect("merge");
+    db.flush().expect("flush");
+    db.merge(&w(), b"n", &4u64.to_le_bytes()).expect("merge");
+    assert_eq!(get(&db, b"n"), Some(7u64.to_le_bytes().to_vec()));
+}
+
+#[test]
+fn wal_append_error_poisons() {
+    let fault = FaultFs::new(MemFs::new().shared(), 1);
+    let db = Db::open_with_fs(fault.shared(), DIR, opts()).expect("open");
+    db.put(&w(), b"a", b"1").expect("put");
+    fault.add_rule(FaultRule::nth(OpKind::Write, 1, FaultKind::Eio).on_paths(".log"));
+    let e = db.put(&w(), b"b", &[1; 300 << 10]).expect_err("injected");
+    assert!(e.is_io(), "{e}");
+    fault.clear_rules();
+    let e = db.put(&w(), b"c", b"3").expect_err("poisoned");
+    assert!(matches!(e, Error::Poisoned(_)), "{e}");
+    assert_eq!(get(&db, b"a").as_deref(), Some(&b"1"[..]));
+    assert_eq!(get(&db, b"b"), None);
+}
+
+#[test]
+fn snapshot_isolation_for_get_and_iter_across_flush() {
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, small_opts()).expect("open");
+    db.put(&w(), b"k", b"old").expect("put");
+    let snap = db.snapshot().expect("snapshot");
+    let ro = ReadOptions {
+        snapshot: Some(snap.sequence()),
+        ..ReadOptions::default()
+    };
+    let mut it = db.iter(&ro).expect("iter");
+    db.put(&w(), b"k", b"new").expect("put");
+    db.put(&w(), b"k2", b"x").expect("put");
+    db.flush().expect("flush");
+    assert_eq!(
+        db.get(&ro, b"k").expect("get").as_deref(),
+        Some(&b"old"[..])
+    );
+    assert_eq!(get(&db, b"k").as_deref(), Some(&b"new"[..]));
+    it.seek_to_first();
+    assert!(it.valid());
+    assert_eq!((it.key(), it.value()), (&b"k"[..], &b"old"[..]));
+    it.next();
+    assert!(!it.valid());
+    it.status().expect("status");
+    assert_eq!(db.live_snapshots(), vec![snap.sequence()]);
+    drop(snap);
+    assert!(db.live_snapshots().is_empty());
+}
+
+#[test]
+fn memtable_switches_under_small_write_buffer() {
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, small_opts()).expect("open");
+    let mut batch = WriteBatch::new();
+    for i in 0..2000u32 {
+        batch.put(&i.to_be_bytes(), &[1; 100]).expect("put");
+        if i % 50 == 49 {
+            db.write(&w(), std::mem::take(&mut batch)).expect("write");
+        }
+    }
+    db.flush().expect("flush");
+    assert!(db.num_l0_files() >= 2, "{}", db.num_l0_files());
+    for i in (0..2000u32).step_by(97) {
+        assert_eq!(get(&db, &i.to_be_bytes()).as_deref(), Some(&[1; 100][..]));
+    }
+}
+
+#[test]
+fn failed_flush_keeps_data_and_is_retried() {
+    let fault = FaultFs::new(MemFs::new().shared(), 2);
+    let db = Db::open_with_fs(fault.shared(), DIR, opts()).expect("open");
+    db.put(&w(), b"a", b"1").expect("put");
+    fault.add_rule(FaultRule::nth(OpKind::Write, 1, FaultKind::Eio).on_paths(".sst"));
+    let e = db.flush().expect_err("injected");
+    assert!(e.is_io(), "{e}");
+    assert_eq!(get(&db, b"a").as_deref(), Some(&b"1"[..]));
+    db.put(&w(), b"b", b"2")
+        .expect("writes go on after a failed flush");
+    db.flush().expect("retry succeeds");
+    assert!(db.background_error().is_none());
+    assert_eq!(db.num_immutable_memtables(), 0);
+    drop(db);
+    let db = Db::open_with_fs(fault.shared(), DIR, opts()).expect("reopen");
+    assert_eq!(get(&db, b"a").as_deref(), Some(&b"1"[..]));
+    assert_eq!(get(&db, b"b").as_deref(), Some(&b"2"[..]));
+}
+
+#[test]
+fn failed_manifest_write_refuses_writes_instead_of_hanging() {
+    let fault = FaultFs::new(MemFs::new().shared(), 3);
+    let db = Db::open_with_fs(fault.shared(), DIR, small_opts()).expect("open");
+    fault.add_rule(FaultRule::nth(OpKind::Sync, 1, FaultKind::Eio).on_paths("MANIFEST"));
+    let mut failed = None;
+    for i in 0..5000u32 {
+        if let Err(e) = db.put(&w(), &i.to_be_bytes(), &[0; 200]) {
+            failed = Some(e);
+            break;
+        }
+    }
+    let e = failed.expect("writes stop once flushes cannot finish");
+    assert!(matches!(e, Error::Poisoned(_)), "{e}");
+    assert!(db.flush().is_err());
+}
