@@ -88,6 +88,39 @@ pub enum Error {
     },
 }
 
+/// A copy that answers every question (`is_corruption`, `is_io`, `raw_os_error`, the message) as
+/// the original does. Iterators hand out the error that stopped them on every `status()` call;
+/// `std::io::Error` is not `Clone`, so an I/O error is rebuilt from its OS code, or from its kind
+/// and message.
+impl Clone for Error {
+    fn clone(&self) -> Self {
+        match self {
+            Error::Io { op, path, source } => {
+                let source = match source.raw_os_error() {
+                    Some(code) => io::Error::from_raw_os_error(code),
+                    None => io::Error::new(source.kind(), source.to_string()),
+                };
+                Error::Io {
+                    op,
+                    path: path.clone(),
+                    source,
+                }
+            }
+            Error::Corruption(c) => Error::Corruption(c.clone()),
+            Error::InvalidArgument(s) => Error::InvalidArgument(s.clone()),
+            Error::NotSupported(s) => Error::NotSupported(s.clone()),
+            Error::NotFound(s) => Error::NotFound(s.clone()),
+            Error::Busy(s) => Error::Busy(s.clone()),
+            Error::Poisoned(s) => Error::Poisoned(s.clone()),
+            Error::Closed => Error::Closed,
+            Error::Context { context, source } => Error::Context {
+                context: context.clone(),
+                source: source.clone(),
+            },
+        }
+    }
+}
+
 impl Error {
     /// A corruption error at `offset` of `file`.
     pub fn corruption(file: impl Into<PathBuf>, offset: u64, message: impl Into<String>) -> Self {

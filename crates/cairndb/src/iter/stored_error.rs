@@ -20,33 +20,7 @@ impl StoredError {
 
     /// A copy of the stored error.
     pub(crate) fn get(&self) -> Error {
-        copy(&self.0)
-    }
-}
-
-/// Rebuilds `e` variant by variant. The match is exhaustive (the enum is ours), so a new variant
-/// cannot be forgotten here.
-fn copy(e: &Error) -> Error {
-    match e {
-        Error::Io { op, path, source } => {
-            let source = match source.raw_os_error() {
-                Some(code) => std::io::Error::from_raw_os_error(code),
-                None => std::io::Error::new(source.kind(), source.to_string()),
-            };
-            Error::Io {
-                op,
-                path: path.clone(),
-                source,
-            }
-        }
-        Error::Corruption(c) => Error::Corruption(c.clone()),
-        Error::InvalidArgument(s) => Error::InvalidArgument(s.clone()),
-        Error::NotSupported(s) => Error::NotSupported(s.clone()),
-        Error::NotFound(s) => Error::NotFound(s.clone()),
-        Error::Busy(s) => Error::Busy(s.clone()),
-        Error::Poisoned(s) => Error::Poisoned(s.clone()),
-        Error::Closed => Error::Closed,
-        Error::Context { context, source } => copy(source).context(context.clone()),
+        self.0.clone()
     }
 }
 

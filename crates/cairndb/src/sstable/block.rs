@@ -486,7 +486,7 @@ impl InternalIterator for BlockIter {
 
     fn status(&self) -> Result<()> {
         match &self.err {
-            Some(e) => Err(super::format::duplicate(e)),
+            Some(e) => Err(e.clone()),
             None => Ok(()),
         }
     }

@@ -222,32 +222,6 @@ pub(crate) fn locate(e: Error, path: &Path, offset: u64) -> Error {
     }
 }
 
-/// A copy of `e` for reporting the same error again (iterator status is queried repeatedly and
-/// [`Error`] is not `Clone` because `std::io::Error` is not).
-pub(crate) fn duplicate(e: &Error) -> Error {
-    match e {
-        Error::Corruption(c) => Error::Corruption(c.clone()),
-        Error::Io { op, path, source } => {
-            let copy = match source.raw_os_error() {
-                Some(code) => std::io::Error::from_raw_os_error(code),
-                None => std::io::Error::new(source.kind(), source.to_string()),
-            };
-            Error::Io {
-                op,
-                path: path.clone(),
-                source: copy,
-            }
-        }
-        Error::InvalidArgument(s) => Error::InvalidArgument(s.clone()),
-        Error::NotSupported(s) => Error::NotSupported(s.clone()),
-        Error::NotFound(s) => Error::NotFound(s.clone()),
-        Error::Busy(s) => Error::Busy(s.clone()),
-        Error::Poisoned(s) => Error::Poisoned(s.clone()),
-        Error::Closed => Error::Closed,
-        Error::Context { context, source } => duplicate(source).context(context.clone()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

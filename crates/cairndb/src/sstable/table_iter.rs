@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use super::block::BlockIter;
-use super::format::{duplicate, BlockHandle};
+use super::format::BlockHandle;
 use super::reader::Table;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
@@ -234,6 +234,6 @@ impl InternalIterator for TableIterator {
     }
 
     fn status(&self) -> Result<()> {
-        self.err.as_ref().map_or(Ok(()), |e| Err(duplicate(e)))
+        self.err.as_ref().map_or(Ok(()), |e| Err(e.clone()))
     }
 }
