@@ -18,25 +18,27 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// Runs a small fillseq into `dir` and returns the path of the table it wrote.
+/// Writes a table of 5,000 entries (`key000000`.. with 100-byte values) into `dir`.
 fn build_table(dir: &Path) -> std::path::PathBuf {
-    let db = dir.to_str().expect("utf-8 path");
-    let out = cairn(&[
-        "bench",
-        "--benchmarks=fillseq",
-        "--num=5000",
-        "--seed=7",
-        &format!("--db={db}"),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    dir.join("000001.sst")
+    use cairndb::fs::{FileSystem, RealFs};
+    use cairndb::sstable::{TableBuilder, TableOptions};
+    use cairndb::types::{make_internal_key, ValueKind};
+    let path = dir.join("000001.sst");
+    let file = RealFs.create(&path).expect("create");
+    let mut b = TableBuilder::new(file, &path, &TableOptions::default()).expect("builder");
+    for i in 0..5000u64 {
+        let key = make_internal_key(format!("key{i:06}").as_bytes(), i + 1, ValueKind::Put);
+        b.add(&key, &[b'v'; 100]).expect("add");
+    }
+    b.finish().expect("finish");
+    path
 }
 
 #[test]
 fn bench_prints_db_bench_result_lines() {
     let out = cairn(&[
         "bench",
-        "--benchmarks=fillseq,readrandom,readseq,readreverse,seekrandom",
+        "--benchmarks=fillseq,readrandom,readseq,readreverse,seekrandom,fillrandom,overwrite,flush,readrandom",
         "--num=2000",
         "--seed=1",
         "--histogram=1",
@@ -72,9 +74,9 @@ fn bench_rejects_unknown_flags_and_benchmarks_by_name() {
     let out = cairn(&["bench", "--no_such_flag=1"]);
     assert!(!out.status.success());
     assert!(text(&out).contains("no_such_flag"), "{}", text(&out));
-    let out = cairn(&["bench", "--benchmarks=fillseq,overwrite", "--num=10"]);
+    let out = cairn(&["bench", "--benchmarks=fillseq,multireadrandom", "--num=10"]);
     assert!(!out.status.success());
-    assert!(text(&out).contains("overwrite"), "{}", text(&out));
+    assert!(text(&out).contains("multireadrandom"), "{}", text(&out));
 }
 
 #[test]
@@ -122,4 +124,36 @@ fn sst_verify_passes_then_names_the_corrupted_offset() {
         offset <= 10_000 && 10_000 - offset < 8192,
         "offset {offset}"
     );
+}
+
+#[test]
+fn bench_fill_refuses_to_wipe_a_directory_that_is_not_a_database() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let precious = dir.path().join("precious.txt");
+    std::fs::write(&precious, b"keep me").expect("write");
+    let db = format!("--db={}", dir.path().display());
+    let out = cairn(&["bench", "--benchmarks=fillseq", "--num=10", &db]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("refusing"), "{}", text(&out));
+    assert_eq!(std::fs::read(&precious).expect("still there"), b"keep me");
+    // A database left by an earlier run is replaced by a fresh fill; --use_existing_db keeps it.
+    let db_dir = dir.path().join("db");
+    let db = format!("--db={}", db_dir.display());
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=fillseq",
+        "--num=100",
+        "--seed=3",
+        &db,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=readrandom",
+        "--num=100",
+        "--seed=3",
+        "--use_existing_db=1",
+        &db,
+    ]);
+    assert!(text(&out).contains("(100 of 100 found)"), "{}", text(&out));
 }
