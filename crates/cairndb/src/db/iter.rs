@@ -12,7 +12,6 @@
 //!    them as misplaced); they are skipped by [`SkipRangeDeletions`] and applied through the
 //!    `RangeDelSet`.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::{Db, DbInner, ReadView};
@@ -94,12 +93,7 @@ impl Db {
     /// [`Error::Closed`](crate::Error::Closed) after close; errors opening tables or reading
     /// their range tombstones.
     pub fn iter(&self, opts: &ReadOptions) -> Result<DbIter> {
-        opts.validate()?;
-        self.inner.check_open()?;
-        let snapshot = opts
-            .snapshot
-            .unwrap_or_else(|| self.inner.last_sequence.load(Ordering::Acquire));
-        let view = self.inner.read_view();
+        let (snapshot, view) = self.inner.begin_read(opts)?;
         let (children, tombstones) = self.inner.iter_sources(&view)?;
         let iopts = DbIterOptions {
             snapshot,

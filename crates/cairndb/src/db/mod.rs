@@ -50,7 +50,7 @@ use crate::fs::{FileLock, FileSystem};
 use crate::iter::Tombstone;
 use crate::memtable::MemTable;
 use crate::merge::MergeOperator;
-use crate::options::Options;
+use crate::options::{Options, ReadOptions};
 use crate::table_cache::TableCache;
 use crate::types::SequenceNumber;
 use crate::version::{Version, VersionSet};
@@ -300,6 +300,17 @@ impl DbInner {
 
     fn read_view(&self) -> Arc<ReadView> {
         Arc::clone(&self.view.lock())
+    }
+
+    /// What every read starts from: the options checked, the database open, the snapshot
+    /// sequence (the caller's, or the latest published one) and the current read view.
+    fn begin_read(&self, opts: &ReadOptions) -> Result<(SequenceNumber, Arc<ReadView>)> {
+        opts.validate()?;
+        self.check_open()?;
+        let snapshot = opts
+            .snapshot
+            .unwrap_or_else(|| self.last_sequence.load(Ordering::Acquire));
+        Ok((snapshot, self.read_view()))
     }
 
     /// Rebuilds the read view from the state; called after every memtable switch or flush.

@@ -13,7 +13,6 @@
 //! 3. Merge operands are folded with the configured merge operator, oldest first; without one,
 //!    a key with operands is an `InvalidArgument` error, never a wrong value.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::{Db, DbInner, ReadView};
@@ -41,12 +40,7 @@ impl Db {
     /// tables; I/O errors; [`Error::InvalidArgument`] for merge operands without a merge
     /// operator.
     pub fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        opts.validate()?;
-        self.inner.check_open()?;
-        let snapshot = opts
-            .snapshot
-            .unwrap_or_else(|| self.inner.last_sequence.load(Ordering::Acquire));
-        let view = self.inner.read_view();
+        let (snapshot, view) = self.inner.begin_read(opts)?;
         self.inner.get_at(&view, key, snapshot)
     }
 }
