@@ -37,7 +37,7 @@ mod tests;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
@@ -47,7 +47,7 @@ pub use iter::DbIter;
 use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
-use crate::iter::Tombstone;
+use crate::iter::{RangeDelSet, Tombstone};
 use crate::memtable::MemTable;
 use crate::merge::MergeOperator;
 use crate::options::{Options, ReadOptions};
@@ -101,6 +101,10 @@ struct ReadView {
     /// Immutable memtables, newest first.
     imms: Vec<Arc<MemTable>>,
     version: Arc<Version>,
+    /// The range tombstones of every table of `version`, gathered by the first point read that
+    /// needs them and shared by every later read of this view, so a get does not visit every
+    /// table's tombstone list.
+    table_tombstones: OnceLock<Arc<RangeDelSet>>,
 }
 
 /// A write waiting in the commit queue.
@@ -323,6 +327,7 @@ impl DbInner {
             mem: Arc::clone(&st.mem),
             imms: st.imms.iter().rev().map(|i| Arc::clone(&i.mem)).collect(),
             version,
+            table_tombstones: OnceLock::new(),
         };
         *self.view.lock() = Arc::new(view);
     }

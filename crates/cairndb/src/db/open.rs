@@ -126,6 +126,7 @@ fn open_inner(
             mem: new_memtable(&options),
             imms: Vec::new(),
             version: versions.current(0).expect("default column family"),
+            table_tombstones: std::sync::OnceLock::new(),
         })),
         last_sequence: AtomicU64::new(versions.last_sequence()),
         closed: AtomicBool::new(false),

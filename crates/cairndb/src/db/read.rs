@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use super::{Db, DbInner, ReadView};
 use crate::error::{Error, Result};
-use crate::iter::{InternalIterator, Tombstone};
+use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
 use crate::memtable::{MemGet, MergeBase};
 use crate::options::ReadOptions;
 use crate::sstable::Table;
@@ -136,15 +136,20 @@ impl DbInner {
         key: &[u8],
         snapshot: SequenceNumber,
     ) -> Result<Option<SequenceNumber>> {
-        let mut best = None;
-        for (_, file) in view.version.all_files() {
-            for t in self.table_tombstones(file)?.iter() {
-                if t.seq <= snapshot && t.start.as_slice() <= key && key < t.end.as_slice() {
-                    best = best.max(Some(t.seq));
-                }
-            }
+        Ok(self.view_tombstones(view)?.max_covering_seq(key, snapshot))
+    }
+
+    /// The range tombstones of every table of the view, gathered once per view.
+    fn view_tombstones(&self, view: &ReadView) -> Result<Arc<RangeDelSet>> {
+        if let Some(set) = view.table_tombstones.get() {
+            return Ok(Arc::clone(set));
         }
-        Ok(best)
+        let mut all = Vec::new();
+        for (_, file) in view.version.all_files() {
+            all.extend(self.table_tombstones(file)?.iter().cloned());
+        }
+        let set = Arc::new(RangeDelSet::new(all));
+        Ok(Arc::clone(view.table_tombstones.get_or_init(|| set)))
     }
 
     /// The range tombstones of one table, read once and cached.
