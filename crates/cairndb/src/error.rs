@@ -236,6 +236,16 @@ mod tests {
     }
 
     #[test]
+    fn clones_keep_their_kind() {
+        let io = Error::io("read", "/x.sst", io::Error::from_raw_os_error(libc::EIO))
+            .context("iterating");
+        assert!(io.clone().is_io());
+        assert_eq!(io.clone().raw_os_error(), Some(libc::EIO));
+        let c = Error::corruption("/x.sst", 9, "bad");
+        assert_eq!(c.clone().as_corruption().map(|c| c.offset), Some(9));
+    }
+
+    #[test]
     fn io_is_not_corruption() {
         let e = Error::io("sync", "x", io::Error::from_raw_os_error(libc::EIO)).context("flush");
         assert!(!e.is_corruption());

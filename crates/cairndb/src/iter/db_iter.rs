@@ -39,7 +39,6 @@ use std::sync::Arc;
 
 use super::merging::BoxedIterator;
 use super::range_del::RangeDelSet;
-use super::stored_error::StoredError;
 use super::InternalIterator;
 #[cfg(doc)]
 use super::MergingIterator;
@@ -116,7 +115,7 @@ pub struct DbIterator {
     value_in_inner: bool,
     /// The prefix every returned key must have, in prefix mode.
     prefix: Option<Vec<u8>>,
-    err: Option<StoredError>,
+    err: Option<Error>,
     /// Merge operands being collected, reused between keys.
     operands: Vec<Vec<u8>>,
 }
@@ -168,7 +167,7 @@ impl DbIterator {
     }
 
     fn fail(&mut self, e: Error) {
-        self.err = Some(StoredError::new(e));
+        self.err = Some(e);
         self.valid = false;
     }
 
@@ -538,7 +537,7 @@ impl InternalIterator for DbIterator {
 
     fn status(&self) -> Result<()> {
         match &self.err {
-            Some(e) => Err(e.get()),
+            Some(e) => Err(e.clone()),
             None => self.inner.status(),
         }
     }

@@ -22,9 +22,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::merging::BoxedIterator;
-use super::stored_error::StoredError;
 use super::InternalIterator;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::types::compare_internal;
 use crate::version::edit::FileMetaData;
 
@@ -49,7 +48,7 @@ pub struct LevelIterator {
     opener: Arc<dyn TableOpener>,
     open_index: usize,
     open: Option<BoxedIterator>,
-    err: Option<StoredError>,
+    err: Option<Error>,
 }
 
 impl fmt::Debug for LevelIterator {
@@ -98,7 +97,7 @@ impl LevelIterator {
                 true
             }
             Err(e) => {
-                self.err = Some(StoredError::new(e));
+                self.err = Some(e);
                 false
             }
         }
@@ -209,7 +208,7 @@ impl InternalIterator for LevelIterator {
 
     fn status(&self) -> Result<()> {
         if let Some(e) = &self.err {
-            return Err(e.get());
+            return Err(e.clone());
         }
         self.open.as_ref().map_or(Ok(()), |it| it.status())
     }

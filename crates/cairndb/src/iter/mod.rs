@@ -35,7 +35,6 @@ mod db_iter;
 mod level;
 mod merging;
 mod range_del;
-mod stored_error;
 
 pub use db_iter::{DbIterOptions, DbIterator};
 pub use level::{LevelIterator, TableOpener};
