@@ -47,6 +47,9 @@ pub struct WriteBatch {
     rep: Vec<u8>,
     /// Number of records, mirrored in the header.
     count: u32,
+    /// The largest column family id of any record (0 when every record is in the default
+    /// family), so the commit path checks families only for batches that name others.
+    max_cf: u32,
 }
 
 impl Default for WriteBatch {
@@ -71,6 +74,7 @@ impl WriteBatch {
         WriteBatch {
             rep: vec![0; HEADER_LEN],
             count: 0,
+            max_cf: DEFAULT_CF,
         }
     }
 
@@ -78,7 +82,11 @@ impl WriteBatch {
     pub fn with_capacity(bytes: usize) -> Self {
         let mut rep = Vec::with_capacity(HEADER_LEN.saturating_add(bytes));
         rep.resize(HEADER_LEN, 0);
-        WriteBatch { rep, count: 0 }
+        WriteBatch {
+            rep,
+            count: 0,
+            max_cf: DEFAULT_CF,
+        }
     }
 
     /// Decodes and validates a whole batch (a WAL record payload).
@@ -108,9 +116,12 @@ impl WriteBatch {
                 format!("write batch: sequence {seq} + count {count} exceeds 56 bits"),
             ));
         }
-        let found = count_records(&bytes, count)?;
-        debug_assert_eq!(found, count);
-        Ok(WriteBatch { rep: bytes, count })
+        let max_cf = check_records(&bytes, count)?;
+        Ok(WriteBatch {
+            rep: bytes,
+            count,
+            max_cf,
+        })
     }
 
     /// The encoded batch: what the WAL stores.
@@ -142,6 +153,12 @@ impl WriteBatch {
     pub fn clear(&mut self) {
         self.rep.truncate(HEADER_LEN);
         self.set_count(0);
+        self.max_cf = DEFAULT_CF;
+    }
+
+    /// The largest column family id any record names (0: only the default family).
+    pub fn max_column_family(&self) -> u32 {
+        self.max_cf
     }
 
     /// The sequence number of the first record.
@@ -266,6 +283,7 @@ impl WriteBatch {
             .ok_or_else(|| Error::InvalidArgument("write batch: too many records".into()))?;
         self.rep.extend_from_slice(&other.rep[HEADER_LEN..]);
         self.set_count(count);
+        self.max_cf = self.max_cf.max(other.max_cf);
         Ok(())
     }
 
@@ -291,6 +309,7 @@ impl WriteBatch {
         self.rep.push(tag_for(kind, cf));
         if cf != DEFAULT_CF {
             put_varint32(&mut self.rep, cf);
+            self.max_cf = self.max_cf.max(cf);
         }
         put_length_prefixed(&mut self.rep, key);
         if has_value(kind) {
@@ -349,12 +368,14 @@ fn check_len(what: &str, len: usize, max: usize) -> Result<()> {
     Ok(())
 }
 
-/// Decodes every record after the header; the count must match `expected` exactly.
-fn count_records(bytes: &[u8], expected: u32) -> Result<u32> {
+/// Decodes every record after the header; the count must match `expected` exactly. Returns the
+/// largest column family id named.
+fn check_records(bytes: &[u8], expected: u32) -> Result<u32> {
     let mut decoder = RecordDecoder::new(bytes, HEADER_LEN);
     let mut found: u32 = 0;
+    let mut max_cf = DEFAULT_CF;
     while !decoder.at_end() {
-        decoder.next_record()?;
+        max_cf = max_cf.max(decoder.next_record()?.cf);
         found = found
             .checked_add(1)
             .filter(|&f| f <= expected)
@@ -373,5 +394,5 @@ fn count_records(bytes: &[u8], expected: u32) -> Result<u32> {
             format!("write batch: header says {expected} records, found {found}"),
         ));
     }
-    Ok(found)
+    Ok(max_cf)
 }

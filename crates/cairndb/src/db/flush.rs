@@ -12,6 +12,7 @@
 //!    error to `flush()` callers, and is retried by the background thread after a pause.
 //! 3. Obsolete files are deleted only after `log_and_apply` returned (the version set's rule).
 
+use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -19,10 +20,12 @@ use std::time::Duration;
 
 use parking_lot::MutexGuard;
 
-use super::{Db, DbInner, DbState};
+use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::error::{Error, Result};
+use crate::fs::FileSystem;
 use crate::iter::{BoxedIterator, InternalIterator, MergingIterator};
 use crate::memtable::MemTable;
+use crate::options::{CfOptions, DbOptions};
 use crate::sstable::TableBuilder;
 use crate::types::{make_internal_key, ParsedKey, ValueKind, MAX_SEQUENCE};
 use crate::version::filenames::table_file_name;
@@ -32,36 +35,23 @@ use crate::version::{parse_file_name, FileMetaData, FileType, VersionEdit};
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
 
 impl Db {
-    /// Flushes the mutable memtable and every immutable one to L0 and waits for it.
+    /// Flushes the mutable and immutable memtables of every column family to L0 and waits for
+    /// it. (RocksDB's `Flush` flushes one family; flushing all of them lets every WAL go.)
     ///
     /// # Errors
     /// [`Error::Closed`] after close; [`Error::Poisoned`] after a WAL failure; the flush's I/O
     /// error (the data stays in the memtable and its WAL, and a later flush retries).
     pub fn flush(&self) -> Result<()> {
-        let inner = &self.inner;
-        let mut st = inner.state.lock();
-        inner.check_open()?;
-        // A leader may be writing into the memtable with the mutex released (write.rs).
-        while st.leader_active {
-            inner.cond.wait(&mut st);
-        }
-        if !st.mem.is_empty() {
-            if let Some(why) = &st.poisoned {
-                return Err(Error::Poisoned(why.clone()));
-            }
-            inner.switch_memtable(&mut st)?;
-        }
-        let target = st.imms.back().map(|i| Arc::clone(&i.mem));
-        let Some(target) = target else { return Ok(()) };
-        while st.imms.iter().any(|i| Arc::ptr_eq(&i.mem, &target)) {
-            if st.flushing {
-                inner.cond.wait(&mut st);
-                continue;
-            }
-            inner.check_open()?;
-            inner.flush_oldest(&mut st)?;
-        }
-        Ok(())
+        self.inner.flush_families(None)
+    }
+
+    /// Flushes the memtables of column family `cf` to L0 and waits for it.
+    ///
+    /// # Errors
+    /// As [`Db::flush`]; [`Error::InvalidArgument`] when `cf` was dropped.
+    pub fn flush_cf(&self, cf: &ColumnFamily) -> Result<()> {
+        cf.data.check_live()?;
+        self.inner.flush_families(Some(cf.id()))
     }
 }
 
@@ -80,34 +70,106 @@ fn flush_loop(inner: &DbInner) {
             return;
         }
         // A poisoned version set fails every flush: wait for close instead of spinning.
-        if st.imms.is_empty() || st.flushing || st.versions.is_poisoned() {
+        let next = oldest_immutable(&st);
+        let Some(id) = next.filter(|_| !st.flushing && !st.versions.is_poisoned()) else {
             inner.cond.wait(&mut st);
             continue;
-        }
-        if inner.flush_oldest(&mut st).is_err() {
+        };
+        if inner.flush_oldest(&mut st, id).is_err() {
             // Already recorded in `flush_error`; pause so a persistent fault does not spin.
             let _ = inner.cond.wait_for(&mut st, RETRY_PAUSE);
         }
     }
 }
 
+/// The family whose oldest immutable memtable retired first (the one pinning the oldest WAL).
+fn oldest_immutable(st: &DbState) -> Option<u32> {
+    st.cfs
+        .iter()
+        .filter_map(|(&id, cf)| cf.imms.front().map(|imm| (imm.next_log, id)))
+        .min()
+        .map(|(_, id)| id)
+}
+
 impl DbInner {
-    /// Flushes the oldest immutable memtable. Called with the lock held and no flush running;
-    /// releases the lock while the table is written.
-    fn flush_oldest(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
-        let Some(imm) = st.imms.front() else {
+    /// Flushes family `only` (or every family) and waits until the memtables that held data
+    /// when called are in tables.
+    fn flush_families(&self, only: Option<u32>) -> Result<()> {
+        let mut st = self.state.lock();
+        self.check_open()?;
+        // A leader may be writing into a memtable with the mutex released (write.rs).
+        while st.leader_active {
+            self.cond.wait(&mut st);
+        }
+        let ids: Vec<u32> = match only {
+            Some(id) if !st.cfs.contains_key(&id) => {
+                return Err(Error::InvalidArgument(format!(
+                    "column family {id} does not exist"
+                )))
+            }
+            Some(id) => vec![id],
+            None => st.cfs.keys().copied().collect(),
+        };
+        let non_empty: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|&id| !st.cf(id).mem.is_empty())
+            .collect();
+        if !non_empty.is_empty() {
+            if let Some(why) = &st.poisoned {
+                return Err(Error::Poisoned(why.clone()));
+            }
+            self.switch_memtables(&mut st, &non_empty)?;
+        }
+        let targets: Vec<(u32, Arc<MemTable>)> = ids
+            .iter()
+            .filter_map(|&id| st.cf(id).imms.back().map(|i| (id, Arc::clone(&i.mem))))
+            .collect();
+        for (id, target) in targets {
+            // Until the target leaves the immutable list (or its family is dropped).
+            while st
+                .cfs
+                .get(&id)
+                .is_some_and(|cf| cf.imms.iter().any(|i| Arc::ptr_eq(&i.mem, &target)))
+            {
+                if st.flushing {
+                    self.cond.wait(&mut st);
+                    continue;
+                }
+                self.check_open()?;
+                self.flush_oldest(&mut st, id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes family `id`'s oldest immutable memtable. Called with the lock held and no flush
+    /// running; releases the lock while the table is written.
+    fn flush_oldest(&self, st: &mut MutexGuard<'_, DbState>, id: u32) -> Result<()> {
+        let cf = st.cf(id);
+        let Some(imm) = cf.imms.front() else {
             return Ok(());
         };
         let (mem, next_log) = (Arc::clone(&imm.mem), imm.next_log);
+        let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
         st.flushing = true;
-        let built = MutexGuard::unlocked(st, || self.write_l0_table(&mem, pending.number()));
-        let result = built.and_then(|meta| self.install_flush(st, meta, next_log));
+        let built = MutexGuard::unlocked(st, || {
+            build_l0_table(
+                &*self.fs,
+                &self.dir,
+                &self.options.db,
+                &data.options,
+                &mem,
+                pending.number(),
+            )
+        });
+        let result = built.and_then(|meta| self.install_flush(st, id, meta, next_log));
         st.flushing = false;
         drop(pending);
         match &result {
             Ok(()) => st.flush_error = None,
-            // The partial table was removed by `write_l0_table` or `install_flush`.
+            // The partial table was removed by `build_l0_table` or `install_flush`.
             Err(e) => st.flush_error = Some(e.to_string()),
         }
         self.cond.notify_all();
@@ -115,10 +177,13 @@ impl DbInner {
     }
 
     /// Records the flushed table and the new log number, then drops the memtable from the
-    /// immutable list and deletes what became obsolete (invariants 1 and 3).
+    /// immutable list and deletes what became obsolete (invariants 1 and 3). Families with
+    /// nothing in memory move their log number to the current WAL in the same group (contract
+    /// 3), so they do not keep old WALs alive.
     fn install_flush(
         &self,
         st: &mut DbState,
+        id: u32,
         meta: Option<FileMetaData>,
         next_log: u64,
     ) -> Result<()> {
@@ -130,78 +195,26 @@ impl DbInner {
         if let Some(meta) = meta {
             edit.add_file(0, meta);
         }
-        if let Err(e) = st.versions.log_and_apply(vec![(0, edit)]) {
+        let mut edits = vec![(id, edit)];
+        for (&other, cf) in &st.cfs {
+            if other != id && cf.mem.is_empty() && cf.imms.is_empty() {
+                let bump = VersionEdit {
+                    log_number: Some(st.wal_number),
+                    ..VersionEdit::default()
+                };
+                edits.push((other, bump));
+            }
+        }
+        if let Err(e) = st.versions.log_and_apply(edits) {
             if let Some(n) = number {
                 let _ = self.fs.remove(&self.dir.join(table_file_name(n)));
             }
             return Err(e);
         }
-        st.imms.pop_front();
-        self.publish_view(st);
+        st.cf_mut(id).imms.pop_front();
+        self.publish_view(st, id);
         self.delete_obsolete_files(st);
         Ok(())
-    }
-
-    /// Writes `mem` (points and range deletions, merged in internal-key order) to table
-    /// `number`, synced. `Ok(None)` when the memtable holds nothing. On error the partial file
-    /// is deleted.
-    pub(super) fn write_l0_table(
-        &self,
-        mem: &Arc<MemTable>,
-        number: u64,
-    ) -> Result<Option<FileMetaData>> {
-        if mem.is_empty() && mem.num_range_deletes() == 0 {
-            return Ok(None);
-        }
-        let path = self.dir.join(table_file_name(number));
-        let result = self.build_table(mem, number);
-        if result.is_err() {
-            // Best effort: an unreferenced table is also found obsolete later.
-            let _ = self.fs.remove(&path);
-        }
-        result
-    }
-
-    fn build_table(&self, mem: &Arc<MemTable>, number: u64) -> Result<Option<FileMetaData>> {
-        let path = self.dir.join(table_file_name(number));
-        let topts = self
-            .options
-            .cf
-            .table_options_for_output(&self.options.db, 0, false);
-        let file = self.fs.create(&path)?;
-        let mut builder = TableBuilder::new(file, &path, &topts)?;
-        let children: Vec<BoxedIterator> =
-            vec![Box::new(mem.iter()), Box::new(mem.range_tombstone_iter())];
-        let mut it = MergingIterator::new(children);
-        let mut meta = FileMetaData {
-            number,
-            smallest_seqno: MAX_SEQUENCE,
-            ..FileMetaData::default()
-        };
-        let mut range_end: Option<Vec<u8>> = None;
-        it.seek_to_first();
-        while it.valid() {
-            let key = it.key();
-            let p = ParsedKey::parse(key)?;
-            if meta.smallest.is_empty() {
-                meta.smallest = key.to_vec();
-            }
-            meta.largest.clear();
-            meta.largest.extend_from_slice(key);
-            meta.smallest_seqno = meta.smallest_seqno.min(p.seq);
-            meta.largest_seqno = meta.largest_seqno.max(p.seq);
-            if p.kind == ValueKind::RangeDelete && range_end.as_deref() < Some(it.value()) {
-                range_end = Some(it.value().to_vec());
-            }
-            builder.add(key, it.value())?;
-            it.next();
-        }
-        it.status()?;
-        let built = builder.finish()?;
-        meta.size = built.file_size;
-        extend_largest(&mut meta, range_end);
-        self.fs.sync_dir(&self.dir)?;
-        Ok(Some(meta))
     }
 
     /// Deletes the files the version set reports obsolete, and forgets their cached state.
@@ -211,13 +224,83 @@ impl DbInner {
         };
         for name in st.versions.obsolete_files(&listing) {
             if let Some((FileType::Table, n)) = parse_file_name(&name) {
-                self.table_cache.evict(n);
+                for cf in st.cfs.values() {
+                    cf.data.table_cache.evict(n);
+                }
                 self.range_dels.lock().remove(&n);
             }
             // A file that cannot be deleted now is found again by the next call.
             let _ = self.fs.remove(&self.dir.join(&name));
         }
     }
+}
+
+/// Writes `mem` (points and range deletions, merged in internal-key order) to table `number`,
+/// synced, with the family's output options for L0. `Ok(None)` when the memtable holds
+/// nothing. On error the partial file is deleted.
+pub(super) fn build_l0_table(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    db: &DbOptions,
+    cf: &CfOptions,
+    mem: &Arc<MemTable>,
+    number: u64,
+) -> Result<Option<FileMetaData>> {
+    if mem.is_empty() && mem.num_range_deletes() == 0 {
+        return Ok(None);
+    }
+    let result = write_table(fs, dir, db, cf, mem, number);
+    if result.is_err() {
+        // Best effort: an unreferenced table is also found obsolete later.
+        let _ = fs.remove(&dir.join(table_file_name(number)));
+    }
+    result.map(Some)
+}
+
+fn write_table(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    db: &DbOptions,
+    cf: &CfOptions,
+    mem: &Arc<MemTable>,
+    number: u64,
+) -> Result<FileMetaData> {
+    let path = dir.join(table_file_name(number));
+    let topts = cf.table_options_for_output(db, 0, false);
+    let file = fs.create(&path)?;
+    let mut builder = TableBuilder::new(file, &path, &topts)?;
+    let children: Vec<BoxedIterator> =
+        vec![Box::new(mem.iter()), Box::new(mem.range_tombstone_iter())];
+    let mut it = MergingIterator::new(children);
+    let mut meta = FileMetaData {
+        number,
+        smallest_seqno: MAX_SEQUENCE,
+        ..FileMetaData::default()
+    };
+    let mut range_end: Option<Vec<u8>> = None;
+    it.seek_to_first();
+    while it.valid() {
+        let key = it.key();
+        let p = ParsedKey::parse(key)?;
+        if meta.smallest.is_empty() {
+            meta.smallest = key.to_vec();
+        }
+        meta.largest.clear();
+        meta.largest.extend_from_slice(key);
+        meta.smallest_seqno = meta.smallest_seqno.min(p.seq);
+        meta.largest_seqno = meta.largest_seqno.max(p.seq);
+        if p.kind == ValueKind::RangeDelete && range_end.as_deref() < Some(it.value()) {
+            range_end = Some(it.value().to_vec());
+        }
+        builder.add(key, it.value())?;
+        it.next();
+    }
+    it.status()?;
+    let built = builder.finish()?;
+    meta.size = built.file_size;
+    extend_largest(&mut meta, range_end);
+    fs.sync_dir(dir)?;
+    Ok(meta)
 }
 
 /// The table's key range must cover its range tombstones: the largest key is raised to the

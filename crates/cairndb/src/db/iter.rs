@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use super::{Db, DbInner, ReadView};
+use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::Result;
 use crate::iter::{
     BoxedIterator, DbIterOptions, DbIterator, InternalIterator, MergingIterator, RangeDelSet,
@@ -93,26 +93,43 @@ impl Db {
     /// [`Error::Closed`](crate::Error::Closed) after close; errors opening tables or reading
     /// their range tombstones.
     pub fn iter(&self, opts: &ReadOptions) -> Result<DbIter> {
-        let (snapshot, view) = self.inner.begin_read(opts)?;
-        let (children, tombstones) = self.inner.iter_sources(&view)?;
+        self.inner.iter(opts, &self.inner.default_cf)
+    }
+
+    /// [`Db::iter`] over column family `cf`, with its prefix extractor and merge operator.
+    ///
+    /// # Errors
+    /// As [`Db::iter`]; [`Error::InvalidArgument`](crate::Error::InvalidArgument) when `cf` was
+    /// dropped.
+    pub fn iter_cf(&self, opts: &ReadOptions, cf: &ColumnFamily) -> Result<DbIter> {
+        self.inner.iter(opts, &cf.data)
+    }
+}
+
+impl DbInner {
+    fn iter(&self, opts: &ReadOptions, cf: &CfData) -> Result<DbIter> {
+        let (snapshot, view) = self.begin_read(opts, cf)?;
+        let (children, tombstones) = self.iter_sources(cf, &view)?;
         let iopts = DbIterOptions {
             snapshot,
             lower_bound: opts.iterate_lower_bound.clone(),
             upper_bound: opts.iterate_upper_bound.clone(),
             prefix_same_as_start: opts.prefix_same_as_start,
             total_order_seek: opts.total_order_seek,
-            prefix_extractor: self.inner.options.cf.prefix_extractor.clone(),
-            merge_operator: self.inner.merge_operator.clone(),
+            prefix_extractor: cf.options.prefix_extractor.clone(),
+            merge_operator: cf.options.merge_operator.clone(),
         };
         let merged: BoxedIterator = Box::new(MergingIterator::new(children));
         let inner = DbIterator::new(merged, Arc::new(RangeDelSet::new(tombstones)), iopts);
         Ok(DbIter { inner, _view: view })
     }
-}
 
-impl DbInner {
     /// The child iterators (memtables newest first, then tables) and every range tombstone.
-    fn iter_sources(&self, view: &ReadView) -> Result<(Vec<BoxedIterator>, Vec<Tombstone>)> {
+    fn iter_sources(
+        &self,
+        cf: &CfData,
+        view: &ReadView,
+    ) -> Result<(Vec<BoxedIterator>, Vec<Tombstone>)> {
         let mut children: Vec<BoxedIterator> = Vec::new();
         let mut tombstones = Vec::new();
         for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
@@ -124,8 +141,8 @@ impl DbInner {
             );
         }
         for (_, file) in view.version.all_files() {
-            let table = self.table_cache.get_table(file.number, file.size)?;
-            let ts = self.table_tombstones(file)?;
+            let table = cf.table_cache.get_table(file.number, file.size)?;
+            let ts = self.table_tombstones(cf, file)?;
             if ts.is_empty() {
                 children.push(Box::new(table.iter()));
             } else {

@@ -3,28 +3,34 @@
 //!
 //! # Contract
 //! - Callers: any number of threads share one [`Db`] (`Send + Sync`). Writers queue under the
-//!   state mutex and are committed in groups by a leader (`write.rs`); readers take only the small `view` mutex for the instant it takes to clone an
-//!   `Arc<ReadView>`, so they never wait for WAL I/O. One background thread flushes immutable
-//!   memtables.
-//! - `Mutex<DbState>` guards the version set, the WAL writer, the mutable memtable, the list of
-//!   immutable memtables and the poisoned/closed/flush flags. Lock order: `state`, then `view`,
-//!   then `snapshots`/`range_dels` (the last three are leaves and are never held across I/O
-//!   except `range_dels`, which only reads a table already opened).
+//!   state mutex and are committed in groups by a leader (`write.rs`); readers take only their
+//!   column family's small `view` mutex for the instant it takes to clone an `Arc<ReadView>`, so
+//!   they never wait for WAL I/O. One background thread flushes immutable memtables.
+//! - Column families (`column_family.rs`) share one WAL, one sequence and one commit queue; each
+//!   has its own options, memtables, version and read view. A batch is atomic across families.
+//! - `Mutex<DbState>` guards the version set, the WAL writer, every family's mutable and
+//!   immutable memtables, and the poisoned/closed/flush flags. Lock order: `state`, then a
+//!   family's `view`, then `snapshots`/`range_dels` (leaves, never held across I/O except
+//!   `range_dels`, which only reads a table already opened).
 //!
 //! # Invariants
 //! 1. Sequence numbers are assigned under the state lock in WAL order; `last_sequence` (the
-//!    published, atomic copy) is stored only after the batch is in the memtable, so a reader never
-//!    sees a partially applied batch or a gap.
+//!    published, atomic copy) is stored only after the batch is in the memtables, so a reader
+//!    never sees a partially applied batch or a gap.
 //! 2. A write returns Ok only after its WAL record was handed to the OS (`flush`), and synced when
 //!    `WriteOptions::sync`; a failed WAL append/flush/sync poisons the database for good.
 //! 3. Every memtable's data lives in WALs numbered below the `next_log` recorded with it; a flush
 //!    records that number as the column family's log number only in the edit that adds the
-//!    table, so a WAL is deleted only after its data is in a durable table.
-//! 4. Immutable memtables are flushed oldest first, one at a time, so L0 files are ordered by
-//!    sequence numbers and every memtable holds only sequence numbers above every table's.
+//!    table, so a WAL is deleted only after every family's data in it is in a durable table. A
+//!    family whose memtables are all empty has its log number raised to the current WAL in the
+//!    same edit, so an idle family does not pin old WALs.
+//! 4. Each family's immutable memtables are flushed oldest first, one flush at a time, so its L0
+//!    files are ordered by sequence numbers and its memtables hold only sequence numbers above
+//!    its tables'.
 //! 5. A WAL is synced before a newer WAL is started, so losing unsynced data on power loss only
 //!    ever loses a suffix of the history.
 
+mod column_family;
 mod flush;
 mod iter;
 mod open;
@@ -42,16 +48,17 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
+pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use iter::DbIter;
+
+use column_family::CfData;
 
 use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
 use crate::iter::{RangeDelSet, Tombstone};
 use crate::memtable::MemTable;
-use crate::merge::MergeOperator;
 use crate::options::{Options, ReadOptions};
-use crate::table_cache::TableCache;
 use crate::types::SequenceNumber;
 use crate::version::{Version, VersionSet};
 use crate::wal::{DamageKind, LogWriter};
@@ -94,7 +101,7 @@ struct Imm {
     next_log: u64,
 }
 
-/// What readers need, swapped as a whole (RocksDB's SuperVersion).
+/// What readers of one column family need, swapped as a whole (RocksDB's SuperVersion).
 #[derive(Debug)]
 struct ReadView {
     mem: Arc<MemTable>,
@@ -115,15 +122,22 @@ struct Queued {
     disable_wal: bool,
 }
 
+/// One column family's write side, guarded by the state mutex.
+struct CfState {
+    data: Arc<CfData>,
+    mem: Arc<MemTable>,
+    /// Oldest first.
+    imms: VecDeque<Imm>,
+}
+
 /// Everything the state mutex guards.
 struct DbState {
     versions: VersionSet,
     /// `None` only after close.
     wal: Option<LogWriter>,
     wal_number: u64,
-    mem: Arc<MemTable>,
-    /// Oldest first.
-    imms: VecDeque<Imm>,
+    /// The live column families by id.
+    cfs: BTreeMap<u32, CfState>,
     /// Why writes are refused (invariant 2).
     poisoned: Option<String>,
     /// A flush job runs (one at a time, invariant 4).
@@ -141,17 +155,25 @@ struct DbState {
     _lock: Option<Box<dyn FileLock>>,
 }
 
+impl DbState {
+    fn cf(&self, id: u32) -> &CfState {
+        self.cfs.get(&id).expect("a live column family")
+    }
+    fn cf_mut(&mut self, id: u32) -> &mut CfState {
+        self.cfs.get_mut(&id).expect("a live column family")
+    }
+}
+
 /// Shared by the handle and the flush thread.
 struct DbInner {
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
     options: Options,
-    merge_operator: Option<Arc<dyn MergeOperator>>,
-    table_cache: TableCache,
     state: Mutex<DbState>,
-    /// Signalled when the immutable list shrinks, a flush ends or the database closes.
+    /// Signalled when an immutable list shrinks, a flush ends or the database closes.
     cond: Condvar,
-    view: Mutex<Arc<ReadView>>,
+    /// The default column family, which always exists.
+    default_cf: Arc<CfData>,
     /// The published last sequence number (invariant 1).
     last_sequence: AtomicU64,
     /// Set once, under the state lock, by close.
@@ -160,7 +182,8 @@ struct DbInner {
     /// versions a snapshot can see.
     snapshots: Arc<Mutex<BTreeMap<SequenceNumber, usize>>>,
     /// Range tombstones of each table file (the table format has no range-deletion block yet,
-    /// so they are read from the data blocks once per file).
+    /// so they are read from the data blocks once per file). File numbers are unique across
+    /// column families.
     range_dels: Mutex<HashMap<u64, Arc<Vec<Tombstone>>>>,
     report: RecoveryReport,
 }
@@ -245,14 +268,20 @@ impl Db {
         self.inner.state.lock().flush_error.clone()
     }
 
-    /// Number of immutable memtables waiting for a flush.
+    /// Number of immutable memtables of every column family waiting for a flush.
     pub fn num_immutable_memtables(&self) -> usize {
-        self.inner.state.lock().imms.len()
+        let st = self.inner.state.lock();
+        st.cfs.values().map(|c| c.imms.len()).sum()
     }
 
-    /// Number of L0 files in the current version.
+    /// Number of L0 files in the current version of the default column family.
     pub fn num_l0_files(&self) -> usize {
-        self.inner.view.lock().version.num_files(0)
+        self.num_l0_files_cf(&self.default_column_family())
+    }
+
+    /// Number of L0 files in the current version of `cf`.
+    pub fn num_l0_files_cf(&self, cf: &ColumnFamily) -> usize {
+        cf.data.read_view().version.num_files(0)
     }
 
     /// Closes the database: stops the flush thread (waiting for a running flush) and releases
@@ -302,33 +331,37 @@ impl DbInner {
         Ok(())
     }
 
-    fn read_view(&self) -> Arc<ReadView> {
-        Arc::clone(&self.view.lock())
-    }
-
-    /// What every read starts from: the options checked, the database open, the snapshot
-    /// sequence (the caller's, or the latest published one) and the current read view.
-    fn begin_read(&self, opts: &ReadOptions) -> Result<(SequenceNumber, Arc<ReadView>)> {
+    /// What every read starts from: the options checked, the database open, the family not
+    /// dropped, the snapshot sequence (the caller's, or the latest published one) and the
+    /// family's current read view.
+    fn begin_read(
+        &self,
+        opts: &ReadOptions,
+        cf: &CfData,
+    ) -> Result<(SequenceNumber, Arc<ReadView>)> {
         opts.validate()?;
         self.check_open()?;
+        cf.check_live()?;
         let snapshot = opts
             .snapshot
             .unwrap_or_else(|| self.last_sequence.load(Ordering::Acquire));
-        Ok((snapshot, self.read_view()))
+        Ok((snapshot, cf.read_view()))
     }
 
-    /// Rebuilds the read view from the state; called after every memtable switch or flush.
-    fn publish_view(&self, st: &DbState) {
+    /// Rebuilds column family `id`'s read view from the state; called after every memtable
+    /// switch or flush of that family.
+    fn publish_view(&self, st: &DbState, id: u32) {
+        let cf = st.cf(id);
         let version = st
             .versions
-            .current(0)
-            .expect("the default column family always exists");
+            .current(id)
+            .expect("a live column family has a version");
         let view = ReadView {
-            mem: Arc::clone(&st.mem),
-            imms: st.imms.iter().rev().map(|i| Arc::clone(&i.mem)).collect(),
+            mem: Arc::clone(&cf.mem),
+            imms: cf.imms.iter().rev().map(|i| Arc::clone(&i.mem)).collect(),
             version,
             table_tombstones: OnceLock::new(),
         };
-        *self.view.lock() = Arc::new(view);
+        *cf.data.view.lock() = Arc::new(view);
     }
 }

@@ -1,15 +1,22 @@
-//! Opening a database: the directory lock, creating or recovering the version set, replaying
-//! the WALs into a memtable, flushing what was replayed to L0 and starting a new WAL.
+//! Opening a database: the directory lock, creating or recovering the version set, resolving
+//! the column families, replaying the WALs into their memtables, flushing what was replayed to
+//! L0 and starting a new WAL.
 //!
 //! Runs on the opening thread before the [`Db`] exists, so nothing else can touch the state.
 //!
 //! Invariants:
 //! 1. Every WAL numbered >= `min_log_number_to_keep()` is replayed, in number order, with the
 //!    configured recovery mode; damage the mode tolerates is listed in the [`RecoveryReport`].
-//! 2. The replayed data is written to an L0 table and the edit adding it records the new WAL as
-//!    the log number before any old WAL is deleted, so a crash during open loses nothing.
+//!    A record for a family is applied only from WALs at or above that family's log number
+//!    (older ones were flushed), and records of dropped families are skipped.
+//! 2. A replayed memtable that fills is written to an L0 table during replay; every table
+//!    written by the open and the new WAL as every family's log number go into one atomic
+//!    MANIFEST group before any old WAL is deleted, so a crash during open loses nothing.
 //! 3. Every file number seen in the directory is marked used, so a WAL created just before a
 //!    crash (never recorded in the MANIFEST) is never reused.
+//! 4. Nothing is written before the arguments are checked: invalid options, duplicate family
+//!    names, or a missing family without `create_missing_column_families` fail with the
+//!    directory unchanged (except for a database created by this open).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
@@ -18,58 +25,79 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::{Db, DbInner, DbState, DroppedWalBytes, ReadView, RecoveryReport};
+use super::column_family::{new_cf_data, ColumnFamilyDescriptor};
+use super::flush::build_l0_table;
+use super::{CfState, Db, DbInner, DbState, DroppedWalBytes, RecoveryReport};
 use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
 use crate::memtable::{MemTable, MemTableOptions, DEFAULT_BLOCK_SIZE};
-use crate::merge::MergeOperator;
-use crate::options::Options;
-use crate::table_cache::TableCache;
+use crate::options::{CfOptions, Options};
 use crate::version::filenames::{log_file_name, CURRENT_FILE_NAME, LOCK_FILE_NAME};
-use crate::version::{parse_file_name, FileType, VersionEdit, VersionSet, VersionSetOptions};
+use crate::version::{
+    parse_file_name, FileMetaData, FileType, PendingOutput, VersionEdit, VersionSet,
+    VersionSetOptions, DEFAULT_CF_ID, DEFAULT_CF_NAME,
+};
 use crate::wal::{DamageAction, LogEvent, LogReader, LogWriter, WalRecoveryMode};
 
 impl Db {
     /// Opens (or, with `create_if_missing`, creates) the database in directory `path` on the
-    /// operating system's file system.
+    /// operating system's file system. Column families other than the default are opened with
+    /// `options.cf`; use [`Db::open_cf`] to give each its own options.
     ///
     /// # Errors
-    /// As [`Db::open_with_fs`].
+    /// As [`Db::open_cf_with_fs`].
     pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
-        Db::open_with_fs(RealFs::shared(), path, options)
+        Db::open_cf_with_fs(RealFs::shared(), path, options, Vec::new())
     }
 
-    /// Opens the database in `path` on `fs` (a `MemFs`, `FaultFs` or `CrashFs` in tests).
+    /// As [`Db::open`] on `fs` (a `MemFs`, `FaultFs` or `CrashFs` in tests).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for invalid options, a missing database without
-    /// `create_if_missing`, or an existing one with `error_if_exists`; [`Error::Busy`] when
-    /// another handle holds the directory; [`Error::Corruption`] for damage the recovery mode
-    /// does not tolerate; I/O errors.
+    /// As [`Db::open_cf_with_fs`].
     pub fn open_with_fs(
         fs: Arc<dyn FileSystem>,
         path: impl AsRef<Path>,
         options: Options,
     ) -> Result<Db> {
-        Db::open_with_merge_operator(fs, path, options, None)
+        Db::open_cf_with_fs(fs, path, options, Vec::new())
     }
 
-    /// As [`Db::open_with_fs`], with a merge operator that reads use to fold merge operands.
-    /// Without one, reading a key that has merge operands is an `InvalidArgument` error.
+    /// Opens the database with options for the named column families.
     ///
     /// # Errors
-    /// As [`Db::open_with_fs`].
-    pub fn open_with_merge_operator(
+    /// As [`Db::open_cf_with_fs`].
+    pub fn open_cf(
+        path: impl AsRef<Path>,
+        options: Options,
+        families: Vec<ColumnFamilyDescriptor>,
+    ) -> Result<Db> {
+        Db::open_cf_with_fs(RealFs::shared(), path, options, families)
+    }
+
+    /// Opens the database in `path` on `fs`. `families` gives options for column families by
+    /// name (a descriptor named `default` overrides `options.cf` for the default family); a
+    /// named family the database lacks is created when `create_missing_column_families` is set.
+    /// Families the database has but `families` does not name are opened with `options.cf`
+    /// (RocksDB refuses to open then; CairnDB opens them, so a tool that knows no family
+    /// names can still open any database).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for invalid options, a family named twice, a missing family
+    /// without `create_missing_column_families`, a missing database without
+    /// `create_if_missing`, or an existing one with `error_if_exists`; [`Error::Busy`] when
+    /// another handle holds the directory; [`Error::Corruption`] for damage the recovery mode
+    /// does not tolerate; I/O errors.
+    pub fn open_cf_with_fs(
         fs: Arc<dyn FileSystem>,
         path: impl AsRef<Path>,
         options: Options,
-        merge_operator: Option<Arc<dyn MergeOperator>>,
+        families: Vec<ColumnFamilyDescriptor>,
     ) -> Result<Db> {
         options.validate()?;
+        check_descriptors(&families)?;
         let dir = path.as_ref().to_path_buf();
-        let inner = open_inner(fs, &dir, options, merge_operator)?;
-        let inner = Arc::new(inner);
+        let inner = Arc::new(open_inner(fs, &dir, options, families)?);
         let flusher = super::flush::spawn_flusher(Arc::clone(&inner))?;
         Ok(Db {
             inner,
@@ -78,11 +106,59 @@ impl Db {
     }
 }
 
+/// Valid options and unique names (invariant 4).
+fn check_descriptors(families: &[ColumnFamilyDescriptor]) -> Result<()> {
+    for (i, d) in families.iter().enumerate() {
+        d.options
+            .validate()
+            .map_err(|e| e.context(format!("options of column family {:?}", d.name)))?;
+        if d.name.is_empty() {
+            return Err(Error::InvalidArgument(
+                "a column family name must not be empty".into(),
+            ));
+        }
+        if families[..i].iter().any(|o| o.name == d.name) {
+            return Err(Error::InvalidArgument(format!(
+                "column family {:?} named twice",
+                d.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The options of every family, by name: the caller's descriptors, `options.cf` for the rest.
+struct FamilyOptions {
+    default: CfOptions,
+    named: HashMap<String, CfOptions>,
+}
+
+impl FamilyOptions {
+    fn new(options: &Options, families: Vec<ColumnFamilyDescriptor>) -> FamilyOptions {
+        let mut named: HashMap<String, CfOptions> =
+            families.into_iter().map(|d| (d.name, d.options)).collect();
+        let default = named
+            .remove(DEFAULT_CF_NAME)
+            .unwrap_or_else(|| options.cf.clone());
+        FamilyOptions { default, named }
+    }
+
+    fn for_family(&self, name: &str, fallback: &CfOptions) -> CfOptions {
+        if name == DEFAULT_CF_NAME {
+            return self.default.clone();
+        }
+        self.named
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| fallback.clone())
+    }
+}
+
 fn open_inner(
     fs: Arc<dyn FileSystem>,
     dir: &Path,
     options: Options,
-    merge_operator: Option<Arc<dyn MergeOperator>>,
+    families: Vec<ColumnFamilyDescriptor>,
 ) -> Result<DbInner> {
     let exists = fs.exists(&dir.join(CURRENT_FILE_NAME))?;
     if !exists && !options.db.create_if_missing {
@@ -96,6 +172,10 @@ fn open_inner(
             "{} already holds a database and error_if_exists is true",
             dir.display()
         )));
+    }
+    let fam = FamilyOptions::new(&options, families);
+    if !exists && !fam.named.is_empty() && !options.db.create_missing_column_families {
+        return Err(missing_families(fam.named.keys()));
     }
     fs.create_dir_all(dir)?;
     let lock = fs.lock(&dir.join(LOCK_FILE_NAME))?;
@@ -111,31 +191,51 @@ fn open_inner(
         report.created = true;
         VersionSet::create(Arc::clone(&fs), dir, vs_opts)?
     };
-    let table_cache = TableCache::new(
-        Arc::clone(&fs),
-        dir,
-        options.cf.table_options_for_reads(),
-        options.db.table_cache_capacity(),
-    );
-    let mem = replay_logs(&*fs, dir, &options, &mut versions, &mut report)?;
+    let missing: Vec<String> = fam
+        .named
+        .keys()
+        .filter(|n| versions.cf_id(n).is_none())
+        .cloned()
+        .collect();
+    if !missing.is_empty() && !options.db.create_missing_column_families {
+        return Err(missing_families(missing.iter()));
+    }
+    let replayed = replay_logs(&fs, dir, &options, &fam, &mut versions, &mut report)?;
     report.last_sequence = versions.last_sequence();
     let wal_number = versions.new_file_number();
     let wal = create_wal(&*fs, dir, wal_number, &options)?;
+    for name in &missing {
+        versions.create_cf(name, wal_number)?;
+    }
+    let mut cfs = BTreeMap::new();
+    for info in versions.column_families() {
+        let cf_options = fam.for_family(&info.name, &options.cf);
+        let data = new_cf_data(
+            &fs,
+            dir,
+            &options.db,
+            &versions,
+            info.id,
+            &info.name,
+            cf_options,
+        );
+        let mem = Arc::clone(&data.read_view().mem);
+        let state = CfState {
+            data: Arc::new(data),
+            mem,
+            imms: VecDeque::new(),
+        };
+        cfs.insert(info.id, state);
+    }
+    let default_cf = Arc::clone(&cfs.get(&DEFAULT_CF_ID).expect("default family").data);
     let inner = DbInner {
-        view: Mutex::new(Arc::new(ReadView {
-            mem: new_memtable(&options),
-            imms: Vec::new(),
-            version: versions.current(0).expect("default column family"),
-            table_tombstones: std::sync::OnceLock::new(),
-        })),
         last_sequence: AtomicU64::new(versions.last_sequence()),
         closed: AtomicBool::new(false),
         state: Mutex::new(DbState {
             versions,
             wal: Some(wal),
             wal_number,
-            mem: new_memtable(&options),
-            imms: VecDeque::new(),
+            cfs,
             poisoned: None,
             flushing: false,
             flush_error: None,
@@ -146,23 +246,30 @@ fn open_inner(
             _lock: Some(lock),
         }),
         cond: Condvar::new(),
+        default_cf,
         snapshots: Arc::new(Mutex::new(BTreeMap::new())),
         range_dels: Mutex::new(HashMap::new()),
         fs,
         dir: dir.to_path_buf(),
         options,
-        merge_operator,
-        table_cache,
         report,
     };
-    persist_replayed(&inner, &mem, wal_number)?;
+    persist_replayed(&inner, replayed, wal_number)?;
     Ok(inner)
+}
+
+fn missing_families<'a>(names: impl Iterator<Item = &'a String>) -> Error {
+    let mut names: Vec<&String> = names.collect();
+    names.sort();
+    Error::InvalidArgument(format!(
+        "column families {names:?} do not exist and create_missing_column_families is false"
+    ))
 }
 
 /// A fresh memtable whose arena blocks are an eighth of `write_buffer_size` (as RocksDB sizes
 /// them), so that a small write buffer is not filled by its first block.
-pub(super) fn new_memtable(options: &Options) -> Arc<MemTable> {
-    let block = (options.cf.write_buffer_size / 8).clamp(4096, DEFAULT_BLOCK_SIZE);
+pub(super) fn new_memtable(options: &CfOptions) -> Arc<MemTable> {
+    let block = (options.write_buffer_size / 8).clamp(4096, DEFAULT_BLOCK_SIZE);
     Arc::new(MemTable::new(MemTableOptions {
         arena_block_size: block,
         ..MemTableOptions::default()
@@ -182,39 +289,85 @@ pub(super) fn create_wal(
     Ok(LogWriter::new(file, number, options.db.wal_bytes_per_sync))
 }
 
-/// Writes the replayed memtable (if any) to L0 and records the new WAL as the log number, then
-/// deletes the replayed WALs (invariant 2).
-fn persist_replayed(inner: &DbInner, mem: &Arc<MemTable>, wal_number: u64) -> Result<()> {
+/// What replay leaves behind (invariant 2).
+struct Replayed {
+    /// Per family, the memtable holding what replay did not flush yet.
+    mems: Vec<(u32, Arc<MemTable>)>,
+    /// Tables written during replay when a memtable filled.
+    tables: Vec<(u32, FileMetaData)>,
+    /// Keeps those tables' numbers live until the edit that records them.
+    pending: Vec<PendingOutput>,
+}
+
+/// One family during replay.
+struct ReplayCf {
+    /// WALs below this hold nothing the family still needs (invariant 1).
+    log_number: u64,
+    options: CfOptions,
+    mem: Arc<MemTable>,
+}
+
+/// Writes the replayed memtables (if any) to L0 and records the new WAL as every family's log
+/// number, in one atomic group with the tables replay already wrote; then deletes the replayed
+/// WALs (invariant 2).
+fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Result<()> {
     let mut st = inner.state.lock();
-    let pending = st.versions.new_pending_output();
-    let meta = if mem.is_empty() {
-        None
-    } else {
-        inner.write_l0_table(mem, pending.number())?
-    };
-    let mut edit = VersionEdit {
-        log_number: Some(wal_number),
-        ..VersionEdit::default()
-    };
-    if let Some(meta) = meta {
-        edit.add_file(0, meta);
+    let mut edits: BTreeMap<u32, VersionEdit> = st
+        .cfs
+        .keys()
+        .map(|&id| {
+            let edit = VersionEdit {
+                log_number: Some(wal_number),
+                ..VersionEdit::default()
+            };
+            (id, edit)
+        })
+        .collect();
+    let mut pending = replayed.pending;
+    let mut tables = replayed.tables;
+    for (id, mem) in &replayed.mems {
+        let Some(cf) = st.cfs.get(id) else { continue };
+        let options = cf.data.options.clone();
+        let output = st.versions.new_pending_output();
+        let meta = build_l0_table(
+            &*inner.fs,
+            &inner.dir,
+            &inner.options.db,
+            &options,
+            mem,
+            output.number(),
+        )?;
+        pending.push(output);
+        if let Some(meta) = meta {
+            tables.push((*id, meta));
+        }
     }
-    st.versions.log_and_apply(vec![(0, edit)])?;
+    for (id, meta) in tables {
+        if let Some(edit) = edits.get_mut(&id) {
+            edit.add_file(0, meta);
+        }
+    }
+    st.versions.log_and_apply(edits.into_iter().collect())?;
     drop(pending);
-    inner.publish_view(&st);
+    let ids: Vec<u32> = st.cfs.keys().copied().collect();
+    for id in ids {
+        inner.publish_view(&st, id);
+    }
     inner.delete_obsolete_files(&st);
     Ok(())
 }
 
-/// Replays every WAL the version set still needs into one memtable (invariant 1) and raises
-/// the last sequence number past every replayed batch.
+/// Replays every WAL the version set still needs into per-family memtables (invariant 1),
+/// writing a memtable that fills to L0 (invariant 2), and raises the last sequence number past
+/// every replayed batch.
 fn replay_logs(
-    fs: &dyn FileSystem,
+    fs: &Arc<dyn FileSystem>,
     dir: &Path,
     options: &Options,
+    fam: &FamilyOptions,
     versions: &mut VersionSet,
     report: &mut RecoveryReport,
-) -> Result<Arc<MemTable>> {
+) -> Result<Replayed> {
     let mut logs = Vec::new();
     for name in fs.list(dir)? {
         if let Some((kind, number)) = parse_file_name(&name) {
@@ -227,7 +380,24 @@ fn replay_logs(
         }
     }
     logs.sort_unstable();
-    let mem = new_memtable(options);
+    let mut cfs: BTreeMap<u32, ReplayCf> = versions
+        .column_families()
+        .into_iter()
+        .map(|info| {
+            let cf_options = fam.for_family(&info.name, &options.cf);
+            let replay = ReplayCf {
+                log_number: info.log_number,
+                mem: new_memtable(&cf_options),
+                options: cf_options,
+            };
+            (info.id, replay)
+        })
+        .collect();
+    let mut out = Replayed {
+        mems: Vec::new(),
+        tables: Vec::new(),
+        pending: Vec::new(),
+    };
     let mode = options.db.wal_recovery_mode;
     let mut last = versions.last_sequence();
     let mut stop_all = false;
@@ -238,59 +408,93 @@ fn replay_logs(
         }
         report.logs_replayed.push(number);
         let path = dir.join(log_file_name(number));
-        let mut reader = LogReader::open(fs, &path, number)?;
-        stop_all = replay_one(&mut reader, mode, &mem, &mut last, report)?;
-    }
-    versions.set_last_sequence(last);
-    Ok(mem)
-}
-
-/// Replays one WAL. Returns true when point-in-time recovery stopped at damage, so later logs
-/// must be ignored to keep the result a prefix of the history.
-fn replay_one(
-    reader: &mut LogReader,
-    mode: WalRecoveryMode,
-    mem: &MemTable,
-    last: &mut u64,
-    report: &mut RecoveryReport,
-) -> Result<bool> {
-    while let Some(event) = reader.next_event()? {
-        match event {
-            LogEvent::Record(rec) => {
-                let batch = WriteBatch::from_bytes(rec.data).map_err(|e| {
-                    e.in_file(reader.path())
-                        .context(format!("WAL record at offset {}", rec.offset))
-                })?;
-                apply_replayed(&batch, mem, last)?;
-                report.batches_replayed += 1;
-            }
-            LogEvent::Damage(damage) => {
-                let action = mode.on_damage(&damage);
-                if action == DamageAction::Fail {
-                    return Err(damage.to_error());
+        let mut reader = LogReader::open(&**fs, &path, number)?;
+        while let Some(event) = reader.next_event()? {
+            match event {
+                LogEvent::Record(rec) => {
+                    let batch = WriteBatch::from_bytes(rec.data).map_err(|e| {
+                        e.in_file(reader.path())
+                            .context(format!("WAL record at offset {}", rec.offset))
+                    })?;
+                    apply_replayed(&batch, number, &cfs, &mut last)?;
+                    report.batches_replayed += 1;
+                    flush_full(fs, dir, options, versions, &mut cfs, &mut out)?;
                 }
-                report.dropped.push(DroppedWalBytes {
-                    file: damage.file.clone(),
-                    kind: damage.kind,
-                    offset: damage.offset,
-                    bytes: damage.bytes_dropped,
-                });
-                if action == DamageAction::StopHere {
-                    return Ok(mode == WalRecoveryMode::PointInTimeRecovery);
-                }
+                LogEvent::Damage(damage) => match mode.on_damage(&damage) {
+                    DamageAction::Fail => return Err(damage.to_error()),
+                    action => {
+                        report.dropped.push(DroppedWalBytes {
+                            file: damage.file.clone(),
+                            kind: damage.kind,
+                            offset: damage.offset,
+                            bytes: damage.bytes_dropped,
+                        });
+                        if action == DamageAction::StopHere {
+                            // Point-in-time recovery keeps a prefix of the history: nothing
+                            // after the damage, in this WAL or later ones, is applied.
+                            stop_all = mode == WalRecoveryMode::PointInTimeRecovery;
+                            break;
+                        }
+                    }
+                },
             }
         }
     }
-    Ok(false)
+    versions.set_last_sequence(last);
+    out.mems = cfs.into_iter().map(|(id, c)| (id, c.mem)).collect();
+    Ok(out)
 }
 
-/// Inserts one replayed batch and raises `last` past it. No batch is skipped by its sequence
-/// number: the MANIFEST's last sequence may already count writes that live only in a WAL.
-fn apply_replayed(batch: &WriteBatch, mem: &MemTable, last: &mut u64) -> Result<()> {
+/// Writes every replayed memtable that reached its `write_buffer_size` to an L0 table.
+fn flush_full(
+    fs: &Arc<dyn FileSystem>,
+    dir: &Path,
+    options: &Options,
+    versions: &mut VersionSet,
+    cfs: &mut BTreeMap<u32, ReplayCf>,
+    out: &mut Replayed,
+) -> Result<()> {
+    for (&id, cf) in cfs.iter_mut() {
+        if cf.mem.approximate_memory_usage() < cf.options.write_buffer_size {
+            continue;
+        }
+        let output = versions.new_pending_output();
+        let meta = build_l0_table(
+            &**fs,
+            dir,
+            &options.db,
+            &cf.options,
+            &cf.mem,
+            output.number(),
+        )?;
+        out.pending.push(output);
+        if let Some(meta) = meta {
+            out.tables.push((id, meta));
+        }
+        cf.mem = new_memtable(&cf.options);
+    }
+    Ok(())
+}
+
+/// Inserts one batch replayed from WAL `log` and raises `last` past it. Records of families
+/// that flushed past `log`, or were dropped, are skipped (invariant 1). No batch is skipped by
+/// its sequence number: the MANIFEST's last sequence may already count writes that live only in
+/// a WAL.
+fn apply_replayed(
+    batch: &WriteBatch,
+    log: u64,
+    cfs: &BTreeMap<u32, ReplayCf>,
+    last: &mut u64,
+) -> Result<()> {
     if batch.count() == 0 {
         return Ok(());
     }
-    crate::memtable::insert_batch(batch, |_| Ok(Some(mem)))?;
+    crate::memtable::insert_batch(batch, |id| {
+        Ok(cfs
+            .get(&id)
+            .filter(|c| log >= c.log_number)
+            .map(|c| &*c.mem))
+    })?;
     *last = (*last).max(batch.sequence() + u64::from(batch.count()) - 1);
     Ok(())
 }

@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use super::{Db, DbInner, ReadView};
+use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
 use crate::memtable::{MemGet, MergeBase};
@@ -33,21 +33,76 @@ enum Found {
 }
 
 impl Db {
-    /// The value of `key` at `opts.snapshot` (or the latest published state).
+    /// The value of `key` in the default column family at `opts.snapshot` (or the latest
+    /// published state).
     ///
     /// # Errors
     /// [`Error::Closed`] after close; [`Error::Corruption`] naming file and offset for damaged
     /// tables; I/O errors; [`Error::InvalidArgument`] for merge operands without a merge
     /// operator.
     pub fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let (snapshot, view) = self.inner.begin_read(opts)?;
-        self.inner.get_at(&view, key, snapshot)
+        self.inner.get(opts, &self.inner.default_cf, key)
+    }
+
+    /// The value of `key` in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::get`]; [`Error::InvalidArgument`] when `cf` was dropped.
+    pub fn get_cf(
+        &self,
+        opts: &ReadOptions,
+        cf: &ColumnFamily,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>> {
+        self.inner.get(opts, &cf.data, key)
+    }
+
+    /// The values of `keys` in the default column family, all read at one snapshot (the same
+    /// answers as [`Db::get`] per key, consistent with each other). One result per key, in
+    /// order.
+    pub fn multi_get<K: AsRef<[u8]>>(
+        &self,
+        opts: &ReadOptions,
+        keys: &[K],
+    ) -> Vec<Result<Option<Vec<u8>>>> {
+        self.inner.multi_get(opts, &self.inner.default_cf, keys)
+    }
+
+    /// [`Db::multi_get`] in column family `cf`.
+    pub fn multi_get_cf<K: AsRef<[u8]>>(
+        &self,
+        opts: &ReadOptions,
+        cf: &ColumnFamily,
+        keys: &[K],
+    ) -> Vec<Result<Option<Vec<u8>>>> {
+        self.inner.multi_get(opts, &cf.data, keys)
     }
 }
 
 impl DbInner {
+    fn get(&self, opts: &ReadOptions, cf: &CfData, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let (snapshot, view) = self.begin_read(opts, cf)?;
+        self.get_at(cf, &view, key, snapshot)
+    }
+
+    fn multi_get<K: AsRef<[u8]>>(
+        &self,
+        opts: &ReadOptions,
+        cf: &CfData,
+        keys: &[K],
+    ) -> Vec<Result<Option<Vec<u8>>>> {
+        match self.begin_read(opts, cf) {
+            Ok((snapshot, view)) => keys
+                .iter()
+                .map(|k| self.get_at(cf, &view, k.as_ref(), snapshot))
+                .collect(),
+            Err(e) => keys.iter().map(|_| Err(e.clone())).collect(),
+        }
+    }
+
     fn get_at(
         &self,
+        cf: &CfData,
         view: &ReadView,
         key: &[u8],
         snapshot: SequenceNumber,
@@ -55,113 +110,120 @@ impl DbInner {
         let mut operands: Vec<Vec<u8>> = Vec::new();
         for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
             if let Found::Base(base) = from_memtable(mem.get(key, snapshot), &mut operands) {
-                return self.finish(key, operands, base);
+                return finish(cf, key, operands, base);
             }
         }
-        let covering = self.table_tombstone_seq(view, key, snapshot)?;
+        let covering = self.table_tombstone_seq(cf, view, key, snapshot)?;
         for (_, file) in view.version.files_for_get(key) {
-            let found = self.search_table(file, key, snapshot, covering, &mut operands)?;
+            let found = search_table(cf, file, key, snapshot, covering, &mut operands)?;
             if let Found::Base(base) = found {
-                return self.finish(key, operands, base);
+                return finish(cf, key, operands, base);
             }
         }
-        self.finish(key, operands, None)
+        finish(cf, key, operands, None)
     }
-
-    /// Folds `operands` (newest first) onto `base` (invariant 3).
-    fn finish(
-        &self,
-        key: &[u8],
-        mut operands: Vec<Vec<u8>>,
-        base: Option<Vec<u8>>,
-    ) -> Result<Option<Vec<u8>>> {
-        if operands.is_empty() {
-            return Ok(base);
-        }
-        let Some(op) = &self.merge_operator else {
-            return Err(Error::InvalidArgument(format!(
-                "key {key:02x?} has merge operands but no merge operator is configured"
-            )));
-        };
-        operands.reverse();
-        let refs: Vec<&[u8]> = operands.iter().map(Vec::as_slice).collect();
-        match op.full_merge(key, base.as_deref(), &refs) {
-            Some(v) => Ok(Some(v)),
-            None => Err(Error::corruption(
-                "",
-                0,
-                format!("merge operator {} failed for key {key:02x?}", op.name()),
-            )),
-        }
-    }
-
-    /// The newest entries of `key` in one table, newest first, stopping at the base.
-    fn search_table(
-        &self,
-        file: &FileMetaData,
-        key: &[u8],
-        snapshot: SequenceNumber,
-        covering: Option<SequenceNumber>,
-        operands: &mut Vec<Vec<u8>>,
-    ) -> Result<Found> {
-        let table = self.table_cache.get_table(file.number, file.size)?;
-        if !table.may_contain(key)? {
-            return Ok(Found::Older);
-        }
-        let mut it = table.iter();
-        it.seek(&seek_key(key, snapshot));
-        while it.valid() && user_key(it.key()) == key {
-            let p = ParsedKey::parse(it.key()).map_err(|e| e.in_file(table.path()))?;
-            if covering.is_some_and(|t| p.seq < t) {
-                return Ok(Found::Base(None));
-            }
-            match p.kind {
-                ValueKind::Put => return Ok(Found::Base(Some(it.value().to_vec()))),
-                ValueKind::Delete | ValueKind::SingleDelete => return Ok(Found::Base(None)),
-                ValueKind::Merge => operands.push(it.value().to_vec()),
-                // Tombstones are applied through `table_tombstone_seq`.
-                ValueKind::RangeDelete => {}
-            }
-            it.next();
-        }
-        it.status()?;
-        Ok(Found::Older)
-    }
-
     /// The largest visible sequence number of a table range tombstone covering `key`
     /// (invariant 2).
     fn table_tombstone_seq(
         &self,
+        cf: &CfData,
         view: &ReadView,
         key: &[u8],
         snapshot: SequenceNumber,
     ) -> Result<Option<SequenceNumber>> {
-        Ok(self.view_tombstones(view)?.max_covering_seq(key, snapshot))
+        Ok(self
+            .view_tombstones(cf, view)?
+            .max_covering_seq(key, snapshot))
     }
 
     /// The range tombstones of every table of the view, gathered once per view.
-    fn view_tombstones(&self, view: &ReadView) -> Result<Arc<RangeDelSet>> {
+    fn view_tombstones(&self, cf: &CfData, view: &ReadView) -> Result<Arc<RangeDelSet>> {
         if let Some(set) = view.table_tombstones.get() {
             return Ok(Arc::clone(set));
         }
         let mut all = Vec::new();
         for (_, file) in view.version.all_files() {
-            all.extend(self.table_tombstones(file)?.iter().cloned());
+            all.extend(self.table_tombstones(cf, file)?.iter().cloned());
         }
         let set = Arc::new(RangeDelSet::new(all));
         Ok(Arc::clone(view.table_tombstones.get_or_init(|| set)))
     }
 
     /// The range tombstones of one table, read once and cached.
-    pub(super) fn table_tombstones(&self, file: &FileMetaData) -> Result<Arc<Vec<Tombstone>>> {
+    pub(super) fn table_tombstones(
+        &self,
+        cf: &CfData,
+        file: &FileMetaData,
+    ) -> Result<Arc<Vec<Tombstone>>> {
         if let Some(ts) = self.range_dels.lock().get(&file.number) {
             return Ok(Arc::clone(ts));
         }
-        let table = self.table_cache.get_table(file.number, file.size)?;
+        let table = cf.table_cache.get_table(file.number, file.size)?;
         let ts = Arc::new(read_tombstones(&table)?);
         self.range_dels.lock().insert(file.number, Arc::clone(&ts));
         Ok(ts)
     }
+}
+
+/// Folds `operands` (newest first) onto `base` with the family's merge operator (invariant 3).
+fn finish(
+    cf: &CfData,
+    key: &[u8],
+    mut operands: Vec<Vec<u8>>,
+    base: Option<Vec<u8>>,
+) -> Result<Option<Vec<u8>>> {
+    if operands.is_empty() {
+        return Ok(base);
+    }
+    let Some(op) = &cf.options.merge_operator else {
+        return Err(Error::InvalidArgument(format!(
+            "key {key:02x?} has merge operands but column family {:?} has no merge operator",
+            cf.name
+        )));
+    };
+    operands.reverse();
+    let refs: Vec<&[u8]> = operands.iter().map(Vec::as_slice).collect();
+    match op.full_merge(key, base.as_deref(), &refs) {
+        Some(v) => Ok(Some(v)),
+        None => Err(Error::corruption(
+            "",
+            0,
+            format!("merge operator {} failed for key {key:02x?}", op.name()),
+        )),
+    }
+}
+
+/// The newest entries of `key` in one table, newest first, stopping at the base.
+fn search_table(
+    cf: &CfData,
+    file: &FileMetaData,
+    key: &[u8],
+    snapshot: SequenceNumber,
+    covering: Option<SequenceNumber>,
+    operands: &mut Vec<Vec<u8>>,
+) -> Result<Found> {
+    let table = cf.table_cache.get_table(file.number, file.size)?;
+    if !table.may_contain(key)? {
+        return Ok(Found::Older);
+    }
+    let mut it = table.iter();
+    it.seek(&seek_key(key, snapshot));
+    while it.valid() && user_key(it.key()) == key {
+        let p = ParsedKey::parse(it.key()).map_err(|e| e.in_file(table.path()))?;
+        if covering.is_some_and(|t| p.seq < t) {
+            return Ok(Found::Base(None));
+        }
+        match p.kind {
+            ValueKind::Put => return Ok(Found::Base(Some(it.value().to_vec()))),
+            ValueKind::Delete | ValueKind::SingleDelete => return Ok(Found::Base(None)),
+            ValueKind::Merge => operands.push(it.value().to_vec()),
+            // Tombstones are applied through `table_tombstone_seq`.
+            ValueKind::RangeDelete => {}
+        }
+        it.next();
+    }
+    it.status()?;
+    Ok(Found::Older)
 }
 
 /// Scans a table for its range deletions; tables without any (by their properties) are not

@@ -109,8 +109,9 @@ fn merge_needs_an_operator_and_folds_across_flushes() {
     let e = db.get(&r(), b"n").expect_err("no operator");
     assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     drop(db);
-    let op = Some(Arc::new(UInt64AddOperator) as Arc<dyn crate::merge::MergeOperator>);
-    let db = Db::open_with_merge_operator(fs, DIR, opts(), op).expect("open");
+    let mut o = opts();
+    o.cf.merge_operator = Some(Arc::new(UInt64AddOperator));
+    let db = Db::open_with_fs(fs, DIR, o).expect("open");
     db.merge(&w(), b"n", &2u64.to_le_bytes()).expect("merge");
     db.flush().expect("flush");
     db.merge(&w(), b"n", &4u64.to_le_bytes()).expect("merge");

@@ -25,28 +25,27 @@ use std::sync::Arc;
 use parking_lot::MutexGuard;
 
 use super::open::{create_wal, new_memtable};
-use std::collections::VecDeque;
-
-use super::{Db, DbInner, DbState, Imm, Queued};
-use crate::batch::WriteBatch;
+use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
+use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
-use crate::memtable::insert_batch;
+use crate::memtable::{insert_batch, MemTable};
 use crate::options::WriteOptions;
 use crate::wal::LogWriter;
 
 impl Db {
-    /// Applies `batch` atomically.
+    /// Applies `batch` atomically, across every column family it names.
     ///
     /// # Errors
     /// [`Error::Closed`] after close; [`Error::Poisoned`] after an earlier WAL failure; the
     /// WAL's I/O error (which poisons the database); [`Error::InvalidArgument`] for invalid
-    /// write options.
+    /// write options or a batch naming a column family that does not exist (nothing of the
+    /// batch is applied).
     pub fn write(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
         opts.validate()?;
         self.inner.commit(opts, batch)
     }
 
-    /// Sets `key` to `value`.
+    /// Sets `key` to `value` in the default column family.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for a key over 8 MiB or a value over the batch limit (nothing
@@ -57,13 +56,39 @@ impl Db {
         self.write(opts, b)
     }
 
-    /// Deletes `key`.
+    /// Sets `key` to `value` in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::put`]; [`Error::InvalidArgument`] when `cf` was dropped.
+    pub fn put_cf(
+        &self,
+        opts: &WriteOptions,
+        cf: &ColumnFamily,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put_cf(cf.id(), key, value)?;
+        self.write(opts, b)
+    }
+
+    /// Deletes `key` from the default column family.
     ///
     /// # Errors
     /// As [`Db::put`].
     pub fn delete(&self, opts: &WriteOptions, key: &[u8]) -> Result<()> {
         let mut b = WriteBatch::new();
         b.delete(key)?;
+        self.write(opts, b)
+    }
+
+    /// Deletes `key` from column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::put_cf`].
+    pub fn delete_cf(&self, opts: &WriteOptions, cf: &ColumnFamily, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete_cf(cf.id(), key)?;
         self.write(opts, b)
     }
 
@@ -77,7 +102,22 @@ impl Db {
         self.write(opts, b)
     }
 
-    /// Adds a merge operand for `key`.
+    /// [`Db::single_delete`] in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::put_cf`].
+    pub fn single_delete_cf(
+        &self,
+        opts: &WriteOptions,
+        cf: &ColumnFamily,
+        key: &[u8],
+    ) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.single_delete_cf(cf.id(), key)?;
+        self.write(opts, b)
+    }
+
+    /// Adds a merge operand for `key` in the default column family.
     ///
     /// # Errors
     /// As [`Db::put`].
@@ -87,13 +127,45 @@ impl Db {
         self.write(opts, b)
     }
 
-    /// Deletes every key in `[begin, end)`.
+    /// Adds a merge operand for `key` in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::put_cf`].
+    pub fn merge_cf(
+        &self,
+        opts: &WriteOptions,
+        cf: &ColumnFamily,
+        key: &[u8],
+        operand: &[u8],
+    ) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.merge_cf(cf.id(), key, operand)?;
+        self.write(opts, b)
+    }
+
+    /// Deletes every key in `[begin, end)` of the default column family.
     ///
     /// # Errors
     /// As [`Db::put`].
     pub fn delete_range(&self, opts: &WriteOptions, begin: &[u8], end: &[u8]) -> Result<()> {
         let mut b = WriteBatch::new();
         b.delete_range(begin, end)?;
+        self.write(opts, b)
+    }
+
+    /// Deletes every key in `[begin, end)` of column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::put_cf`].
+    pub fn delete_range_cf(
+        &self,
+        opts: &WriteOptions,
+        cf: &ColumnFamily,
+        begin: &[u8],
+        end: &[u8],
+    ) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete_range_cf(cf.id(), begin, end)?;
         self.write(opts, b)
     }
 }
@@ -144,23 +216,33 @@ impl DbInner {
     /// Commits a group headed by this writer: one WAL record (synced if any member asked),
     /// written and inserted without the lock, then published. Fills in the followers' results.
     fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
-        if let Err(e) = self.check_writable(st).and_then(|()| self.make_room(st)) {
+        let checked = self
+            .check_writable(st)
+            .and_then(|()| check_families(st, &st.writers[0].batch))
+            .and_then(|()| self.make_room(st));
+        if let Err(e) = checked {
             st.writers.pop_front();
             return Err(e);
         }
-        let (combined, ids, sync, disable_wal) = take_group(&mut st.writers);
-        let mut combined = combined;
+        let (mut combined, ids, sync, disable_wal) = take_group(st);
         let first = st.versions.last_sequence() + 1;
         combined.set_sequence(first);
-        // The WAL and the memtable are stable while `leader_active` is set: memtable switches,
-        // manual flushes and close wait for it to clear.
+        // The WAL and the memtables are stable while `leader_active` is set: memtable
+        // switches, manual flushes, family drops and close wait for it to clear.
         let mut wal = if disable_wal { None } else { st.wal.take() };
-        let mem = Arc::clone(&st.mem);
+        let mems: Vec<(u32, Arc<MemTable>)> = st
+            .cfs
+            .iter()
+            .map(|(&id, cf)| (id, Arc::clone(&cf.mem)))
+            .collect();
         let result = MutexGuard::unlocked(st, || {
             if let Some(wal) = wal.as_mut() {
                 append_wal(wal, &combined, sync).map_err(|e| (e, "WAL write failed"))?;
             }
-            insert_batch(&combined, |_| Ok(Some(&*mem))).map_err(|e| (e, "memtable insert failed"))
+            insert_batch(&combined, |cf| {
+                Ok(mems.iter().find(|(id, _)| *id == cf).map(|(_, m)| &**m))
+            })
+            .map_err(|e| (e, "memtable insert failed"))
         });
         if wal.is_some() {
             st.wal = wal;
@@ -189,14 +271,29 @@ impl DbInner {
         }
     }
 
-    /// Switches to a new memtable when the current one is full, waiting while too many
-    /// memtables are in use (invariant 3).
+    /// Switches every full memtable to a new one, waiting while a full family has too many
+    /// memtables in use (invariant 3).
     fn make_room(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
-        let limit = self.options.cf.write_buffer_size;
-        let max_imms = (self.options.cf.max_write_buffer_number.max(2) - 1) as usize;
-        while st.mem.approximate_memory_usage() >= limit {
-            if st.imms.len() < max_imms {
-                return self.switch_memtable(st);
+        loop {
+            let mut full = Vec::new();
+            let mut ready = Vec::new();
+            for (&id, cf) in &st.cfs {
+                let opts = &cf.data.options;
+                if cf.mem.approximate_memory_usage() < opts.write_buffer_size {
+                    continue;
+                }
+                full.push(id);
+                let max_imms = (opts.max_write_buffer_number.max(2) - 1) as usize;
+                if cf.imms.len() < max_imms {
+                    ready.push(id);
+                }
+            }
+            if full.is_empty() {
+                return Ok(());
+            }
+            if !ready.is_empty() {
+                self.switch_memtables(st, &ready)?;
+                continue;
             }
             if st.versions.is_poisoned() {
                 // No flush can succeed until reopen: waiting would hang the writer.
@@ -213,24 +310,29 @@ impl DbInner {
             self.cond.wait(st);
             self.check_writable(st)?;
         }
-        Ok(())
     }
 
-    /// Retires the mutable memtable to the immutable list and starts a new WAL. The old WAL is
-    /// synced first (contract 5). A failure poisons: the WAL state is then unknown.
-    pub(super) fn switch_memtable(&self, st: &mut DbState) -> Result<()> {
+    /// Retires the mutable memtables of families `ids` to their immutable lists and starts one
+    /// new WAL for all of them. The old WAL is synced first (contract 5). A failure poisons:
+    /// the WAL state is then unknown.
+    pub(super) fn switch_memtables(&self, st: &mut DbState, ids: &[u32]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
         let result = self.roll_wal(st);
         if let Err(e) = &result {
             st.poisoned = Some(format!("WAL roll failed: {e}"));
         }
         result?;
-        let old = std::mem::replace(&mut st.mem, new_memtable(&self.options));
-        old.mark_read_only();
-        st.imms.push_back(Imm {
-            mem: old,
-            next_log: st.wal_number,
-        });
-        self.publish_view(st);
+        let next_log = st.wal_number;
+        for &id in ids {
+            let cf = st.cf_mut(id);
+            let fresh = new_memtable(&cf.data.options);
+            let old = std::mem::replace(&mut cf.mem, fresh);
+            old.mark_read_only();
+            cf.imms.push_back(Imm { mem: old, next_log });
+            self.publish_view(st, id);
+        }
         self.cond.notify_all();
         Ok(())
     }
@@ -245,22 +347,48 @@ impl DbInner {
     }
 }
 
+/// Every column family `batch` names is live. Checked under the state lock by the leader, so a
+/// family cannot be dropped between the check and the insert.
+fn check_families(st: &DbState, batch: &WriteBatch) -> Result<()> {
+    if batch.max_column_family() == DEFAULT_CF {
+        return Ok(());
+    }
+    for entry in batch {
+        let cf = entry?.cf;
+        if !st.cfs.contains_key(&cf) {
+            return Err(Error::InvalidArgument(format!(
+                "write batch names column family {cf}, which does not exist"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Most bytes one group's WAL record holds: large enough to amortize a sync over many small
 /// writes, small enough that a follower does not wait behind a huge record.
 const MAX_GROUP_BYTES: usize = 1 << 20;
 
 /// Pops the leader's batch and the followers' that fit into one record with it (same WAL
-/// setting, at most [`MAX_GROUP_BYTES`]). Returns the combined batch, the member ids (leader
-/// first), whether any member asked for sync, and whether the WAL is skipped.
-fn take_group(writers: &mut VecDeque<Queued>) -> (WriteBatch, Vec<u64>, bool, bool) {
-    let lead = writers.pop_front().expect("the leader is queued");
+/// setting, at most [`MAX_GROUP_BYTES`]). A follower whose batch names a missing column family
+/// gets its error and is left out. Returns the combined batch, the member ids (leader first),
+/// whether any member asked for sync, and whether the WAL is skipped.
+fn take_group(st: &mut DbState) -> (WriteBatch, Vec<u64>, bool, bool) {
+    let lead = st.writers.pop_front().expect("the leader is queued");
     let (mut combined, mut ids, mut sync) = (lead.batch, vec![lead.id], lead.sync);
-    while let Some(next) = writers.front() {
+    while let Some(next) = st.writers.front() {
         let fits = combined.data_size() + next.batch.data_size() <= MAX_GROUP_BYTES;
-        if next.disable_wal != lead.disable_wal || !fits || combined.append(&next.batch).is_err() {
+        if next.disable_wal != lead.disable_wal || !fits {
             break;
         }
-        let next = writers.pop_front().expect("front exists");
+        if let Err(e) = check_families(st, &next.batch) {
+            let next = st.writers.pop_front().expect("front exists");
+            st.results.insert(next.id, Err(e));
+            continue;
+        }
+        if combined.append(&next.batch).is_err() {
+            break;
+        }
+        let next = st.writers.pop_front().expect("front exists");
         ids.push(next.id);
         sync |= next.sync;
     }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::{check_range, out_of_range, CompactionPri, CompactionStyle, DbOptions, TableOptions};
 use crate::error::{Error, Result};
+use crate::merge::MergeOperator;
 use crate::sstable::PrefixExtractor;
 use crate::types::CompressionType;
 
@@ -28,8 +29,8 @@ pub const MAX_NUM_LEVELS: u32 = 64;
 
 /// Options of one column family. RocksDB's `ColumnFamilyOptions`; field names are RocksDB's.
 ///
-/// The merge operator is not here yet: it is attached by the database front together with
-/// `crate::merge` (a RocksDB `merge_operator=` in an option string is reported as unsupported).
+/// The merge operator is a Rust object (`merge_operator`), so option strings do not set it (a
+/// RocksDB `merge_operator=` in an option string is reported as unsupported).
 #[derive(Debug, Clone)]
 pub struct CfOptions {
     /// Bytes of user data a memtable holds before it becomes immutable and is flushed. Default
@@ -93,6 +94,11 @@ pub struct CfOptions {
     /// Extracts the key prefix that prefix filters and prefix seeks use. Default `None` (whole-key
     /// filtering only). Built-in: `capped:N`/`fixed:N` in option strings.
     pub prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
+    /// Folds merge operands (`Db::merge`) into values on reads, flushes and compactions.
+    /// Default none: reading a key that has merge operands is then an `InvalidArgument` error,
+    /// never a half-merged value. Not part of option strings (RocksDB's are names of built-in
+    /// operators; CairnDB takes the object).
+    pub merge_operator: Option<Arc<dyn MergeOperator>>,
     /// Size of the memtable's prefix Bloom filter as a fraction of `write_buffer_size`; 0
     /// disables. Default 0. Lets lookups of absent prefixes skip the memtable search, for that
     /// much extra memory. Needs a `prefix_extractor`. Range 0.0..=0.25.
@@ -140,6 +146,7 @@ impl Default for CfOptions {
             compression_per_level: Vec::new(),
             bottommost_compression: None,
             prefix_extractor: None,
+            merge_operator: None,
             memtable_prefix_bloom_size_ratio: 0.0,
             optimize_filters_for_hits: false,
             ttl: TTL_AUTO,

@@ -22,6 +22,9 @@ pub struct DbOptions {
     pub create_if_missing: bool,
     /// Fail to open if a database already exists. Default false.
     pub error_if_exists: bool,
+    /// Create the column families named at open that the database does not have. Default
+    /// false, as RocksDB: a mistyped family name is an error instead of a new empty family.
+    pub create_missing_column_families: bool,
     /// Check aggressively and stop on any inconsistency: at open, verify every live table file
     /// exists with its recorded size; fail reads and compactions on damage instead of skipping.
     /// Default true. Turning it off trades safety for availability on damaged media.
@@ -84,6 +87,7 @@ impl Default for DbOptions {
     fn default() -> Self {
         DbOptions {
             create_if_missing: false,
+            create_missing_column_families: false,
             error_if_exists: false,
             paranoid_checks: true,
             max_open_files: -1,

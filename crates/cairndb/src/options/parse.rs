@@ -450,6 +450,9 @@ fn set_db(db: &mut DbOptions, name: &str, option: &str, v: &str) -> Result<bool>
     match name {
         "create_if_missing" => db.create_if_missing = parse_bool(option, v)?,
         "error_if_exists" => db.error_if_exists = parse_bool(option, v)?,
+        "create_missing_column_families" => {
+            db.create_missing_column_families = parse_bool(option, v)?;
+        }
         "paranoid_checks" => db.paranoid_checks = parse_bool(option, v)?,
         "max_open_files" => db.max_open_files = parse_i32(option, v)?,
         "max_background_jobs" => db.max_background_jobs = parse_u32(option, v)?,
@@ -630,6 +633,10 @@ fn db_pairs(db: &DbOptions) -> Vec<(&'static str, String)> {
     vec![
         ("create_if_missing", db.create_if_missing.to_string()),
         ("error_if_exists", db.error_if_exists.to_string()),
+        (
+            "create_missing_column_families",
+            db.create_missing_column_families.to_string(),
+        ),
         ("paranoid_checks", db.paranoid_checks.to_string()),
         ("max_open_files", db.max_open_files.to_string()),
         ("max_background_jobs", db.max_background_jobs.to_string()),

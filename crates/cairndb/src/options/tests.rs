@@ -767,6 +767,7 @@ fn cf_options() -> impl Strategy<Value = CfOptions> {
         compression_per_level: d.1,
         bottommost_compression: d.2,
         prefix_extractor: d.3,
+        merge_operator: None,
         memtable_prefix_bloom_size_ratio: d.4,
         optimize_filters_for_hits: d.5,
         table: d.6,
@@ -775,6 +776,7 @@ fn cf_options() -> impl Strategy<Value = CfOptions> {
 
 fn db_options() -> impl Strategy<Value = DbOptions> {
     let flags = (
+        any::<bool>(),
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
@@ -800,10 +802,11 @@ fn db_options() -> impl Strategy<Value = DbOptions> {
     (flags, io, logs).prop_map(|(f, i, l)| DbOptions {
         create_if_missing: f.0,
         error_if_exists: f.1,
-        paranoid_checks: f.2,
-        max_open_files: f.3,
-        max_background_jobs: f.4,
-        max_subcompactions: f.5,
+        create_missing_column_families: f.2,
+        paranoid_checks: f.3,
+        max_open_files: f.4,
+        max_background_jobs: f.5,
+        max_subcompactions: f.6,
         bytes_per_sync: i.0,
         wal_bytes_per_sync: i.1,
         max_total_wal_size: i.2,
