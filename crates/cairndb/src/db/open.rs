@@ -131,16 +131,28 @@ fn check_descriptors(families: &[ColumnFamilyDescriptor]) -> Result<()> {
 struct FamilyOptions {
     default: CfOptions,
     named: HashMap<String, CfOptions>,
+    /// The caller's names other than `default`, in the caller's order (missing families are
+    /// created in it, so their ids follow it).
+    order: Vec<String>,
 }
 
 impl FamilyOptions {
     fn new(options: &Options, families: Vec<ColumnFamilyDescriptor>) -> FamilyOptions {
+        let order = families
+            .iter()
+            .filter(|d| d.name != DEFAULT_CF_NAME)
+            .map(|d| d.name.clone())
+            .collect();
         let mut named: HashMap<String, CfOptions> =
             families.into_iter().map(|d| (d.name, d.options)).collect();
         let default = named
             .remove(DEFAULT_CF_NAME)
             .unwrap_or_else(|| options.cf.clone());
-        FamilyOptions { default, named }
+        FamilyOptions {
+            default,
+            named,
+            order,
+        }
     }
 
     fn for_family(&self, name: &str, fallback: &CfOptions) -> CfOptions {
@@ -175,7 +187,7 @@ fn open_inner(
     }
     let fam = FamilyOptions::new(&options, families);
     if !exists && !fam.named.is_empty() && !options.db.create_missing_column_families {
-        return Err(missing_families(fam.named.keys()));
+        return Err(missing_families(fam.order.iter()));
     }
     fs.create_dir_all(dir)?;
     let lock = fs.lock(&dir.join(LOCK_FILE_NAME))?;
@@ -192,8 +204,8 @@ fn open_inner(
         VersionSet::create(Arc::clone(&fs), dir, vs_opts)?
     };
     let missing: Vec<String> = fam
-        .named
-        .keys()
+        .order
+        .iter()
         .filter(|n| versions.cf_id(n).is_none())
         .cloned()
         .collect();
@@ -259,8 +271,7 @@ fn open_inner(
 }
 
 fn missing_families<'a>(names: impl Iterator<Item = &'a String>) -> Error {
-    let mut names: Vec<&String> = names.collect();
-    names.sort();
+    let names: Vec<&String> = names.collect();
     Error::InvalidArgument(format!(
         "column families {names:?} do not exist and create_missing_column_families is false"
     ))
