@@ -342,9 +342,10 @@ impl DbInner {
         opts.validate()?;
         self.check_open()?;
         cf.check_live()?;
-        let snapshot = opts
-            .snapshot
-            .unwrap_or_else(|| self.last_sequence.load(Ordering::Acquire));
+        // A caller's sequence number above the published one is clamped to it: entries above
+        // it may belong to a batch a leader is still inserting (invariant 1).
+        let published = self.last_sequence.load(Ordering::Acquire);
+        let snapshot = opts.snapshot.map_or(published, |s| s.min(published));
         Ok((snapshot, cf.read_view()))
     }
 
