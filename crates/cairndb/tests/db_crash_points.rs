@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use cairndb::batch::WriteBatch;
+use cairndb::db::ColumnFamilyDescriptor;
 use cairndb::fs::{CrashOptions, FaultFs, FaultRule, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
@@ -96,4 +98,109 @@ fn every_crash_point() {
         points += 1;
     }
     println!("RELIABILITY crash_points points={points} total_ops={total}");
+}
+
+/// Families for the multi-family workload: "b" flushes on its own, "c" comes and goes.
+fn cf_opts() -> Options {
+    let mut o = opts();
+    o.db.create_missing_column_families = true;
+    o
+}
+
+fn open_cf(fs: Arc<dyn cairndb::fs::FileSystem>) -> cairndb::Result<Db> {
+    let families = vec![ColumnFamilyDescriptor::new("b", opts().cf)];
+    Db::open_cf_with_fs(fs, DIR, cf_opts(), families)
+}
+
+/// Each write is one batch putting key i in "default" and "b"; midway "b" alone is flushed, a
+/// family "c" is created, written and dropped. Returns (acknowledged, acknowledged synced).
+fn cf_workload(db: &Db) -> (u32, u32) {
+    let (mut acked, mut synced) = (0, 0);
+    let Some(b) = db.column_family("b") else {
+        return (0, 0);
+    };
+    for i in 0..WRITES {
+        let sync = i % 9 == 8;
+        let w = WriteOptions {
+            sync,
+            ..WriteOptions::default()
+        };
+        let mut batch = WriteBatch::new();
+        batch.put(&i.to_be_bytes(), &[5; 400]).expect("batch");
+        batch
+            .put_cf(b.id(), &i.to_be_bytes(), &[6; 400])
+            .expect("batch");
+        if db.write(&w, batch).is_err() {
+            break;
+        }
+        acked = i + 1;
+        if sync {
+            synced = acked;
+        }
+        let step = match i {
+            100 => db.flush_cf(&b),
+            150 => db
+                .create_column_family("c", opts().cf)
+                .and_then(|c| db.put_cf(&WriteOptions::default(), &c, b"x", &[1; 100])),
+            200 => db
+                .column_family("c")
+                .map_or(Ok(()), |c| db.drop_column_family(&c)),
+            _ => Ok(()),
+        };
+        if step.is_err() {
+            break;
+        }
+    }
+    (acked, synced)
+}
+
+/// Both families hold keys `0..n` for the same `n >= at_least` (batches are atomic across
+/// families), and nothing else.
+fn check_cf(mem: &MemFs, at_least: u32, what: &str) {
+    let db = open_cf(mem.shared()).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let b = db.column_family("b").expect("family b");
+    let r = ReadOptions::default();
+    let mut n = 0;
+    while n < WRITES && db.get(&r, &n.to_be_bytes()).expect("get").is_some() {
+        n += 1;
+    }
+    assert!(
+        n >= at_least,
+        "{what}: {n} keys present, {at_least} acknowledged"
+    );
+    for i in 0..WRITES {
+        let in_default = db.get(&r, &i.to_be_bytes()).expect("get").is_some();
+        let in_b = db.get_cf(&r, &b, &i.to_be_bytes()).expect("get").is_some();
+        assert_eq!(in_default, i < n, "{what}: default key {i}, prefix {n}");
+        assert_eq!(in_b, i < n, "{what}: family b key {i}, prefix {n}");
+    }
+}
+
+#[test]
+fn every_crash_point_with_column_families() {
+    let clean = FaultFs::new(MemFs::new().shared(), 0);
+    {
+        let db = open_cf(clean.shared()).expect("open");
+        assert_eq!(cf_workload(&db).0, WRITES);
+    }
+    let total = clean.mutating_ops();
+    let mut points = 0;
+    for k in (1..=total).step_by(((total / 150).max(1)) as usize) {
+        let mem = MemFs::new();
+        let fault = FaultFs::new(mem.shared(), k);
+        fault.add_rule(FaultRule::halt_at_mutating(k));
+        let (acked, _) = match open_cf(Arc::new(fault)) {
+            Ok(db) => {
+                let r = cf_workload(&db);
+                let power_cut = mem.crash_clone(CrashOptions::synced_only());
+                drop(db);
+                check_cf(&power_cut, r.1, &format!("power cut at op {k}"));
+                r
+            }
+            Err(_) => (0, 0),
+        };
+        check_cf(&mem, acked, &format!("process crash at op {k}"));
+        points += 1;
+    }
+    println!("RELIABILITY crash_points_cf points={points} total_ops={total}");
 }
