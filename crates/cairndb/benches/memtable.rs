@@ -64,19 +64,23 @@ fn sequential_key(i: u64) -> [u8; KEY_LEN] {
 struct Filled {
     target: usize,
     rep: MemTableRep,
+    /// Huge page size for the arena, 0 for ordinary pages.
+    huge: usize,
     mem: MemTable,
     keys: Keys,
     seq: u64,
 }
 
 impl Filled {
-    fn new(target: usize, rep: MemTableRep) -> Self {
+    fn new(target: usize, rep: MemTableRep, huge: usize) -> Self {
         let mut f = Filled {
             target,
             rep,
+            huge,
             mem: MemTable::new(MemTableOptions {
                 rep,
-                ..MemTableOptions::default()
+                huge_page_size: huge,
+                arena_block_size: if huge > 0 { huge } else { 1 << 20 },
             }),
             keys: Keys(0x9e37_79b9_7f4a_7c15),
             seq: 0,
@@ -97,7 +101,7 @@ impl Filled {
 
     fn refill_if_over(&mut self) {
         if self.mem.approximate_memory_usage() > self.target + self.target / 10 {
-            *self = Filled::new(self.target, self.rep);
+            *self = Filled::new(self.target, self.rep, self.huge);
         }
     }
 }
@@ -107,9 +111,10 @@ fn timed_random_inserts(
     state: &mut Option<Filled>,
     target: usize,
     rep: MemTableRep,
+    huge: usize,
     iters: u64,
 ) -> Duration {
-    let f = state.get_or_insert_with(|| Filled::new(target, rep));
+    let f = state.get_or_insert_with(|| Filled::new(target, rep, huge));
     let mut elapsed = Duration::ZERO;
     let mut done = 0;
     while done < iters {
@@ -129,16 +134,19 @@ fn random_inserts(c: &mut Criterion) {
     let mut g = c.benchmark_group("memtable_random_insert");
     g.throughput(Throughput::Elements(1));
     g.sample_size(10).measurement_time(Duration::from_secs(10));
-    for (rep, size_mib) in [
-        (MemTableRep::SkipList, 32),
-        (MemTableRep::SkipList, 256),
-        (MemTableRep::Vector, 32),
+    for (rep, size_mib, huge) in [
+        (MemTableRep::SkipList, 32, 0),
+        (MemTableRep::SkipList, 256, 0),
+        (MemTableRep::SkipList, 32, 2 * MIB),
+        (MemTableRep::SkipList, 256, 2 * MIB),
+        (MemTableRep::Vector, 32, 0),
     ] {
-        let name = format!("{rep:?}/{size_mib}MiB");
+        let pages = if huge > 0 { "/huge" } else { "" };
+        let name = format!("{rep:?}/{size_mib}MiB{pages}");
         let mut state = None;
         g.bench_function(BenchmarkId::from_parameter(&name), |b| {
             b.iter_custom(|iters| {
-                let t = timed_random_inserts(&mut state, size_mib * MIB, rep, iters);
+                let t = timed_random_inserts(&mut state, size_mib * MIB, rep, huge, iters);
                 record(&name, t, iters);
                 t
             })
@@ -184,7 +192,7 @@ fn gets(c: &mut Criterion) {
     let mut g = c.benchmark_group("memtable_get");
     g.throughput(Throughput::Elements(1));
     g.sample_size(10);
-    let filled = Filled::new(32 * MIB, MemTableRep::SkipList);
+    let filled = Filled::new(32 * MIB, MemTableRep::SkipList, 0);
     let present = filled.seq;
     let mem = Arc::new(filled.mem);
     g.bench_function("SkipList/32MiB/hit", |b| {
@@ -220,11 +228,17 @@ fn print_ratio() {
             );
         }
     }
-    if let (Some(small), Some(large)) = (ns("SkipList/32MiB"), ns("SkipList/256MiB")) {
-        println!(
-            "random insert cost 256 MiB / 32 MiB: {:.2} ({large:.1} ns vs {small:.1} ns)",
-            large / small
+    for pages in ["", "/huge"] {
+        let (small, large) = (
+            ns(&format!("SkipList/32MiB{pages}")),
+            ns(&format!("SkipList/256MiB{pages}")),
         );
+        if let (Some(small), Some(large)) = (small, large) {
+            println!(
+                "random insert cost 256 MiB / 32 MiB{pages}: {:.2} ({large:.1} ns vs {small:.1} ns)",
+                large / small
+            );
+        }
     }
 }
 

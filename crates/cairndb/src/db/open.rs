@@ -279,10 +279,19 @@ fn missing_families<'a>(names: impl Iterator<Item = &'a String>) -> Error {
 
 /// A fresh memtable whose arena blocks are an eighth of `write_buffer_size` (as RocksDB sizes
 /// them), so that a small write buffer is not filled by its first block.
+/// With `memtable_huge_page_size`, a memtable of at least 8 huge pages gets blocks of one huge
+/// page each, on huge pages.
 pub(super) fn new_memtable(options: &CfOptions) -> Arc<MemTable> {
-    let block = (options.write_buffer_size / 8).clamp(4096, DEFAULT_BLOCK_SIZE);
+    let eighth = options.write_buffer_size / 8;
+    let huge = options.memtable_huge_page_size;
+    let (block, huge) = if huge > 0 && huge.is_power_of_two() && eighth >= huge {
+        (huge, huge)
+    } else {
+        (eighth.clamp(4096, DEFAULT_BLOCK_SIZE), 0)
+    };
     Arc::new(MemTable::new(MemTableOptions {
         arena_block_size: block,
+        huge_page_size: huge,
         ..MemTableOptions::default()
     }))
 }

@@ -49,6 +49,7 @@ const BLOCK_ALIGN: usize = 64;
 struct Block {
     ptr: NonNull<u8>,
     size: usize,
+    align: usize,
     /// Bytes reserved so far. May exceed `size` after a failed reservation (the block is then
     /// full and gets replaced); never wraps since every request is far below `usize::MAX / 2`
     /// and each thread overshoots at most once per block.
@@ -56,15 +57,21 @@ struct Block {
 }
 
 impl Block {
-    fn new(size: usize) -> Box<Block> {
-        let layout = Layout::from_size_align(size, BLOCK_ALIGN).expect("block layout");
+    /// A block of `size` bytes aligned to `align`. With `huge`, the kernel is asked to back it
+    /// with transparent huge pages (`align` is then the huge page size).
+    fn new(size: usize, align: usize, huge: bool) -> Box<Block> {
+        let layout = Layout::from_size_align(size, align).expect("block layout");
         // SAFETY: `layout` has a non-zero size (callers pass at least MIN_BLOCK_SIZE or a
         // non-empty request rounded up to ALIGN).
         let raw = unsafe { alloc::alloc(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
+        if huge {
+            advise_huge_pages(ptr, size);
+        }
         Box::new(Block {
             ptr,
             size,
+            align,
             used: AtomicUsize::new(0),
         })
     }
@@ -84,7 +91,7 @@ impl Block {
 
 impl Drop for Block {
     fn drop(&mut self) {
-        let layout = Layout::from_size_align(self.size, BLOCK_ALIGN).expect("block layout");
+        let layout = Layout::from_size_align(self.size, self.align).expect("block layout");
         // SAFETY: `ptr` came from `alloc::alloc` with exactly this layout and is freed once.
         unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
     }
@@ -100,6 +107,8 @@ pub struct Arena {
     #[allow(clippy::vec_box)]
     blocks: Mutex<Vec<Box<Block>>>,
     block_size: usize,
+    /// Non-zero: shared blocks are aligned to this size and backed by transparent huge pages.
+    huge_page_size: usize,
     memory_usage: AtomicUsize,
 }
 
@@ -123,11 +132,30 @@ impl Arena {
     /// An empty arena whose shared blocks are `block_size` bytes (at least 4 KiB). No memory is
     /// allocated until the first request.
     pub fn new(block_size: usize) -> Self {
-        let block_size = block_size.max(MIN_BLOCK_SIZE).next_multiple_of(ALIGN);
+        Arena::with_huge_pages(block_size, 0)
+    }
+
+    /// As [`Arena::new`]; with a non-zero `huge_page_size` (a power of two, e.g. 2 MiB) every
+    /// shared block is a multiple of it, aligned to it, and advised to the kernel as
+    /// huge-page memory (`MADV_HUGEPAGE`; RocksDB's `memtable_huge_page_size`). A large
+    /// memtable's random inserts then miss the TLB far less often: 256 MiB is 65,536 4 KiB
+    /// pages but 128 huge pages. Where the kernel has no transparent huge pages the advice is
+    /// ignored and the arena works as without it.
+    pub fn with_huge_pages(block_size: usize, huge_page_size: usize) -> Self {
+        let huge_page_size = if huge_page_size.is_power_of_two() {
+            huge_page_size
+        } else {
+            0
+        };
+        let mut block_size = block_size.max(MIN_BLOCK_SIZE).next_multiple_of(ALIGN);
+        if huge_page_size > 0 {
+            block_size = block_size.next_multiple_of(huge_page_size);
+        }
         Arena {
             current: AtomicPtr::new(std::ptr::null_mut()),
             blocks: Mutex::new(Vec::new()),
             block_size,
+            huge_page_size,
             memory_usage: AtomicUsize::new(std::mem::size_of::<Arena>()),
         }
     }
@@ -172,7 +200,11 @@ impl Arena {
         if self.current.load(Ordering::Relaxed) != seen {
             return; // somebody else installed one while we waited for the lock
         }
-        let block = Block::new(self.block_size);
+        let block = if self.huge_page_size > 0 {
+            Block::new(self.block_size, self.huge_page_size, true)
+        } else {
+            Block::new(self.block_size, BLOCK_ALIGN, false)
+        };
         let ptr = &*block as *const Block as *mut Block;
         blocks.push(block);
         self.account(self.block_size);
@@ -180,7 +212,7 @@ impl Arena {
     }
 
     fn allocate_dedicated(&self, size: usize) -> NonNull<u8> {
-        let block = Block::new(size);
+        let block = Block::new(size, BLOCK_ALIGN, false);
         block.used.store(size, Ordering::Relaxed);
         let p = block.ptr;
         self.blocks.lock().push(block);
@@ -195,10 +227,50 @@ impl Arena {
     }
 }
 
+/// Asks the kernel to back `[ptr, ptr + size)` with transparent huge pages. Advice only: a
+/// kernel without them (or another OS) leaves ordinary pages, which is correct, just slower.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: NonNull<u8>, size: usize) {
+    // SAFETY: the range is one live allocation of ours; MADV_HUGEPAGE changes only how the
+    // kernel backs it, never its contents or validity. The result is ignored on purpose.
+    unsafe {
+        libc::madvise(ptr.as_ptr().cast(), size, libc::MADV_HUGEPAGE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: NonNull<u8>, _size: usize) {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn huge_page_blocks_are_aligned_to_and_sized_by_the_page() {
+        let huge = 2 << 20;
+        let arena = Arena::with_huge_pages(1 << 20, huge);
+        let base = arena.memory_usage();
+        let first = arena.allocate(100).as_ptr() as usize;
+        assert_eq!(first % huge, 0, "the block starts on a huge page");
+        assert_eq!(arena.memory_usage() - base, huge + block_overhead());
+        // Fill the block: the next shared block is again one aligned huge page.
+        let mut last = first;
+        while last - first < huge - 1024 {
+            last = arena.allocate(512).as_ptr() as usize;
+        }
+        let next = arena.allocate(1024).as_ptr() as usize;
+        assert_eq!(next % huge, 0);
+        // A size that is not a power of two disables the feature instead of misaligning.
+        let plain = Arena::with_huge_pages(4096, 3 << 20);
+        let before = plain.memory_usage();
+        plain.allocate(8);
+        assert_eq!(plain.memory_usage() - before, 4096 + block_overhead());
+    }
+
+    fn block_overhead() -> usize {
+        std::mem::size_of::<Block>() + std::mem::size_of::<Box<Block>>()
+    }
 
     #[test]
     fn allocations_are_aligned_disjoint_and_counted() {

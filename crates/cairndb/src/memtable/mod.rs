@@ -89,6 +89,9 @@ pub struct MemTableOptions {
     /// Bytes per arena block (RocksDB's `arena_block_size`). Default 1 MiB; at least 4 KiB.
     /// Larger blocks mean fewer allocator calls; smaller blocks mean finer memory accounting.
     pub arena_block_size: usize,
+    /// Back the skiplist's arena with transparent huge pages of this size (RocksDB's
+    /// `memtable_huge_page_size`); 0 disables. Default 0.
+    pub huge_page_size: usize,
 }
 
 impl Default for MemTableOptions {
@@ -96,6 +99,7 @@ impl Default for MemTableOptions {
         MemTableOptions {
             rep: MemTableRep::SkipList,
             arena_block_size: DEFAULT_BLOCK_SIZE,
+            huge_page_size: 0,
         }
     }
 }
@@ -194,7 +198,10 @@ impl MemTable {
     /// An empty memtable.
     pub fn new(options: MemTableOptions) -> Self {
         let points = match options.rep {
-            MemTableRep::SkipList => Rep::SkipList(SkipList::new(options.arena_block_size)),
+            MemTableRep::SkipList => Rep::SkipList(SkipList::with_huge_pages(
+                options.arena_block_size,
+                options.huge_page_size,
+            )),
             MemTableRep::Vector => Rep::Vector(VectorRep::new(options.arena_block_size)),
         };
         MemTable {

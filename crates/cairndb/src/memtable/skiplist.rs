@@ -124,7 +124,13 @@ impl std::fmt::Debug for SkipList {
 impl SkipList {
     /// An empty list allocating from blocks of `block_size` bytes.
     pub(crate) fn new(block_size: usize) -> Self {
-        let arena = Arena::new(block_size);
+        SkipList::with_huge_pages(block_size, 0)
+    }
+
+    /// As [`SkipList::new`], with the arena's blocks on huge pages of `huge_page_size` bytes
+    /// (0: ordinary pages); see [`Arena::with_huge_pages`].
+    pub(crate) fn with_huge_pages(block_size: usize, huge_page_size: usize) -> Self {
+        let arena = Arena::with_huge_pages(block_size, huge_page_size);
         let head = NodePtr::allocate(&arena, MAX_HEIGHT, b"", 0, b"");
         SkipList {
             arena,

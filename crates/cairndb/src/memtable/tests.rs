@@ -30,6 +30,7 @@ fn small_blocks(rep: MemTableRep) -> MemTableOptions {
     MemTableOptions {
         rep,
         arena_block_size: 4096,
+        ..MemTableOptions::default()
     }
 }
 

@@ -95,7 +95,6 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
     "compaction_filter_factory",
     "memtable_factory",
     "memtable_whole_key_filtering",
-    "memtable_huge_page_size",
     "arena_block_size",
     "max_compaction_bytes",
     "max_bytes_for_level_multiplier_additional",
@@ -575,6 +574,7 @@ fn set_cf_data(cf: &mut CfOptions, name: &str, option: &str, v: &str) -> Result<
         "bottommost_compression" => cf.bottommost_compression = parse_bottommost(option, v)?,
         "prefix_extractor" => cf.prefix_extractor = parse_prefix_extractor(option, v)?,
         "optimize_filters_for_hits" => cf.optimize_filters_for_hits = parse_bool(option, v)?,
+        "memtable_huge_page_size" => cf.memtable_huge_page_size = parse_usize(option, v)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -755,6 +755,10 @@ fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
         (
             "optimize_filters_for_hits",
             cf.optimize_filters_for_hits.to_string(),
+        ),
+        (
+            "memtable_huge_page_size",
+            cf.memtable_huge_page_size.to_string(),
         ),
         ("ttl", cf.ttl.to_string()),
         (

@@ -770,6 +770,7 @@ fn cf_options() -> impl Strategy<Value = CfOptions> {
         merge_operator: None,
         memtable_prefix_bloom_size_ratio: d.4,
         optimize_filters_for_hits: d.5,
+        memtable_huge_page_size: (c.0 % 3) << 21,
         table: d.6,
     })
 }
