@@ -1,7 +1,8 @@
 //! `cairn`: benchmark, inspect and administer CairnDB databases.
 //!
 //! Subcommands:
-//! - `cairn bench`: a db_bench-compatible benchmark (db_bench's flag names and result lines).
+//! - `cairn bench`: a db_bench-compatible benchmark (db_bench's flag names and result lines), on
+//!   CairnDB or, in a build with the `rocksdb` feature, on RocksDB.
 //! - `cairn sst dump FILE` / `cairn sst verify FILE`: inspect and check one SST file.
 
 mod bench;
@@ -24,10 +25,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Runs db_bench-style benchmarks (db_bench's flag names, result lines and defaults).
+    /// Runs db_bench-style benchmarks (db_bench's flag names, result lines and defaults) on
+    /// CairnDB or RocksDB.
     ///
-    /// Example: cairn bench --benchmarks=fillseq,readrandom --num=1000000
-    Bench(bench::BenchArgs),
+    /// Example: cairn bench --benchmarks=fillseq,readrandom --num=1000000 --engine=cairndb
+    Bench(Box<bench::BenchArgs>),
     /// Inspects or verifies an SST file.
     #[command(subcommand)]
     Sst(sst::SstCommand),
@@ -35,9 +37,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Bench(args) => bench::run(&args),
-        Command::Sst(cmd) => sst::run(&cmd),
+    let result: Result<ExitCode, Box<dyn std::error::Error>> = match cli.command {
+        Command::Bench(args) => bench::run(&args).map_err(Into::into),
+        Command::Sst(cmd) => sst::run(&cmd).map_err(Into::into),
     };
     match result {
         Ok(code) => code,
