@@ -3,9 +3,11 @@
 //! Subcommands:
 //! - `cairn bench`: a db_bench-compatible benchmark (db_bench's flag names and result lines), on
 //!   CairnDB or, in a build with the `rocksdb` feature, on RocksDB.
+//! - `cairn get|put|delete|scan --db DIR ...`: read and write a database from a terminal.
 //! - `cairn sst dump FILE` / `cairn sst verify FILE`: inspect and check one SST file.
 
 mod bench;
+mod kv;
 mod sst;
 
 use std::process::ExitCode;
@@ -30,6 +32,8 @@ enum Command {
     ///
     /// Example: cairn bench --benchmarks=fillseq,readrandom --num=1000000 --engine=cairndb
     Bench(Box<bench::BenchArgs>),
+    #[command(flatten)]
+    Kv(kv::KvCommand),
     /// Inspects or verifies an SST file.
     #[command(subcommand)]
     Sst(sst::SstCommand),
@@ -39,6 +43,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<ExitCode, Box<dyn std::error::Error>> = match cli.command {
         Command::Bench(args) => bench::run(&args).map_err(Into::into),
+        Command::Kv(cmd) => Ok(kv::run(&cmd)),
         Command::Sst(cmd) => sst::run(&cmd).map_err(Into::into),
     };
     match result {

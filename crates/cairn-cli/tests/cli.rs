@@ -1,5 +1,5 @@
-//! End-to-end tests of the `cairn` binary: bench output on each engine, sst dump and sst verify on
-//! real files.
+//! End-to-end tests of the `cairn` binary: bench output on each engine, the key-value verbs, sst
+//! dump and sst verify on real files.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -313,4 +313,102 @@ fn bench_with_existing_db_skips_fills_and_reads_what_is_there() {
         result_line(&t, "readseq", 0).contains(" 500 operations;"),
         "{t}"
     );
+}
+
+fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn kv_verbs_refuse_a_directory_without_a_database() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("nothing-here");
+    let m = missing.to_str().expect("path");
+    for args in [
+        vec!["get", "--db", m, "k"],
+        vec!["delete", "--db", m, "k"],
+        vec!["scan", "--db", m],
+    ] {
+        let out = cairn(&args);
+        assert_eq!(code(&out), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("does not exist"), "{}", text(&out));
+    }
+    assert!(!missing.exists(), "nothing created");
+    std::fs::write(dir.path().join("notes.txt"), b"not a database").expect("write");
+    let d = dir.path().to_str().expect("path");
+    let out = cairn(&["get", "--db", d, "k"]);
+    assert_eq!(code(&out), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("holds no CairnDB database"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn kv_put_get_delete_and_scan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let db = path.to_str().expect("path");
+    for (k, v) in [
+        ("user:2", "Bob"),
+        ("user:1", "Ada"),
+        ("other:1", "x"),
+        ("user:3", "Cy"),
+    ] {
+        let out = cairn(&["put", "--db", db, k, v]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let out = cairn(&["get", "--db", db, "user:1"]);
+    assert_eq!((code(&out), stdout(&out)), (Some(0), "Ada\n".to_string()));
+
+    let out = cairn(&["get", "--db", db, "user:9"]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    assert!(stdout(&out).is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not found"),
+        "{}",
+        text(&out)
+    );
+
+    let out = cairn(&["scan", "--db", db]);
+    assert_eq!(
+        stdout(&out),
+        "other:1 => x\nuser:1 => Ada\nuser:2 => Bob\nuser:3 => Cy\n"
+    );
+    let out = cairn(&["scan", "--db", db, "--from", "user:", "--to", "user:3"]);
+    assert_eq!(stdout(&out), "user:1 => Ada\nuser:2 => Bob\n");
+    let out = cairn(&["scan", "--db", db, "--from", "user:2", "--limit", "1"]);
+    assert_eq!(stdout(&out), "user:2 => Bob\n");
+    let out = cairn(&["scan", "--db", db, "--from", "z", "--to", "a"]);
+    assert_eq!(code(&out), Some(2), "{}", text(&out));
+
+    let out = cairn(&["delete", "--db", db, "user:2"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(code(&cairn(&["get", "--db", db, "user:2"])), Some(1));
+    let out = cairn(&["scan", "--db", db, "--from", "user:"]);
+    assert_eq!(stdout(&out), "user:1 => Ada\nuser:3 => Cy\n");
+}
+
+#[test]
+fn kv_hex_keys_and_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let db = path.to_str().expect("path");
+    let out = cairn(&["put", "--db", db, "--hex", "00ff", "5c0a41"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = cairn(&["get", "--db", db, "--hex", "00ff"]);
+    assert_eq!(stdout(&out), "5c0a41\n");
+    let out = cairn(&["scan", "--db", db, "--hex", "--from", "00", "--to", "01"]);
+    assert_eq!(stdout(&out), "00ff => 5c0a41\n");
+    // Without --hex, bytes a terminal cannot show are escaped.
+    let out = cairn(&["scan", "--db", db]);
+    assert_eq!(stdout(&out), "\\x00\\xff => \\\\\\x0aA\n");
+    let out = cairn(&["put", "--db", db, "--hex", "0g", "00"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(text(&out).contains("not hex"), "{}", text(&out));
 }
