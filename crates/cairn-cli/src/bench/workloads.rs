@@ -287,10 +287,18 @@ impl<'a, E: BenchEngine> Run<'a, E> {
         dir: PathBuf,
         seed_base: u64,
     ) -> Result<Self> {
-        if !args.use_existing_db {
+        let engine = if args.use_existing_db {
+            E::open(&dir, options).map_err(|e| {
+                e.context(format!(
+                    "opening the existing database in {} (a database written by the other \
+                     --engine cannot be opened; without --use_existing_db it is replaced)",
+                    dir.display()
+                ))
+            })?
+        } else {
             destroy(&dir)?;
-        }
-        let engine = E::open(&dir, options)?;
+            E::open(&dir, options)?
+        };
         Ok(Run {
             args,
             options,
