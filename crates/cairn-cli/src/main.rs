@@ -1,10 +1,13 @@
 //! `cairn`: benchmark, inspect and administer CairnDB databases.
 //!
 //! Subcommands:
-//! - `cairn bench`: a db_bench-compatible benchmark (db_bench's flag names and result lines).
+//! - `cairn bench`: a db_bench-compatible benchmark (db_bench's flag names and result lines), on
+//!   CairnDB or, in a build with the `rocksdb` feature, on RocksDB.
+//! - `cairn get|put|delete|scan --db DIR ...`: read and write a database from a terminal.
 //! - `cairn sst dump FILE` / `cairn sst verify FILE`: inspect and check one SST file.
 
 mod bench;
+mod kv;
 mod sst;
 
 use std::process::ExitCode;
@@ -24,10 +27,13 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Runs db_bench-style benchmarks (db_bench's flag names, result lines and defaults).
+    /// Runs db_bench-style benchmarks (db_bench's flag names, result lines and defaults) on
+    /// CairnDB or RocksDB.
     ///
-    /// Example: cairn bench --benchmarks=fillseq,readrandom --num=1000000
-    Bench(bench::BenchArgs),
+    /// Example: cairn bench --benchmarks=fillseq,readrandom --num=1000000 --engine=cairndb
+    Bench(Box<bench::BenchArgs>),
+    #[command(flatten)]
+    Kv(kv::KvCommand),
     /// Inspects or verifies an SST file.
     #[command(subcommand)]
     Sst(sst::SstCommand),
@@ -35,9 +41,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Bench(args) => bench::run(&args),
-        Command::Sst(cmd) => sst::run(&cmd),
+    let result: Result<ExitCode, Box<dyn std::error::Error>> = match cli.command {
+        Command::Bench(args) => bench::run(&args).map_err(Into::into),
+        Command::Kv(cmd) => Ok(kv::run(&cmd)),
+        Command::Sst(cmd) => sst::run(&cmd).map_err(Into::into),
     };
     match result {
         Ok(code) => code,

@@ -1,4 +1,5 @@
-//! End-to-end tests of the `cairn` binary: bench output, sst dump and sst verify on real files.
+//! End-to-end tests of the `cairn` binary: bench output on each engine, the key-value verbs, sst
+//! dump and sst verify on real files.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -74,9 +75,14 @@ fn bench_rejects_unknown_flags_and_benchmarks_by_name() {
     let out = cairn(&["bench", "--no_such_flag=1"]);
     assert!(!out.status.success());
     assert!(text(&out).contains("no_such_flag"), "{}", text(&out));
-    let out = cairn(&["bench", "--benchmarks=fillseq,multireadrandom", "--num=10"]);
+    let out = cairn(&["bench", "--benchmarks=fillseq,readwhilewriting", "--num=10"]);
     assert!(!out.status.success());
-    assert!(text(&out).contains("multireadrandom"), "{}", text(&out));
+    assert!(text(&out).contains("readwhilewriting"), "{}", text(&out));
+    assert!(
+        !text(&out).contains("fillseq      :"),
+        "nothing runs before the names are checked: {}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -156,4 +162,253 @@ fn bench_fill_refuses_to_wipe_a_directory_that_is_not_a_database() {
         &db,
     ]);
     assert!(text(&out).contains("(100 of 100 found)"), "{}", text(&out));
+}
+
+/// The result line of benchmark `name` (the first one, or the `nth` when a name repeats).
+fn result_line(t: &str, name: &str, nth: usize) -> String {
+    t.lines()
+        .filter(|l| l.starts_with(&format!("{name:<12} :")))
+        .nth(nth)
+        .unwrap_or_else(|| panic!("no {name} line #{nth} in {t}"))
+        .to_string()
+}
+
+/// What a result line says after its timing: bytes moved, found counts and notes, without the
+/// MB/s rate (which depends on time).
+#[cfg(feature = "rocksdb")]
+fn counts(line: &str) -> String {
+    let ops = line
+        .split(" seconds ")
+        .nth(1)
+        .expect("db_bench result line");
+    match ops.split_once("MB/s") {
+        Some((before, after)) => {
+            format!("{}{}", before.rsplit_once(';').expect("ops;").0, after)
+        }
+        None => ops.to_string(),
+    }
+}
+
+#[cfg(feature = "rocksdb")]
+const ENGINE_FLAGS: [&str; 7] = [
+    "bench",
+    "--benchmarks=filluniquerandom,readrandom,multireadrandom,deleterandom,readrandom,readseq,fillrandom,overwrite,seekrandom,deleteseq,readreverse",
+    "--num=3000",
+    "--reads=2000",
+    "--deletes=1000",
+    "--batch_size=7",
+    "--seed=11",
+];
+
+#[test]
+fn bench_runs_batches_multireads_unique_fills_and_deletes() {
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=filluniquerandom,readrandom,multireadrandom,deleterandom,readrandom,deleteseq,readseq",
+        "--num=3000",
+        "--reads=2000",
+        "--deletes=1000",
+        "--batch_size=7",
+        "--seed=11",
+    ]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("Engine:     cairndb"), "{t}");
+    // filluniquerandom writes each key at most once: 428 batches of 7 (db_bench stops when a
+    // whole batch no longer fits), so 2996 of the 3000 keys; nearly every read finds a value.
+    let l = result_line(&t, "filluniquerandom", 0);
+    assert!(l.contains(" 2996 operations;"), "{l}");
+    let l = result_line(&t, "multireadrandom", 0);
+    assert!(l.contains(" 1995 operations;"), "285 calls of 7 keys: {l}");
+    let found = |l: &str| -> u64 {
+        l.rsplit_once('(')
+            .and_then(|(_, r)| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("found count in {l}"))
+    };
+    let first = found(&result_line(&t, "readrandom", 0));
+    assert!((1990..=2000).contains(&first), "{t}");
+    assert!(found(&result_line(&t, "multireadrandom", 0)) >= 1985, "{t}");
+    // deleterandom (142 batches of 7) removes keys, which the second readrandom misses; then
+    // deleteseq removes keys 0..994, so at most 3000 - 994 entries remain for readseq.
+    let l = result_line(&t, "deleterandom", 0);
+    assert!(l.contains(" 994 operations;"), "{l}");
+    assert!(found(&result_line(&t, "readrandom", 1)) < first, "{t}");
+    let l = result_line(&t, "readseq", 0);
+    let entries: u64 = l
+        .split(" operations;")
+        .next()
+        .and_then(|p| p.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("operations");
+    assert!(entries < 2006, "{l}");
+}
+
+#[cfg(not(feature = "rocksdb"))]
+#[test]
+fn bench_engine_rocksdb_needs_the_feature() {
+    let out = cairn(&["bench", "--engine=rocksdb", "--num=10"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("--features rocksdb"),
+        "says how to get RocksDB: {}",
+        text(&out)
+    );
+    let out = cairn(&["bench", "--engine=leveldb", "--num=10"]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("leveldb"), "{}", text(&out));
+}
+
+/// The same flags on both engines: the same operations and the same found counts.
+#[cfg(feature = "rocksdb")]
+#[test]
+fn bench_engines_agree_on_every_count() {
+    let mut lines = Vec::new();
+    for engine in ["--engine=cairndb", "--engine=rocksdb"] {
+        for batched in ["--multiread_batched=0", "--multiread_batched=1"] {
+            let out = cairn(&[&ENGINE_FLAGS[..], &[engine, batched]].concat());
+            let t = text(&out);
+            assert!(out.status.success(), "{t}");
+            let summary: Vec<String> = t
+                .lines()
+                .filter(|l| l.contains(" micros/op "))
+                .map(|l| format!("{} {}", &l[..12], counts(l)))
+                .collect();
+            lines.push(summary);
+        }
+    }
+    assert_eq!(lines[0].len(), 11);
+    for other in &lines[1..] {
+        assert_eq!(&lines[0], other);
+    }
+}
+
+#[test]
+fn bench_with_existing_db_skips_fills_and_reads_what_is_there() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("--db={}", dir.path().join("db").display());
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=fillseq",
+        "--num=500",
+        "--seed=2",
+        &db,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=fillrandom,readseq",
+        "--num=500",
+        "--seed=2",
+        "--use_existing_db",
+        &db,
+    ]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("fillrandom   : skipped (--use_existing_db is true)"),
+        "{t}"
+    );
+    assert!(
+        result_line(&t, "readseq", 0).contains(" 500 operations;"),
+        "{t}"
+    );
+}
+
+fn code(o: &Output) -> Option<i32> {
+    o.status.code()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn kv_verbs_refuse_a_directory_without_a_database() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("nothing-here");
+    let m = missing.to_str().expect("path");
+    for args in [
+        vec!["get", "--db", m, "k"],
+        vec!["delete", "--db", m, "k"],
+        vec!["scan", "--db", m],
+    ] {
+        let out = cairn(&args);
+        assert_eq!(code(&out), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("does not exist"), "{}", text(&out));
+    }
+    assert!(!missing.exists(), "nothing created");
+    std::fs::write(dir.path().join("notes.txt"), b"not a database").expect("write");
+    let d = dir.path().to_str().expect("path");
+    let out = cairn(&["get", "--db", d, "k"]);
+    assert_eq!(code(&out), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("holds no CairnDB database"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn kv_put_get_delete_and_scan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let db = path.to_str().expect("path");
+    for (k, v) in [
+        ("user:2", "Bob"),
+        ("user:1", "Ada"),
+        ("other:1", "x"),
+        ("user:3", "Cy"),
+    ] {
+        let out = cairn(&["put", "--db", db, k, v]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let out = cairn(&["get", "--db", db, "user:1"]);
+    assert_eq!((code(&out), stdout(&out)), (Some(0), "Ada\n".to_string()));
+
+    let out = cairn(&["get", "--db", db, "user:9"]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    assert!(stdout(&out).is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not found"),
+        "{}",
+        text(&out)
+    );
+
+    let out = cairn(&["scan", "--db", db]);
+    assert_eq!(
+        stdout(&out),
+        "other:1 => x\nuser:1 => Ada\nuser:2 => Bob\nuser:3 => Cy\n"
+    );
+    let out = cairn(&["scan", "--db", db, "--from", "user:", "--to", "user:3"]);
+    assert_eq!(stdout(&out), "user:1 => Ada\nuser:2 => Bob\n");
+    let out = cairn(&["scan", "--db", db, "--from", "user:2", "--limit", "1"]);
+    assert_eq!(stdout(&out), "user:2 => Bob\n");
+    let out = cairn(&["scan", "--db", db, "--from", "z", "--to", "a"]);
+    assert_eq!(code(&out), Some(2), "{}", text(&out));
+
+    let out = cairn(&["delete", "--db", db, "user:2"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(code(&cairn(&["get", "--db", db, "user:2"])), Some(1));
+    let out = cairn(&["scan", "--db", db, "--from", "user:"]);
+    assert_eq!(stdout(&out), "user:1 => Ada\nuser:3 => Cy\n");
+}
+
+#[test]
+fn kv_hex_keys_and_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let db = path.to_str().expect("path");
+    let out = cairn(&["put", "--db", db, "--hex", "00ff", "5c0a41"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = cairn(&["get", "--db", db, "--hex", "00ff"]);
+    assert_eq!(stdout(&out), "5c0a41\n");
+    let out = cairn(&["scan", "--db", db, "--hex", "--from", "00", "--to", "01"]);
+    assert_eq!(stdout(&out), "00ff => 5c0a41\n");
+    // Without --hex, bytes a terminal cannot show are escaped.
+    let out = cairn(&["scan", "--db", db]);
+    assert_eq!(stdout(&out), "\\x00\\xff => \\\\\\x0aA\n");
+    let out = cairn(&["put", "--db", db, "--hex", "0g", "00"]);
+    assert_eq!(code(&out), Some(2));
+    assert!(text(&out).contains("not hex"), "{}", text(&out));
 }

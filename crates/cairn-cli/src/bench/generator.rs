@@ -4,11 +4,14 @@
 //! - Keys: `GenerateKeyFromInt`: the integer's low `min(key_size, 8)` bytes big-endian, padded
 //!   with ASCII '0' to `key_size`.
 //! - Random key indexes: `std::mt19937_64` seeded with `seed_base + thread id`, modulo `num`.
+//! - Unique random key indexes (filluniquerandom): `0..num` shuffled by RocksDB's
+//!   `RandomShuffle`, i.e. `std::shuffle` with `std::mt19937(seed_base as u32)`, reproduced as
+//!   libstdc++ implements it (checked against GCC 12's), see [`unique_random_order`].
 //! - Values: `RandomGenerator`: a 1 MiB pool of 100-byte pieces, each a random binary string of
 //!   `100 * compression_ratio` bytes repeated to 100 bytes (LevelDB's Park–Miller `Random(301)`),
 //!   handed out as consecutive slices of `value_size` bytes.
 
-use rand_mt::Mt64;
+use rand_mt::{Mt, Mt64};
 
 /// db_bench's `Random`: the Park–Miller minimal standard generator (LevelDB `util/random.h`).
 #[derive(Debug, Clone)]
@@ -59,6 +62,68 @@ impl Random64 {
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
+}
+
+/// The largest `num` [`unique_random_order`] accepts: every draw of its shuffle then fits the
+/// 32-bit generator's range, the only case the reproduction covers (and 2^32 keys would not fit in
+/// memory as db_bench holds them anyway).
+pub const MAX_UNIQUE_RANDOM_NUM: u64 = u32::MAX as u64;
+
+/// db_bench's filluniquerandom key order: `0..num` shuffled by `RandomShuffle(first, last, seed)`
+/// (`std::mt19937 rng(seed); std::shuffle(first, last, rng)`) as libstdc++ implements
+/// `std::shuffle`: when `num * num` fits the generator's 32-bit range, two swap positions come
+/// from one draw (`__gen_two_uniform_ints`); otherwise one draw per position. Requires
+/// `num <= MAX_UNIQUE_RANDOM_NUM`.
+pub fn unique_random_order(num: u64, seed: u32) -> Vec<u64> {
+    assert!(
+        num <= MAX_UNIQUE_RANDOM_NUM,
+        "unique_random_order: num {num} too large"
+    );
+    let mut v: Vec<u64> = (0..num).collect();
+    if num == 0 {
+        return v;
+    }
+    let mut g = Mt::new(seed);
+    if u64::from(u32::MAX) / num >= num {
+        let mut i = 1;
+        // An even count leaves an odd number of elements to swap: the first is done alone.
+        if num % 2 == 0 {
+            let j = uniform_mt19937(&mut g, 1);
+            v.swap(i, j as usize);
+            i += 1;
+        }
+        while i < v.len() {
+            let b0 = i as u64 + 1;
+            let x = uniform_mt19937(&mut g, b0 * (b0 + 1) - 1);
+            v.swap(i, (x / (b0 + 1)) as usize);
+            v.swap(i + 1, (x % (b0 + 1)) as usize);
+            i += 2;
+        }
+    } else {
+        for i in 1..v.len() {
+            let j = uniform_mt19937(&mut g, i as u64);
+            v.swap(i, j as usize);
+        }
+    }
+    v
+}
+
+/// libstdc++'s `uniform_int_distribution<unsigned long>{0, max}(mt19937)` for `max` below the
+/// generator's range: Lemire's multiply-and-reject with a 64-bit product (`_S_nd`). Requires
+/// `max < u32::MAX`.
+fn uniform_mt19937(g: &mut Mt, max: u64) -> u64 {
+    debug_assert!(max < u64::from(u32::MAX));
+    let range = (max + 1) as u32;
+    let mut product = u64::from(g.next_u32()) * u64::from(range);
+    let mut low = product as u32;
+    if low < range {
+        let threshold = range.wrapping_neg() % range;
+        while low < threshold {
+            product = u64::from(g.next_u32()) * u64::from(range);
+            low = product as u32;
+        }
+    }
+    product >> 32
 }
 
 /// Writes db_bench's key for integer `v` into `key` (whose length is the key size).
@@ -138,6 +203,67 @@ mod tests {
         let mut r = Random64::new(5489);
         let v = (0..10_000).map(|_| r.next_u64()).last();
         assert_eq!(v, Some(9_981_545_732_273_789_042));
+    }
+
+    /// Reference outputs of `std::mt19937 rng(seed); std::shuffle(v.begin(), v.end(), rng)` on
+    /// `v = 0..num` (a `std::vector<uint64_t>`), compiled with GCC 12 / libstdc++: the first
+    /// eight elements and the last. 20000, 20001 and 65535 take the two-positions-per-draw path
+    /// (even and odd counts), 65536 and up one draw per position.
+    #[test]
+    fn unique_random_order_matches_libstdcxx_shuffle() {
+        let cases: [(u64, u32, [u64; 8], u64); 6] = [
+            (
+                20_000,
+                1,
+                [16735, 14268, 19570, 5108, 4345, 14452, 6390, 19482],
+                18494,
+            ),
+            (
+                20_001,
+                42,
+                [16419, 10373, 14830, 16855, 18641, 4655, 11454, 15986],
+                531,
+            ),
+            (
+                65_535,
+                9,
+                [56339, 37136, 18050, 63398, 64731, 26927, 3067, 65369],
+                9274,
+            ),
+            (
+                65_536,
+                9,
+                [39437, 53659, 60244, 20923, 38668, 24919, 51729, 49575],
+                37472,
+            ),
+            (
+                100_000,
+                1,
+                [94617, 96639, 65840, 9893, 92127, 19725, 82443, 96367],
+                84826,
+            ),
+            (
+                1_000_000,
+                1_234_567,
+                [667912, 661151, 750323, 252667, 7633, 594075, 878802, 385246],
+                505133,
+            ),
+        ];
+        for (num, seed, first, last) in cases {
+            let v = unique_random_order(num, seed);
+            assert_eq!(v[..8], first, "num {num} seed {seed}");
+            assert_eq!(v[v.len() - 1], last, "num {num} seed {seed}");
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            assert!(
+                sorted.iter().copied().eq(0..num),
+                "a permutation of 0..{num}"
+            );
+        }
+        assert_eq!(unique_random_order(5, 3), [3, 4, 0, 2, 1]);
+        assert_eq!(unique_random_order(2, 7), [1, 0]);
+        assert_eq!(unique_random_order(1, 7), [0]);
+        assert!(unique_random_order(0, 7).is_empty());
     }
 
     #[test]

@@ -1,39 +1,79 @@
-//! `cairn bench`: a db_bench-compatible benchmark.
+//! `cairn bench`: a db_bench-compatible benchmark that runs the same harness against CairnDB or
+//! RocksDB.
 //!
-//! It takes db_bench's flag names (`--benchmarks=fillseq,readrandom --num=1000000 ...`), generates
-//! keys and values exactly as db_bench does (see [`generator`]) and prints db_bench's result lines,
-//! followed by latency percentiles that db_bench leaves out.
+//! It takes db_bench's flag names (`--benchmarks=fillseq,readrandom --num=1000000 ...`),
+//! generates keys and values exactly as db_bench does (see [`generator`]) and prints db_bench's
+//! result lines, followed by latency percentiles that db_bench leaves out.
 //!
-//! The engine under test is the database ([`db_engine`]). Benchmarks not built yet (multi-threaded
-//! and mixed workloads, multireadrandom, ...) are refused with a clear error rather than
-//! approximated.
+//! - [`engine`]: the engine abstraction the drivers use, and the engine-neutral options the
+//!   flags map to.
+//! - [`cairn_engine`]: CairnDB (`--engine cairndb`, the default).
+//! - `rocksdb_engine`: RocksDB (`--engine rocksdb`), built only with the `rocksdb` feature.
+//! - [`workloads`]: db_bench's benchmarks, written once for any engine.
+//! - [`report`]: db_bench's result lines.
+//!
+//! Benchmarks not built yet (multi-threaded and mixed workloads, ...) and db_bench flags not
+//! taken are refused with a clear error rather than approximated.
 
-mod db_engine;
+mod cairn_engine;
+mod engine;
 mod generator;
 mod report;
+#[cfg(feature = "rocksdb")]
+mod rocksdb_engine;
+mod workloads;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cairndb::types::CompressionType;
-use clap::Args;
+use clap::{Args, ValueEnum};
 
-/// db_bench's flags, under db_bench's names and with its defaults where they apply.
+pub use engine::BenchError;
+use engine::{CacheType, Compression, EngineOptions, Result};
+
+/// The engine `cairn bench` runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineKind {
+    /// CairnDB.
+    Cairndb,
+    /// RocksDB (needs a build with `--features rocksdb`).
+    Rocksdb,
+}
+
+/// db_bench's flags, under db_bench's names and with its defaults, except where a flag's help
+/// says otherwise.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Comma-separated benchmarks, run in order on one database: fillseq, fillrandom, overwrite,
-    /// readrandom, readseq, readreverse, seekrandom, flush. Fills start from a fresh database.
+    /// The engine under test: cairndb, or rocksdb (only in a build with `--features rocksdb`).
+    #[arg(long = "engine", value_enum, default_value_t = EngineKind::Cairndb)]
+    pub engine: EngineKind,
+    /// Comma-separated benchmarks, run in order on one database: fillseq, fillbatch, fillrandom,
+    /// filluniquerandom, fillsync, overwrite, readrandom, multireadrandom, readseq, readreverse,
+    /// seekrandom, deleterandom, deleteseq, flush. Fills start from a fresh database.
     #[arg(
         long = "benchmarks",
         default_value = "fillseq,fillrandom,readrandom,readseq,seekrandom"
     )]
     pub benchmarks: String,
-    /// Number of key/value pairs.
+    /// Number of key/value pairs (the key space).
     #[arg(long = "num", default_value_t = 1_000_000)]
     pub num: u64,
     /// Number of read operations; -1 means `num`.
     #[arg(long = "reads", default_value_t = -1, allow_hyphen_values = true)]
     pub reads: i64,
+    /// Number of write operations of the fills and overwrite; -1 means `num`.
+    #[arg(long = "writes", default_value_t = -1, allow_hyphen_values = true)]
+    pub writes: i64,
+    /// Number of delete operations of deleterandom and deleteseq; -1 means `num`.
+    #[arg(long = "deletes", default_value_t = -1, allow_hyphen_values = true)]
+    pub deletes: i64,
+    /// Keys per write batch (fills, overwrite, deletes) and per multi-get (multireadrandom).
+    #[arg(long = "batch_size", default_value_t = 1)]
+    pub batch_size: u64,
+    /// multireadrandom through RocksDB's batched MultiGet instead of the vector MultiGet
+    /// (RocksDB only; CairnDB has one multi-get).
+    #[arg(long = "multiread_batched", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub multiread_batched: bool,
     /// Key size in bytes.
     #[arg(long = "key_size", default_value_t = 16)]
     pub key_size: usize,
@@ -43,22 +83,33 @@ pub struct BenchArgs {
     /// How compressible generated values are (fraction of the original size they compress to).
     #[arg(long = "compression_ratio", default_value_t = 0.5)]
     pub compression_ratio: f64,
-    /// Block compression: none, lz4, zstd (RocksDB spellings accepted).
+    /// Block compression: none, lz4, zstd. Default none (db_bench's default, snappy, is in
+    /// neither engine as built here).
     #[arg(long = "compression_type", default_value = "none")]
     pub compression_type: String,
     /// Data block size in bytes.
     #[arg(long = "block_size", default_value_t = 4096)]
     pub block_size: usize,
-    /// Bloom filter bits per key; 0 disables the filter.
-    #[arg(long = "bloom_bits", default_value_t = 10.0)]
+    /// Bloom filter bits per key; 0 or negative builds no filter. Default 10 (db_bench's default
+    /// -1 means RocksDB's default, no filter).
+    #[arg(
+        long = "bloom_bits",
+        default_value_t = 10.0,
+        allow_hyphen_values = true
+    )]
     pub bloom_bits: f64,
-    /// Block cache capacity in bytes.
+    /// Block cache capacity in bytes; 0 runs without a block cache. Default 8 MiB (db_bench's is
+    /// 32 MiB).
     #[arg(long = "cache_size", default_value_t = 8 << 20)]
     pub cache_size: usize,
+    /// Block cache type: lru_cache or hyper_clock_cache (CairnDB's clock cache). Default
+    /// lru_cache (db_bench's is hyper_clock_cache).
+    #[arg(long = "cache_type", default_value = "lru_cache")]
+    pub cache_type: String,
     /// Seed base of the random generators; 0 derives it from the clock, as db_bench does.
     #[arg(long = "seed", default_value_t = 0)]
     pub seed: u64,
-    /// Print latency histograms.
+    /// Print latency percentiles after each result line.
     #[arg(long = "histogram", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub histogram: bool,
     /// Number of next() calls after each seek in seekrandom.
@@ -67,13 +118,74 @@ pub struct BenchArgs {
     /// Memtable size in bytes before it is switched and flushed.
     #[arg(long = "write_buffer_size", default_value_t = 64 << 20)]
     pub write_buffer_size: usize,
+    /// Memtables (mutable plus immutable) kept in memory.
+    #[arg(long = "max_write_buffer_number", default_value_t = 2)]
+    pub max_write_buffer_number: u32,
+    /// Immutable memtables merged into one flush.
+    #[arg(long = "min_write_buffer_number_to_merge", default_value_t = 1)]
+    pub min_write_buffer_number_to_merge: u32,
+    /// Background flushes and compactions at once.
+    #[arg(long = "max_background_jobs", default_value_t = 2)]
+    pub max_background_jobs: u32,
+    /// Threads one compaction may be split into (max_subcompactions).
+    #[arg(long = "subcompactions", default_value_t = 1)]
+    pub subcompactions: u32,
+    /// Target size of L1 compaction output files, bytes.
+    #[arg(long = "target_file_size_base", default_value_t = 64 << 20)]
+    pub target_file_size_base: u64,
+    /// Factor between target file sizes of adjacent levels.
+    #[arg(long = "target_file_size_multiplier", default_value_t = 1)]
+    pub target_file_size_multiplier: u32,
+    /// Target size of L1 (or the base level), bytes.
+    #[arg(long = "max_bytes_for_level_base", default_value_t = 256 << 20)]
+    pub max_bytes_for_level_base: u64,
+    /// Size ratio between adjacent levels.
+    #[arg(long = "max_bytes_for_level_multiplier", default_value_t = 10.0)]
+    pub max_bytes_for_level_multiplier: f64,
+    /// Size levels from the last level up. Default false, as db_bench (RocksDB's default is true).
+    #[arg(long = "level_compaction_dynamic_level_bytes", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub level_compaction_dynamic_level_bytes: bool,
+    /// Levels of the tree, L0 included.
+    #[arg(long = "num_levels", default_value_t = 7)]
+    pub num_levels: u32,
+    /// L0 files that trigger an L0 compaction.
+    #[arg(long = "level0_file_num_compaction_trigger", default_value_t = 4)]
+    pub level0_file_num_compaction_trigger: u32,
+    /// L0 files at which writes are slowed.
+    #[arg(long = "level0_slowdown_writes_trigger", default_value_t = 20)]
+    pub level0_slowdown_writes_trigger: u32,
+    /// L0 files at which writes stop.
+    #[arg(long = "level0_stop_writes_trigger", default_value_t = 36)]
+    pub level0_stop_writes_trigger: u32,
+    /// Pending compaction bytes at which writes are slowed.
+    #[arg(long = "soft_pending_compaction_bytes_limit", default_value_t = 64 << 30)]
+    pub soft_pending_compaction_bytes_limit: u64,
+    /// Pending compaction bytes at which writes stop. Default 128 GiB, as db_bench (RocksDB's
+    /// default is 256 GiB).
+    #[arg(long = "hard_pending_compaction_bytes_limit", default_value_t = 128 << 30)]
+    pub hard_pending_compaction_bytes_limit: u64,
+    /// Bytes per second admitted while writes are slowed. Default 8 MiB, as db_bench.
+    #[arg(long = "delayed_write_rate", default_value_t = 8 << 20)]
+    pub delayed_write_rate: u64,
+    /// Most files kept open (max_open_files); -1 for no limit.
+    #[arg(long = "open_files", default_value_t = -1, allow_hyphen_values = true)]
+    pub open_files: i32,
+    /// Write-behind of table files every this many bytes; 0 disables. Default: each engine's
+    /// own (RocksDB and db_bench 0, CairnDB 1 MiB).
+    #[arg(long = "bytes_per_sync")]
+    pub bytes_per_sync: Option<u64>,
+    /// Pipelined WAL and memtable writes (RocksDB only). Default true, as db_bench (RocksDB's
+    /// default is false).
+    #[arg(long = "enable_pipelined_write", default_value = "true", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub enable_pipelined_write: bool,
     /// Sync the WAL on every write.
     #[arg(long = "sync", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub sync: bool,
     /// Write without the WAL.
     #[arg(long = "disable_wal", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub disable_wal: bool,
-    /// Keep the database in --db instead of starting the fills from a fresh one.
+    /// Keep the database in --db: it is not destroyed at the start, and the fill benchmarks
+    /// (which need a fresh database) are skipped, as in db_bench.
     #[arg(long = "use_existing_db", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub use_existing_db: bool,
     /// Where the database goes; a temporary directory (removed at the end) when absent.
@@ -82,7 +194,7 @@ pub struct BenchArgs {
 }
 
 /// Parses a boolean as gflags does: true/false, 1/0, yes/no, t/f, y/n.
-fn db_bench_bool(s: &str) -> Result<bool, String> {
+fn db_bench_bool(s: &str) -> std::result::Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
         "1" | "true" | "t" | "yes" | "y" => Ok(true),
         "0" | "false" | "f" | "no" | "n" => Ok(false),
@@ -92,23 +204,97 @@ fn db_bench_bool(s: &str) -> Result<bool, String> {
     }
 }
 
+/// A negative count flag means `num`, as in db_bench.
+fn count_or_num(flag: i64, num: u64) -> u64 {
+    u64::try_from(flag).unwrap_or(num)
+}
+
 impl BenchArgs {
+    /// db_bench's `reads_`.
     fn reads(&self) -> u64 {
-        u64::try_from(self.reads).unwrap_or(self.num)
+        count_or_num(self.reads, self.num)
     }
 
-    fn compression(&self) -> cairndb::Result<CompressionType> {
-        CompressionType::parse(&self.compression_type)
+    /// db_bench's `writes_`.
+    fn writes(&self) -> u64 {
+        count_or_num(self.writes, self.num)
+    }
+
+    /// db_bench's `deletes_`.
+    fn deletes(&self) -> u64 {
+        count_or_num(self.deletes, self.num)
+    }
+
+    /// Checks the flags that do not depend on the engine.
+    fn validate(&self) -> Result<()> {
+        let usage = |m: &str| Err(BenchError::Usage(m.to_string()));
+        if self.key_size == 0 || self.value_size > (1 << 20) {
+            return usage("--key_size must be at least 1 and --value_size at most 1 MiB");
+        }
+        if self.num == 0 {
+            return usage("--num must be at least 1");
+        }
+        if self.batch_size == 0 {
+            return usage("--batch_size must be at least 1");
+        }
+        Ok(())
+    }
+
+    /// The options both engines are opened with.
+    fn engine_options(&self) -> Result<EngineOptions> {
+        Ok(EngineOptions {
+            write_buffer_size: self.write_buffer_size,
+            max_write_buffer_number: self.max_write_buffer_number,
+            min_write_buffer_number_to_merge: self.min_write_buffer_number_to_merge,
+            max_background_jobs: self.max_background_jobs,
+            max_subcompactions: self.subcompactions,
+            target_file_size_base: self.target_file_size_base,
+            target_file_size_multiplier: self.target_file_size_multiplier,
+            max_bytes_for_level_base: self.max_bytes_for_level_base,
+            max_bytes_for_level_multiplier: self.max_bytes_for_level_multiplier,
+            level_compaction_dynamic_level_bytes: self.level_compaction_dynamic_level_bytes,
+            num_levels: self.num_levels,
+            level0_file_num_compaction_trigger: self.level0_file_num_compaction_trigger,
+            level0_slowdown_writes_trigger: self.level0_slowdown_writes_trigger,
+            level0_stop_writes_trigger: self.level0_stop_writes_trigger,
+            soft_pending_compaction_bytes_limit: self.soft_pending_compaction_bytes_limit,
+            hard_pending_compaction_bytes_limit: self.hard_pending_compaction_bytes_limit,
+            delayed_write_rate: self.delayed_write_rate,
+            max_open_files: self.open_files,
+            bytes_per_sync: self.bytes_per_sync,
+            compression: Compression::parse(&self.compression_type)?,
+            block_size: self.block_size,
+            bloom_bits_per_key: (self.bloom_bits > 0.0).then_some(self.bloom_bits),
+            block_cache: match self.cache_size {
+                0 => None,
+                capacity => Some((CacheType::parse(&self.cache_type)?, capacity)),
+            },
+            enable_pipelined_write: self.enable_pipelined_write,
+            multiread_batched: self.multiread_batched,
+        })
     }
 }
 
-/// Runs the benchmarks named by `--benchmarks`.
-pub fn run(args: &BenchArgs) -> cairndb::Result<ExitCode> {
-    if args.key_size == 0 || args.value_size > (1 << 20) {
-        return Err(cairndb::Error::InvalidArgument(
-            "--key_size must be at least 1 and --value_size at most 1 MiB".into(),
-        ));
+/// Runs the benchmarks named by `--benchmarks` on the engine named by `--engine`.
+///
+/// # Errors
+/// [`BenchError::Usage`] for flags it cannot run with (including `--engine rocksdb` in a build
+/// without the `rocksdb` feature); the engine's error when an operation fails.
+pub fn run(args: &BenchArgs) -> Result<ExitCode> {
+    args.validate()?;
+    let options = args.engine_options()?;
+    match args.engine {
+        EngineKind::Cairndb => workloads::run::<cairn_engine::CairnEngine>(args, &options)?,
+        #[cfg(feature = "rocksdb")]
+        EngineKind::Rocksdb => workloads::run::<rocksdb_engine::RocksDbEngine>(args, &options)?,
+        #[cfg(not(feature = "rocksdb"))]
+        EngineKind::Rocksdb => {
+            return Err(BenchError::Usage(
+                "--engine rocksdb: this cairn was built without RocksDB; rebuild with \
+                 `cargo build --release -p cairn-cli --features rocksdb`"
+                    .to_string(),
+            ))
+        }
     }
-    db_engine::run(args)?;
     Ok(ExitCode::SUCCESS)
 }

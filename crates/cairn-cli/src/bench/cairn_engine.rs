@@ -1,0 +1,237 @@
+//! CairnDB as a [`BenchEngine`]: a [`Db`] opened with the [`EngineOptions`] mapped onto
+//! [`Options`] field by field (CairnDB's options carry RocksDB's names, units and meanings).
+//!
+//! CairnDB has no compaction or write control yet. The compaction and write-control options
+//! (`level0_*` triggers, level sizing, target file sizes, pending-compaction limits,
+//! `delayed_write_rate`, `max_subcompactions`) are still passed into their [`Options`] fields,
+//! so that they are validated as RocksDB would and take effect when those parts exist; today
+//! flushes accumulate in L0. `enable_pipelined_write` and `multiread_batched` have no CairnDB
+//! counterpart and are used by the RocksDB engine only.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cairndb::batch::WriteBatch;
+use cairndb::cache::{Cache, CacheOptions, CachePolicy};
+use cairndb::db::DbIter;
+use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::sstable::BlockCache;
+use cairndb::types::CompressionType;
+use cairndb::Db;
+
+use super::engine::{
+    BenchBatch, BenchEngine, BenchError, BenchIter, CacheType, Compression, EngineOptions, Result,
+    WriteMode,
+};
+
+/// A CairnDB database under test.
+#[derive(Debug)]
+pub struct CairnEngine {
+    db: Db,
+    read_options: ReadOptions,
+    /// The block cache the tables read through, kept for its statistics.
+    cache: Option<Arc<BlockCache>>,
+}
+
+/// CairnDB's options for `o`.
+///
+/// # Errors
+/// [`BenchError::Cairn`] naming the first option CairnDB's validation rejects.
+pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
+    let mut opts = Options::default();
+    let db = &mut opts.db;
+    db.create_if_missing = true;
+    db.max_background_jobs = o.max_background_jobs;
+    db.max_subcompactions = o.max_subcompactions;
+    db.max_open_files = o.max_open_files;
+    db.delayed_write_rate = o.delayed_write_rate;
+    if let Some(bytes) = o.bytes_per_sync {
+        db.bytes_per_sync = bytes;
+    }
+    let cf = &mut opts.cf;
+    cf.write_buffer_size = o.write_buffer_size;
+    cf.max_write_buffer_number = o.max_write_buffer_number;
+    cf.min_write_buffer_number_to_merge = o.min_write_buffer_number_to_merge;
+    cf.target_file_size_base = o.target_file_size_base;
+    cf.target_file_size_multiplier = o.target_file_size_multiplier;
+    cf.max_bytes_for_level_base = o.max_bytes_for_level_base;
+    cf.max_bytes_for_level_multiplier = o.max_bytes_for_level_multiplier;
+    cf.level_compaction_dynamic_level_bytes = o.level_compaction_dynamic_level_bytes;
+    cf.num_levels = o.num_levels;
+    cf.level0_file_num_compaction_trigger = o.level0_file_num_compaction_trigger;
+    cf.level0_slowdown_writes_trigger = o.level0_slowdown_writes_trigger;
+    cf.level0_stop_writes_trigger = o.level0_stop_writes_trigger;
+    cf.soft_pending_compaction_bytes_limit = o.soft_pending_compaction_bytes_limit;
+    cf.hard_pending_compaction_bytes_limit = o.hard_pending_compaction_bytes_limit;
+    cf.compression = match o.compression {
+        Compression::None => CompressionType::None,
+        Compression::Lz4 => CompressionType::Lz4,
+        Compression::Zstd => CompressionType::Zstd,
+    };
+    cf.table.block_size = o.block_size;
+    cf.table.bloom_bits_per_key = o.bloom_bits_per_key.unwrap_or(0.0);
+    cf.table.block_cache = o.block_cache.map(|(kind, capacity)| {
+        let policy = match kind {
+            CacheType::Lru => CachePolicy::Lru,
+            CacheType::HyperClock => CachePolicy::Clock,
+        };
+        Arc::new(Cache::new(CacheOptions {
+            policy,
+            ..CacheOptions::with_capacity(capacity)
+        }))
+    });
+    opts.validate()?;
+    Ok(opts)
+}
+
+impl BenchBatch for WriteBatch {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(WriteBatch::put(self, key, value)?)
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        Ok(WriteBatch::delete(self, key)?)
+    }
+}
+
+impl BenchIter for DbIter {
+    fn seek_to_first(&mut self) {
+        DbIter::seek_to_first(self);
+    }
+
+    fn seek_to_last(&mut self) {
+        DbIter::seek_to_last(self);
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        DbIter::seek(self, target);
+    }
+
+    fn next(&mut self) {
+        DbIter::next(self);
+    }
+
+    fn prev(&mut self) {
+        DbIter::prev(self);
+    }
+
+    fn valid(&self) -> bool {
+        DbIter::valid(self)
+    }
+
+    fn key(&self) -> &[u8] {
+        DbIter::key(self)
+    }
+
+    fn value(&self) -> &[u8] {
+        DbIter::value(self)
+    }
+
+    fn status(&self) -> Result<()> {
+        Ok(DbIter::status(self)?)
+    }
+}
+
+impl BenchEngine for CairnEngine {
+    type Value<'a> = Vec<u8>;
+    type WriteOptions = WriteOptions;
+    type Batch = WriteBatch;
+    type Iter<'a> = DbIter;
+
+    fn open(dir: &Path, options: &EngineOptions) -> Result<Self> {
+        let opts = cairn_options(options)?;
+        let cache = opts.cf.table.block_cache.clone();
+        Ok(CairnEngine {
+            db: Db::open(dir, opts)?,
+            read_options: ReadOptions::default(),
+            cache,
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "cairndb (CairnDB version {}; no compaction yet: flushes accumulate in L0)",
+            env!("CARGO_PKG_VERSION")
+        )
+    }
+
+    fn write_options(&self, mode: WriteMode) -> Result<WriteOptions> {
+        let wo = WriteOptions {
+            sync: mode.sync,
+            disable_wal: mode.disable_wal,
+            ..WriteOptions::default()
+        };
+        wo.validate()
+            .map_err(|e| BenchError::Usage(format!("--sync with --disable_wal: {e}")))?;
+        Ok(wo)
+    }
+
+    fn put(&self, wo: &WriteOptions, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.db.put(wo, key, value)?)
+    }
+
+    fn delete(&self, wo: &WriteOptions, key: &[u8]) -> Result<()> {
+        Ok(self.db.delete(wo, key)?)
+    }
+
+    fn new_batch(&self) -> WriteBatch {
+        WriteBatch::new()
+    }
+
+    fn write(&self, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        Ok(self.db.write(wo, batch)?)
+    }
+
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.db.get(&self.read_options, key)?)
+    }
+
+    fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        // CairnDB's Db::multi_get is being written; until it lands, a multi-get is one get per
+        // key, and this switches to Db::multi_get (one read view and sorted table probes for the
+        // whole batch) when it does.
+        keys.iter()
+            .map(|key| Ok(self.db.get(&self.read_options, key)?))
+            .collect()
+    }
+
+    fn iter(&self) -> Result<DbIter> {
+        Ok(self.db.iter(&self.read_options)?)
+    }
+
+    fn flush(&self) -> Result<()> {
+        Ok(self.db.flush()?)
+    }
+
+    fn properties(&self) -> Vec<(String, String)> {
+        let mut props = vec![
+            ("L0 files".to_string(), self.db.num_l0_files().to_string()),
+            (
+                "immutable memtables".to_string(),
+                self.db.num_immutable_memtables().to_string(),
+            ),
+            (
+                "last sequence".to_string(),
+                self.db.latest_sequence().to_string(),
+            ),
+        ];
+        if let Some(cache) = &self.cache {
+            let s = cache.stats();
+            props.push((
+                "block cache".to_string(),
+                format!(
+                    "{} bytes used of {}, {} hits, {} misses",
+                    cache.usage(),
+                    cache.capacity(),
+                    s.hits,
+                    s.misses
+                ),
+            ));
+        }
+        props
+    }
+
+    fn close(self) -> Result<()> {
+        Ok(self.db.close()?)
+    }
+}

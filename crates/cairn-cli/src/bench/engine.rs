@@ -1,0 +1,362 @@
+//! The engine under test, as the benchmark drivers see it: [`BenchEngine`] (open, writes, point
+//! reads, multi-reads, iterators, flush, close, a few properties), the engine-neutral options the
+//! db_bench flags map to ([`EngineOptions`]) and the benchmark's error type.
+//!
+//! # Contract
+//! - One thread drives one engine; nothing here is shared between threads.
+//! - Every engine receives the same [`EngineOptions`] and maps each field onto its own option of
+//!   the same name and meaning (`cairn_engine.rs`, `rocksdb_engine.rs`); a field an engine has no
+//!   option for is documented at the place where that engine ignores it.
+//! - The drivers (`workloads.rs`) use nothing engine-specific, so both engines run exactly the
+//!   same operations on the same keys and values.
+
+use std::fmt;
+use std::path::Path;
+
+/// The result type of the benchmark.
+pub type Result<T> = std::result::Result<T, BenchError>;
+
+/// What can stop a benchmark run.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BenchError {
+    /// A flag value or combination the benchmark cannot run with.
+    Usage(String),
+    /// An error returned by CairnDB.
+    Cairn(cairndb::Error),
+    /// An error returned by RocksDB.
+    #[cfg(feature = "rocksdb")]
+    RocksDb(rocksdb::Error),
+    /// Another error with a description of what was being done.
+    Context {
+        /// What was being done.
+        context: String,
+        /// What went wrong.
+        source: Box<BenchError>,
+    },
+}
+
+impl BenchError {
+    /// Wraps `self` with a description of what was being done.
+    #[must_use]
+    pub fn context(self, context: impl Into<String>) -> Self {
+        BenchError::Context {
+            context: context.into(),
+            source: Box::new(self),
+        }
+    }
+}
+
+impl fmt::Display for BenchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BenchError::Usage(m) => write!(f, "{m}"),
+            BenchError::Cairn(e) => write!(f, "{e}"),
+            #[cfg(feature = "rocksdb")]
+            BenchError::RocksDb(e) => write!(f, "rocksdb: {e}"),
+            BenchError::Context { context, source } => write!(f, "{context}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for BenchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BenchError::Usage(_) => None,
+            BenchError::Cairn(e) => Some(e),
+            #[cfg(feature = "rocksdb")]
+            BenchError::RocksDb(e) => Some(e),
+            BenchError::Context { source, .. } => Some(source.as_ref()),
+        }
+    }
+}
+
+impl From<cairndb::Error> for BenchError {
+    fn from(e: cairndb::Error) -> Self {
+        BenchError::Cairn(e)
+    }
+}
+
+#[cfg(feature = "rocksdb")]
+impl From<rocksdb::Error> for BenchError {
+    fn from(e: rocksdb::Error) -> Self {
+        BenchError::RocksDb(e)
+    }
+}
+
+/// Block compression, limited to what both engines are built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// `kNoCompression`.
+    None,
+    /// `kLZ4Compression`.
+    Lz4,
+    /// `kZSTD`.
+    Zstd,
+}
+
+impl Compression {
+    /// Parses db_bench's `--compression_type` values (and RocksDB's enum names).
+    ///
+    /// # Errors
+    /// [`BenchError::Usage`] for a compression neither engine is built with here (db_bench's
+    /// default `snappy`, `zlib`, `bzip2`, `lz4hc`, `xpress`) or an unknown name. CairnDB has only
+    /// LZ4 and Zstd, and the `rocksdb` feature builds RocksDB with only those two, so a
+    /// comparison cannot use the others.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "none" | "no" | "knocompression" => Ok(Compression::None),
+            "lz4" | "klz4compression" => Ok(Compression::Lz4),
+            "zstd" | "kzstd" => Ok(Compression::Zstd),
+            other @ ("snappy" | "ksnappycompression" | "zlib" | "kzlibcompression" | "bzip2"
+            | "kbzip2compression" | "lz4hc" | "klz4hccompression" | "xpress"
+            | "kxpresscompression") => Err(BenchError::Usage(format!(
+                "--compression_type={other} is not available: CairnDB compresses with lz4 or \
+                 zstd (or none), and the rocksdb feature builds RocksDB with only those"
+            ))),
+            other => Err(BenchError::Usage(format!(
+                "unknown --compression_type {other:?} (use none, lz4 or zstd)"
+            ))),
+        }
+    }
+
+    /// RocksDB's name of the compression, as db_bench prints it.
+    pub fn rocksdb_name(self) -> &'static str {
+        match self {
+            Compression::None => "kNoCompression",
+            Compression::Lz4 => "kLZ4Compression",
+            Compression::Zstd => "kZSTD",
+        }
+    }
+}
+
+/// The block cache's eviction policy (db_bench's `--cache_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheType {
+    /// `lru_cache`: least recently used, a mutex per shard (RocksDB `LRUCache`, CairnDB `Lru`).
+    Lru,
+    /// `hyper_clock_cache`: clock eviction without an exclusive lock on lookups (RocksDB
+    /// `HyperClockCache`, CairnDB `Clock`).
+    HyperClock,
+}
+
+impl CacheType {
+    /// Parses db_bench's `--cache_type` values.
+    ///
+    /// # Errors
+    /// [`BenchError::Usage`] for other cache types (db_bench's `fixed_hyper_clock_cache`,
+    /// tiered caches, ...).
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "lru_cache" => Ok(CacheType::Lru),
+            "hyper_clock_cache" | "auto_hyper_clock_cache" => Ok(CacheType::HyperClock),
+            other => Err(BenchError::Usage(format!(
+                "unsupported --cache_type {other:?} (use lru_cache or hyper_clock_cache)"
+            ))),
+        }
+    }
+
+    /// db_bench's name of the cache type.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheType::Lru => "lru_cache",
+            CacheType::HyperClock => "hyper_clock_cache",
+        }
+    }
+}
+
+/// The options both engines are opened with, under RocksDB's names and units, derived from the
+/// db_bench flags by `BenchArgs::engine_options`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineOptions {
+    /// `write_buffer_size`: bytes a memtable holds before it is switched and flushed.
+    pub write_buffer_size: usize,
+    /// `max_write_buffer_number`: memtables (mutable plus immutable) kept in memory.
+    pub max_write_buffer_number: u32,
+    /// `min_write_buffer_number_to_merge`: immutable memtables merged into one flush.
+    pub min_write_buffer_number_to_merge: u32,
+    /// `max_background_jobs`: background flushes and compactions at once.
+    pub max_background_jobs: u32,
+    /// `max_subcompactions` (db_bench's `--subcompactions`).
+    pub max_subcompactions: u32,
+    /// `target_file_size_base`: target size of compaction output files in L1, bytes.
+    pub target_file_size_base: u64,
+    /// `target_file_size_multiplier`: factor between target file sizes of adjacent levels.
+    pub target_file_size_multiplier: u32,
+    /// `max_bytes_for_level_base`: target size of L1 (or the base level), bytes.
+    pub max_bytes_for_level_base: u64,
+    /// `max_bytes_for_level_multiplier`: size ratio between adjacent levels.
+    pub max_bytes_for_level_multiplier: f64,
+    /// `level_compaction_dynamic_level_bytes`.
+    pub level_compaction_dynamic_level_bytes: bool,
+    /// `num_levels`.
+    pub num_levels: u32,
+    /// `level0_file_num_compaction_trigger`.
+    pub level0_file_num_compaction_trigger: u32,
+    /// `level0_slowdown_writes_trigger`.
+    pub level0_slowdown_writes_trigger: u32,
+    /// `level0_stop_writes_trigger`.
+    pub level0_stop_writes_trigger: u32,
+    /// `soft_pending_compaction_bytes_limit`, bytes.
+    pub soft_pending_compaction_bytes_limit: u64,
+    /// `hard_pending_compaction_bytes_limit`, bytes.
+    pub hard_pending_compaction_bytes_limit: u64,
+    /// `delayed_write_rate`: bytes per second admitted while writes are slowed down.
+    pub delayed_write_rate: u64,
+    /// `max_open_files` (db_bench's `--open_files`); -1 for no limit.
+    pub max_open_files: i32,
+    /// `bytes_per_sync`; `None` keeps each engine's default (RocksDB 0, CairnDB 1 MiB).
+    pub bytes_per_sync: Option<u64>,
+    /// `compression`: block compression of every level.
+    pub compression: Compression,
+    /// `block_size`: target uncompressed data block size, bytes.
+    pub block_size: usize,
+    /// Bits per key of a full-key Bloom filter in every table; `None` builds no filter.
+    pub bloom_bits_per_key: Option<f64>,
+    /// The block cache: its policy and capacity in bytes; `None` runs without a block cache.
+    pub block_cache: Option<(CacheType, usize)>,
+    /// RocksDB's `enable_pipelined_write` (db_bench's default true, RocksDB's false); CairnDB has
+    /// no pipelined write mode and ignores it.
+    pub enable_pipelined_write: bool,
+    /// multireadrandom through RocksDB's batched `MultiGet` (db_bench's `--multiread_batched`)
+    /// instead of the vector `MultiGet`; CairnDB has one multi-get and ignores it.
+    pub multiread_batched: bool,
+}
+
+/// Durability of one write (RocksDB's `WriteOptions.sync` and `disableWAL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WriteMode {
+    /// Sync the WAL before the write returns.
+    pub sync: bool,
+    /// Do not write the WAL.
+    pub disable_wal: bool,
+}
+
+/// A write batch being filled: puts and deletes applied atomically by [`BenchEngine::write`].
+pub trait BenchBatch {
+    /// Adds a put of `key` with `value`.
+    ///
+    /// # Errors
+    /// The engine's error for a key or value it cannot accept.
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+
+    /// Adds a delete of `key`.
+    ///
+    /// # Errors
+    /// The engine's error for a key it cannot accept.
+    fn delete(&mut self, key: &[u8]) -> Result<()>;
+}
+
+/// A forward and backward iterator over the engine's latest state, with RocksDB's iterator
+/// contract: `key` and `value` require `valid`; an iterator that stops on an error becomes
+/// invalid and reports the error from `status`.
+pub trait BenchIter {
+    /// Positions at the first key.
+    fn seek_to_first(&mut self);
+    /// Positions at the last key.
+    fn seek_to_last(&mut self);
+    /// Positions at the first key at or after `target`.
+    fn seek(&mut self, target: &[u8]);
+    /// Moves to the next key. Requires `valid`.
+    fn next(&mut self);
+    /// Moves to the previous key. Requires `valid`.
+    fn prev(&mut self);
+    /// True when positioned at a key.
+    fn valid(&self) -> bool;
+    /// The current key. Requires `valid`.
+    fn key(&self) -> &[u8];
+    /// The current value. Requires `valid`.
+    fn value(&self) -> &[u8];
+    /// The error that stopped the iterator, if any.
+    ///
+    /// # Errors
+    /// That error.
+    fn status(&self) -> Result<()>;
+}
+
+/// A key-value engine the benchmark drivers run against.
+pub trait BenchEngine: Sized {
+    /// A value read by `get` or `multi_get` (borrowed from the engine where it can pin it).
+    type Value<'a>: AsRef<[u8]>
+    where
+        Self: 'a;
+    /// Write options prepared once per benchmark (building them may allocate).
+    type WriteOptions;
+    /// A write batch.
+    type Batch: BenchBatch;
+    /// An iterator.
+    type Iter<'a>: BenchIter
+    where
+        Self: 'a;
+
+    /// Opens the database in `dir`, creating it when missing (db_bench always sets
+    /// `create_if_missing`), with `options`.
+    ///
+    /// # Errors
+    /// Options the engine rejects, a directory holding another engine's or a damaged database,
+    /// I/O errors.
+    fn open(dir: &Path, options: &EngineOptions) -> Result<Self>;
+
+    /// One line naming the engine and its version, for the benchmark header.
+    fn describe(&self) -> String;
+
+    /// The engine's write options for `mode`.
+    ///
+    /// # Errors
+    /// [`BenchError::Usage`] for `sync` together with `disable_wal` (there is no WAL to sync).
+    fn write_options(&self, mode: WriteMode) -> Result<Self::WriteOptions>;
+
+    /// Writes `key` = `value`.
+    ///
+    /// # Errors
+    /// The engine's write error.
+    fn put(&self, wo: &Self::WriteOptions, key: &[u8], value: &[u8]) -> Result<()>;
+
+    /// Deletes `key`.
+    ///
+    /// # Errors
+    /// The engine's write error.
+    fn delete(&self, wo: &Self::WriteOptions, key: &[u8]) -> Result<()>;
+
+    /// An empty write batch.
+    fn new_batch(&self) -> Self::Batch;
+
+    /// Applies `batch` atomically.
+    ///
+    /// # Errors
+    /// The engine's write error.
+    fn write(&self, wo: &Self::WriteOptions, batch: Self::Batch) -> Result<()>;
+
+    /// The value of `key`, or `None` when it has none.
+    ///
+    /// # Errors
+    /// The engine's read error.
+    fn get(&self, key: &[u8]) -> Result<Option<Self::Value<'_>>>;
+
+    /// The values of `keys`, in order, read in one call where the engine has a multi-key read.
+    ///
+    /// # Errors
+    /// The first read error of any key.
+    fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<Self::Value<'_>>>>;
+
+    /// A new iterator over the latest state, not yet positioned.
+    ///
+    /// # Errors
+    /// The engine's error creating it.
+    fn iter(&self) -> Result<Self::Iter<'_>>;
+
+    /// Flushes the memtables to table files and waits for the flush.
+    ///
+    /// # Errors
+    /// The flush's error.
+    fn flush(&self) -> Result<()>;
+
+    /// A few engine-specific facts for the summary (files per level, memtables, cache use).
+    fn properties(&self) -> Vec<(String, String)>;
+
+    /// Closes the database, waiting for background work.
+    ///
+    /// # Errors
+    /// The engine's error closing it.
+    fn close(self) -> Result<()>;
+}

@@ -1,0 +1,489 @@
+//! The drivers against a model engine (a `BTreeMap` that logs every call), so each benchmark's
+//! calls, keys, durability and counts can be checked exactly against db_bench's definition.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+
+use super::*;
+
+/// One call the drivers made.
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    Put(u64, WriteMode),
+    Delete(u64, WriteMode),
+    /// A batch: its puts and deletes (key, is_put).
+    Write(Vec<(u64, bool)>, WriteMode),
+    Get(u64),
+    MultiGet(Vec<u64>),
+    Iter,
+    Flush,
+}
+
+/// A closed model database's contents.
+type Stored = BTreeMap<Vec<u8>, Vec<u8>>;
+
+thread_local! {
+    /// Calls of the engines opened on this thread.
+    static CALLS: RefCell<Vec<Call>> = const { RefCell::new(Vec::new()) };
+    /// Contents of closed model databases by directory, as if persisted.
+    static STORED: RefCell<HashMap<PathBuf, Stored>> =
+        RefCell::new(HashMap::new());
+}
+
+fn log(call: Call) {
+    CALLS.with(|c| c.borrow_mut().push(call));
+}
+
+fn take_calls() -> Vec<Call> {
+    CALLS.with(|c| std::mem::take(&mut *c.borrow_mut()))
+}
+
+/// The integer a db_bench key was made from (its first 8 bytes, big-endian).
+fn key_int(key: &[u8]) -> u64 {
+    u64::from_be_bytes(key[..8].try_into().expect("16-byte keys"))
+}
+
+#[derive(Debug)]
+struct ModelEngine {
+    dir: PathBuf,
+    map: RefCell<BTreeMap<Vec<u8>, Vec<u8>>>,
+}
+
+#[derive(Debug, Default)]
+struct ModelBatch(Vec<(Vec<u8>, Option<Vec<u8>>)>);
+
+impl BenchBatch for ModelBatch {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.0.push((key.to_vec(), Some(value.to_vec())));
+        Ok(())
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        self.0.push((key.to_vec(), None));
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+struct ModelIter {
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    pos: Option<usize>,
+}
+
+impl BenchIter for ModelIter {
+    fn seek_to_first(&mut self) {
+        self.pos = (!self.entries.is_empty()).then_some(0);
+    }
+    fn seek_to_last(&mut self) {
+        self.pos = self.entries.len().checked_sub(1);
+    }
+    fn seek(&mut self, target: &[u8]) {
+        let i = self.entries.partition_point(|(k, _)| k.as_slice() < target);
+        self.pos = (i < self.entries.len()).then_some(i);
+    }
+    fn next(&mut self) {
+        self.pos = self.pos.map(|p| p + 1).filter(|&p| p < self.entries.len());
+    }
+    fn prev(&mut self) {
+        self.pos = self.pos.and_then(|p| p.checked_sub(1));
+    }
+    fn valid(&self) -> bool {
+        self.pos.is_some()
+    }
+    fn key(&self) -> &[u8] {
+        &self.entries[self.pos.expect("valid")].0
+    }
+    fn value(&self) -> &[u8] {
+        &self.entries[self.pos.expect("valid")].1
+    }
+    fn status(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl BenchEngine for ModelEngine {
+    type Value<'a> = Vec<u8>;
+    type WriteOptions = WriteMode;
+    type Batch = ModelBatch;
+    type Iter<'a> = ModelIter;
+
+    fn open(dir: &Path, _options: &EngineOptions) -> Result<Self> {
+        // A CURRENT file makes the directory a database for `destroy`'s safety check; without
+        // one, the database was destroyed and starts empty.
+        let existed = dir.join("CURRENT").exists();
+        std::fs::create_dir_all(dir).expect("create dir");
+        std::fs::write(dir.join("CURRENT"), b"model\n").expect("write CURRENT");
+        let stored = STORED.with(|s| s.borrow_mut().remove(dir));
+        let map = stored.filter(|_| existed).unwrap_or_default();
+        Ok(ModelEngine {
+            dir: dir.to_path_buf(),
+            map: RefCell::new(map),
+        })
+    }
+    fn describe(&self) -> String {
+        "model".to_string()
+    }
+    fn write_options(&self, mode: WriteMode) -> Result<WriteMode> {
+        if mode.sync && mode.disable_wal {
+            return Err(BenchError::Usage("sync with disable_wal".to_string()));
+        }
+        Ok(mode)
+    }
+    fn put(&self, wo: &WriteMode, key: &[u8], value: &[u8]) -> Result<()> {
+        log(Call::Put(key_int(key), *wo));
+        self.map.borrow_mut().insert(key.to_vec(), value.to_vec());
+        Ok(())
+    }
+    fn delete(&self, wo: &WriteMode, key: &[u8]) -> Result<()> {
+        log(Call::Delete(key_int(key), *wo));
+        self.map.borrow_mut().remove(key);
+        Ok(())
+    }
+    fn new_batch(&self) -> ModelBatch {
+        ModelBatch::default()
+    }
+    fn write(&self, wo: &WriteMode, batch: ModelBatch) -> Result<()> {
+        let ops = batch
+            .0
+            .iter()
+            .map(|(k, v)| (key_int(k), v.is_some()))
+            .collect();
+        log(Call::Write(ops, *wo));
+        let mut map = self.map.borrow_mut();
+        for (k, v) in batch.0 {
+            match v {
+                Some(v) => map.insert(k, v),
+                None => map.remove(&k),
+            };
+        }
+        Ok(())
+    }
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        log(Call::Get(key_int(key)));
+        Ok(self.map.borrow().get(key).cloned())
+    }
+    fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        log(Call::MultiGet(keys.iter().map(|k| key_int(k)).collect()));
+        let map = self.map.borrow();
+        Ok(keys.iter().map(|k| map.get(*k).cloned()).collect())
+    }
+    fn iter(&self) -> Result<ModelIter> {
+        log(Call::Iter);
+        Ok(ModelIter {
+            entries: self
+                .map
+                .borrow()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            pos: None,
+        })
+    }
+    fn flush(&self) -> Result<()> {
+        log(Call::Flush);
+        Ok(())
+    }
+    fn properties(&self) -> Vec<(String, String)> {
+        vec![("keys".to_string(), self.map.borrow().len().to_string())]
+    }
+    fn close(self) -> Result<()> {
+        STORED.with(|s| s.borrow_mut().insert(self.dir, self.map.into_inner()));
+        Ok(())
+    }
+}
+
+#[derive(Debug, Parser)]
+struct Flags {
+    #[command(flatten)]
+    bench: BenchArgs,
+}
+
+fn args(flags: &[&str]) -> BenchArgs {
+    let argv = std::iter::once("bench").chain(flags.iter().copied());
+    Flags::try_parse_from(argv).expect("flags parse").bench
+}
+
+/// Runs `benchmarks` in order on a model database in `dir` (kept between calls) and returns the
+/// printed lines, the calls and the database's contents as key integers.
+fn bench(dir: &Path, flags: &[&str], benchmarks: &[&str]) -> (Vec<String>, Vec<Call>, Vec<u64>) {
+    let args = args(flags);
+    let options = args.engine_options().expect("options");
+    take_calls();
+    let mut run =
+        Run::<ModelEngine>::start(&args, &options, dir.to_path_buf(), args.seed).expect("start");
+    let lines = benchmarks
+        .iter()
+        .map(|name| run.execute(name).expect("benchmark"))
+        .collect();
+    run.finish().expect("close");
+    let keys = STORED.with(|s| s.borrow()[dir].keys().map(|k| key_int(k)).collect());
+    (lines, take_calls(), keys)
+}
+
+fn line<'a>(lines: &'a [String], name: &str) -> &'a str {
+    lines
+        .iter()
+        .find(|l| l.starts_with(&format!("{name:<12} :")))
+        .unwrap_or_else(|| panic!("no {name} line in {lines:?}"))
+}
+
+const PLAIN: WriteMode = WriteMode {
+    sync: false,
+    disable_wal: false,
+};
+
+#[test]
+fn fillseq_puts_every_key_in_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let (lines, calls, keys) = bench(&db, &["--num=7", "--seed=1"], &["fillseq"]);
+    let expected: Vec<Call> = (0..7).map(|k| Call::Put(k, PLAIN)).collect();
+    assert_eq!(calls, expected);
+    assert_eq!(keys, (0..7).collect::<Vec<_>>());
+    assert!(
+        line(&lines, "fillseq").contains(" 7 operations;"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn random_fills_draw_a_database_per_batch_then_the_keys() {
+    // db_bench's DoWrite: per call, one draw picks the database (SelectDBWithCfh), then one draw
+    // per key; --writes=23 in batches of 5 is 4 calls (db_bench's Duration stops at 20 < 23).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flags = ["--num=100", "--writes=23", "--batch_size=5", "--seed=9"];
+    let (lines, calls, _) = bench(&dir.path().join("db"), &flags, &["fillrandom"]);
+    let mut rng = Random64::new(9 + 1);
+    let expected: Vec<Call> = (0..4)
+        .map(|_| {
+            rng.next_u64();
+            let keys = (0..5).map(|_| (rng.next_u64() % 100, true)).collect();
+            Call::Write(keys, PLAIN)
+        })
+        .collect();
+    assert_eq!(calls, expected);
+    assert!(
+        line(&lines, "fillrandom").contains(" 20 operations;"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn reads_draw_a_database_per_read_and_count_found_keys() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    bench(&db, &["--num=40", "--seed=5"], &["fillseq"]);
+    // Keys 0..40 exist; readrandom reads from a key space of 80, so about half are found.
+    let flags = ["--num=80", "--reads=30", "--seed=5", "--use_existing_db=1"];
+    let (lines, calls, _) = bench(&db, &flags, &["readrandom"]);
+    let mut rng = Random64::new(5 + 1);
+    let read: Vec<u64> = (0..30)
+        .map(|_| {
+            rng.next_u64();
+            rng.next_u64() % 80
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        read.iter().map(|&k| Call::Get(k)).collect::<Vec<_>>()
+    );
+    let found = read.iter().filter(|&&k| k < 40).count();
+    assert!(
+        line(&lines, "readrandom").ends_with(&format!("({found} of 30 found)")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn multireadrandom_reads_whole_batches_of_random_keys() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    bench(&db, &["--num=50", "--seed=3"], &["fillseq"]);
+    let flags = [
+        "--num=50",
+        "--reads=20",
+        "--batch_size=6",
+        "--seed=3",
+        "--use_existing_db=1",
+    ];
+    let (lines, calls, _) = bench(&db, &flags, &["multireadrandom"]);
+    let batches: Vec<&Call> = calls.iter().collect();
+    // 20 reads in batches of 6: 3 calls (18 keys), each after one database draw.
+    let mut rng = Random64::new(3 + 1);
+    let expected: Vec<Call> = (0..3)
+        .map(|_| {
+            rng.next_u64();
+            Call::MultiGet((0..6).map(|_| rng.next_u64() % 50).collect())
+        })
+        .collect();
+    assert_eq!(batches, expected.iter().collect::<Vec<_>>());
+    let l = line(&lines, "multireadrandom");
+    assert!(
+        l.contains(" 18 operations;") && l.ends_with("(18 of 18 found)"),
+        "{l}"
+    );
+}
+
+#[test]
+fn filluniquerandom_writes_the_db_bench_permutation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, calls, keys) = bench(
+        &dir.path().join("db"),
+        &["--num=300", "--seed=77"],
+        &["filluniquerandom"],
+    );
+    let order = unique_random_order(300, 77);
+    let written: Vec<u64> = calls
+        .iter()
+        .map(|c| match c {
+            Call::Put(k, _) => *k,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(written, order);
+    assert_eq!(keys, (0..300).collect::<Vec<_>>(), "every key once");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = args(&["--num=10", "--writes=11", "--seed=1"]);
+    let options = args.engine_options().expect("options");
+    let mut run =
+        Run::<ModelEngine>::start(&args, &options, dir.path().join("db"), 1).expect("start");
+    let err = run
+        .execute("filluniquerandom")
+        .expect_err("more writes than keys");
+    assert!(err.to_string().contains("must not exceed --num"), "{err}");
+}
+
+#[test]
+fn fillsync_syncs_random_writes_over_a_thousandth_of_the_key_space() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flags = ["--num=5000", "--writes=20", "--seed=2"];
+    let (lines, calls, _) = bench(&dir.path().join("db"), &flags, &["fillsync"]);
+    assert_eq!(calls.len(), 20);
+    let synced = WriteMode {
+        sync: true,
+        disable_wal: false,
+    };
+    assert!(
+        calls
+            .iter()
+            .all(|c| matches!(c, Call::Put(k, m) if *k < 5 && *m == synced)),
+        "{calls:?}"
+    );
+    let l = line(&lines, "fillsync");
+    assert!(
+        l.contains(" 20 operations;") && l.ends_with("(5 ops)"),
+        "{l}"
+    );
+    let args = args(&["--num=5000", "--disable_wal=1"]);
+    let options = args.engine_options().expect("options");
+    let mut run =
+        Run::<ModelEngine>::start(&args, &options, dir.path().join("db2"), 1).expect("start");
+    assert!(run.execute("fillsync").is_err(), "sync needs the WAL");
+}
+
+#[test]
+fn deletes_remove_batches_in_order_or_at_random() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let flags = ["--num=30", "--deletes=10", "--batch_size=3", "--seed=4"];
+    let (lines, calls, keys) = bench(&db, &flags, &["fillseq", "deleteseq", "readseq"]);
+    // The fill writes 10 batches of 3; the 10 deletes are 3 batches, keys 0..9.
+    let deletes: Vec<&Call> = calls
+        .iter()
+        .filter(|c| matches!(c, Call::Write(ops, _) if ops.iter().all(|(_, put)| !put)))
+        .collect();
+    let expected: Vec<Call> = (0..3)
+        .map(|b| Call::Write((3 * b..3 * b + 3).map(|k| (k, false)).collect(), PLAIN))
+        .collect();
+    assert_eq!(deletes, expected.iter().collect::<Vec<_>>());
+    assert_eq!(keys, (9..30).collect::<Vec<_>>());
+    assert!(
+        line(&lines, "readseq").contains(" 21 operations;"),
+        "{lines:?}"
+    );
+
+    let flags = ["--num=30", "--deletes=12", "--seed=4", "--sync=1"];
+    let (_, calls, keys) = bench(&db, &flags, &["fillseq", "deleterandom"]);
+    let mut rng = Random64::new(4 + 2);
+    let synced = WriteMode {
+        sync: true,
+        disable_wal: false,
+    };
+    let expected: Vec<Call> = (0..12)
+        .map(|_| {
+            rng.next_u64();
+            Call::Delete(rng.next_u64() % 30, synced)
+        })
+        .collect();
+    let deleted: Vec<Call> = calls
+        .into_iter()
+        .filter(|c| matches!(c, Call::Delete(..)))
+        .collect();
+    assert_eq!(deleted, expected);
+    let remaining: Vec<u64> = (0..30)
+        .filter(|k| !expected.contains(&Call::Delete(*k, synced)))
+        .collect();
+    assert_eq!(keys, remaining);
+}
+
+#[test]
+fn seekrandom_opens_an_iterator_per_seek_and_scans_count_entries() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let flags = ["--num=25", "--reads=10", "--seek_nexts=2", "--seed=8"];
+    let (lines, calls, _) = bench(
+        &db,
+        &flags,
+        &["fillseq", "seekrandom", "readreverse", "flush"],
+    );
+    let iters = calls.iter().filter(|c| **c == Call::Iter).count();
+    assert_eq!(iters, 10 + 1, "one per seek, one for readreverse");
+    assert!(calls.ends_with(&[Call::Flush]));
+    assert!(
+        line(&lines, "seekrandom").ends_with("(10 of 10 found)"),
+        "{lines:?}"
+    );
+    assert!(
+        line(&lines, "readreverse").contains(" 10 operations;"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn use_existing_db_keeps_the_database_and_skips_fills() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    bench(&db, &["--num=12", "--seed=1"], &["fillseq"]);
+    let flags = ["--num=12", "--seed=1", "--use_existing_db=1"];
+    let (lines, calls, keys) = bench(&db, &flags, &["fillrandom", "readseq"]);
+    assert_eq!(
+        lines[0],
+        "fillrandom   : skipped (--use_existing_db is true)"
+    );
+    assert_eq!(calls, [Call::Iter]);
+    assert_eq!(keys.len(), 12);
+    // Without it, the database is destroyed at the start.
+    let (_, _, keys) = bench(&db, &["--num=12", "--seed=1"], &["flush"]);
+    assert!(keys.is_empty());
+}
+
+#[test]
+fn unknown_benchmarks_are_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let args = args(&["--benchmarks=fillseq,readwhilewriting", "--num=10"]);
+    let options = args.engine_options().expect("options");
+    let err = run::<ModelEngine>(
+        &BenchArgs {
+            db: Some(db.clone()),
+            ..args
+        },
+        &options,
+    )
+    .expect_err("unknown benchmark");
+    assert!(err.to_string().contains("readwhilewriting"), "{err}");
+    assert!(!db.exists(), "nothing opened");
+}
