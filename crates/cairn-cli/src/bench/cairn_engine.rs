@@ -187,11 +187,10 @@ impl BenchEngine for CairnEngine {
     }
 
     fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        // CairnDB's Db::multi_get is being written; until it lands, a multi-get is one get per
-        // key, and this switches to Db::multi_get (one read view and sorted table probes for the
-        // whole batch) when it does.
-        keys.iter()
-            .map(|key| Ok(self.db.get(&self.read_options, key)?))
+        self.db
+            .multi_get(&self.read_options, keys)
+            .into_iter()
+            .map(|r| Ok(r?))
             .collect()
     }
 
