@@ -50,6 +50,7 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
     }
     let cf = &mut opts.cf;
     cf.write_buffer_size = o.write_buffer_size;
+    cf.memtable_huge_page_size = o.memtable_huge_page_size;
     cf.max_write_buffer_number = o.max_write_buffer_number;
     cf.min_write_buffer_number_to_merge = o.min_write_buffer_number_to_merge;
     cf.target_file_size_base = o.target_file_size_base;

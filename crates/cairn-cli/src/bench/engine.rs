@@ -171,6 +171,8 @@ impl CacheType {
 pub struct EngineOptions {
     /// `write_buffer_size`: bytes a memtable holds before it is switched and flushed.
     pub write_buffer_size: usize,
+    /// `memtable_huge_page_size`: huge pages for memtable arenas, 0 for none.
+    pub memtable_huge_page_size: usize,
     /// `max_write_buffer_number`: memtables (mutable plus immutable) kept in memory.
     pub max_write_buffer_number: u32,
     /// `min_write_buffer_number_to_merge`: immutable memtables merged into one flush.

@@ -118,6 +118,10 @@ pub struct BenchArgs {
     /// Memtable size in bytes before it is switched and flushed.
     #[arg(long = "write_buffer_size", default_value_t = 64 << 20)]
     pub write_buffer_size: usize,
+    /// Memtable arenas on transparent huge pages of this many bytes (RocksDB's
+    /// `memtable_huge_page_size`; db_bench has only a broken boolean for it); 0 disables.
+    #[arg(long = "memtable_huge_page_size", default_value_t = 0)]
+    pub memtable_huge_page_size: usize,
     /// Memtables (mutable plus immutable) kept in memory.
     #[arg(long = "max_write_buffer_number", default_value_t = 2)]
     pub max_write_buffer_number: u32,
@@ -244,6 +248,7 @@ impl BenchArgs {
     fn engine_options(&self) -> Result<EngineOptions> {
         Ok(EngineOptions {
             write_buffer_size: self.write_buffer_size,
+            memtable_huge_page_size: self.memtable_huge_page_size,
             max_write_buffer_number: self.max_write_buffer_number,
             min_write_buffer_number_to_merge: self.min_write_buffer_number_to_merge,
             max_background_jobs: self.max_background_jobs,

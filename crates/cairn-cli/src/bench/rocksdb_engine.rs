@@ -87,6 +87,7 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
     }
     opts.set_enable_pipelined_write(o.enable_pipelined_write);
     opts.set_write_buffer_size(o.write_buffer_size);
+    opts.set_memtable_huge_page_size(o.memtable_huge_page_size);
     opts.set_max_write_buffer_number(to_i32(
         "max_write_buffer_number",
         o.max_write_buffer_number,

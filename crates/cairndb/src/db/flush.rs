@@ -72,12 +72,12 @@ fn flush_loop(inner: &DbInner) {
         // A poisoned version set fails every flush: wait for close instead of spinning.
         let next = oldest_immutable(&st);
         let Some(id) = next.filter(|_| !st.flushing && !st.versions.is_poisoned()) else {
-            inner.cond.wait(&mut st);
+            inner.bg_cond.wait(&mut st);
             continue;
         };
         if inner.flush_oldest(&mut st, id).is_err() {
             // Already recorded in `flush_error`; pause so a persistent fault does not spin.
-            let _ = inner.cond.wait_for(&mut st, RETRY_PAUSE);
+            let _ = inner.bg_cond.wait_for(&mut st, RETRY_PAUSE);
         }
     }
 }
@@ -173,6 +173,7 @@ impl DbInner {
             Err(e) => st.flush_error = Some(e.to_string()),
         }
         self.cond.notify_all();
+        self.bg_cond.notify_one();
         result
     }
 

@@ -170,8 +170,14 @@ struct DbInner {
     dir: PathBuf,
     options: Options,
     state: Mutex<DbState>,
-    /// Signalled when an immutable list shrinks, a flush ends or the database closes.
+    /// Wakes writers, flush callers and drops: signalled when a commit group ends, an immutable
+    /// list shrinks, a flush ends or the database closes.
     cond: Condvar,
+    /// Wakes the background flush thread, and only it: signalled when there is a memtable to
+    /// flush, a flush ends or the database closes. Apart from `cond` so that the commit of
+    /// every write does not wake the flush thread (a futex wake and a context switch per
+    /// write, a third of a single writer's time when measured).
+    bg_cond: Condvar,
     /// The default column family, which always exists.
     default_cf: Arc<CfData>,
     /// The published last sequence number (invariant 1).
@@ -305,6 +311,7 @@ impl Db {
                 _ => Ok(()),
             };
             self.inner.cond.notify_all();
+            self.inner.bg_cond.notify_all();
             result
         };
         if let Some(handle) = self.flusher.lock().take() {

@@ -258,6 +258,7 @@ fn open_inner(
             _lock: Some(lock),
         }),
         cond: Condvar::new(),
+        bg_cond: Condvar::new(),
         default_cf,
         snapshots: Arc::new(Mutex::new(BTreeMap::new())),
         range_dels: Mutex::new(HashMap::new()),

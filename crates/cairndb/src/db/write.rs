@@ -333,7 +333,7 @@ impl DbInner {
             cf.imms.push_back(Imm { mem: old, next_log });
             self.publish_view(st, id);
         }
-        self.cond.notify_all();
+        self.bg_cond.notify_one();
         Ok(())
     }
 
