@@ -1,4 +1,5 @@
-//! The table builder: turns a sorted stream of internal keys and values into a table file.
+//! The table builder: turns a sorted stream of internal keys and values, and a set of range
+//! tombstones, into a table file.
 //! Spec: `docs/format/sstable.md`.
 //!
 //! Used by one flush or compaction job on one thread. It owns the file while building; the caller
