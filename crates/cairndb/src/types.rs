@@ -84,6 +84,18 @@ pub fn seek_key(user_key: &[u8], seq: SequenceNumber) -> Vec<u8> {
     v
 }
 
+/// The largest key of a table's range-deletion extent: `(end, MAX_SEQUENCE, RangeDelete)` for a
+/// tombstone ending (exclusively) at user key `end`, RocksDB's `kMaxSequenceNumber` +
+/// `kTypeRangeDeletion` sentinel.
+///
+/// It sorts before every point entry of `end` (no point kind has a larger trailer; only seek keys
+/// at `MAX_SEQUENCE` sort before it), so a file whose largest key is this sentinel claims no point
+/// entry of `end`, and a neighbouring file may start at `end` without the two overlapping in
+/// internal-key order.
+pub fn range_deletion_sentinel(end: &[u8]) -> Vec<u8> {
+    make_internal_key(end, MAX_SEQUENCE, ValueKind::RangeDelete)
+}
+
 /// A borrowed, decoded internal key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParsedKey<'a> {

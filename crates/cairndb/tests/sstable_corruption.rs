@@ -1,6 +1,7 @@
 //! Damage to a table file is reported as Corruption (naming the file), never returned as data and
-//! never a panic: one bit flipped at every byte of small tables, a dense sample of a larger one,
-//! truncation at every length, and a footer from the future.
+//! never a panic: one bit flipped at every byte of small tables (with a range-deletion block), a
+//! dense sample of a larger one, truncation at every length, and footers of versions this build
+//! does not read.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,9 +10,9 @@ use cairndb::cache::CacheOptions;
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
 use cairndb::sstable::{
-    BlockCache, Footer, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN,
+    BlockCache, Footer, RangeDeletion, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN,
 };
-use cairndb::types::{make_internal_key, seek_key, ValueKind};
+use cairndb::types::{make_internal_key, seek_key, user_key, ValueKind, MAX_SEQUENCE};
 use cairndb::util::checksum::ChecksumType;
 use cairndb::{CompressionType, Error};
 
@@ -34,9 +35,27 @@ fn model(n: u32, value_len: usize) -> Model {
         .collect()
 }
 
+/// The range tombstones every test table carries (in stored order), enough for a range-deletion
+/// block of several restart intervals.
+fn tombstones() -> Vec<RangeDeletion> {
+    (0..20u32)
+        .map(|i| {
+            RangeDeletion::new(
+                format!("user-{:06}", i * 3).as_bytes(),
+                format!("user-{:06}x", i * 3 + 1).as_bytes(),
+                1000 + u64::from(i),
+            )
+        })
+        .collect()
+}
+
 fn build(fs: &MemFs, model: &Model, opts: &TableOptions) -> Vec<u8> {
     let path = Path::new(PATH);
     let mut b = TableBuilder::new(fs.create(path).expect("create"), path, opts).expect("builder");
+    for t in tombstones().iter().rev() {
+        b.add_range_deletion(&t.begin, &t.end, t.seq)
+            .expect("range deletion");
+    }
     for (k, v) in model {
         b.add(k, v).expect("add");
     }
@@ -70,6 +89,8 @@ fn check_damaged(fs: &MemFs, model: &Model, opts: &TableOptions, at: u64) -> boo
             return true;
         }
     };
+    // Tombstones are decoded at open: an open table has them all, exactly.
+    assert_eq!(&table.range_deletions()[..], &tombstones()[..], "{what}");
     let mut detected = false;
     let mut it = table.iter();
     let mut n = 0;
@@ -122,6 +143,23 @@ fn check_damaged(fs: &MemFs, model: &Model, opts: &TableOptions, at: u64) -> boo
             Err(e) => {
                 expect_corruption(&e, &what);
                 detected = true;
+            }
+        }
+    }
+    let keys: Vec<&[u8]> = model.iter().map(|(k, _)| user_key(k)).collect();
+    for (((k, v), got), single) in model
+        .iter()
+        .zip(table.multi_get(&keys, MAX_SEQUENCE))
+        .zip(keys.iter().map(|k| table.get_pinned(k, MAX_SEQUENCE)))
+    {
+        for got in [got, single] {
+            match got {
+                Ok(Some(g)) => assert_eq!((g.key(), g.value()), (&k[..], &v[..]), "{what}"),
+                Ok(None) => panic!("{what}: present key not found"),
+                Err(e) => {
+                    expect_corruption(&e, &what);
+                    detected = true;
+                }
             }
         }
     }
@@ -254,19 +292,28 @@ fn truncation_at_every_length_fails_cleanly() {
 }
 
 #[test]
-fn newer_format_version_is_not_supported() {
+fn newer_and_older_format_versions_are_not_supported() {
     let opts = TableOptions::default();
-    let fs = MemFs::new();
-    let bytes = build(&fs, &model(10, 10), &opts);
-    let at = (bytes.len() - FOOTER_LEN) as u64;
-    let mut footer = Footer::decode(&bytes[at as usize..], Path::new(PATH), at).expect("footer");
-    footer.format_version += 1;
-    for (i, b) in footer.encode().into_iter().enumerate() {
-        fs.corrupt_byte(Path::new(PATH), at + i as u64, |_| b)
-            .expect("patch");
+    for (version, what) in [
+        (cairndb::sstable::FORMAT_VERSION + 1, "newer"),
+        (1, "version 1"),
+    ] {
+        let fs = MemFs::new();
+        let bytes = build(&fs, &model(10, 10), &opts);
+        let at = (bytes.len() - FOOTER_LEN) as u64;
+        let mut footer =
+            Footer::decode(&bytes[at as usize..], Path::new(PATH), at).expect("footer");
+        footer.format_version = version;
+        for (i, b) in footer.encode().into_iter().enumerate() {
+            fs.corrupt_byte(Path::new(PATH), at + i as u64, |_| b)
+                .expect("patch");
+        }
+        let e = open(&fs, &opts).expect_err(what);
+        assert!(
+            matches!(&e, Error::NotSupported(m) if m.contains(&format!("version {version}"))),
+            "{what}: {e}"
+        );
     }
-    let e = open(&fs, &opts).expect_err("newer version");
-    assert!(matches!(e, Error::NotSupported(_)), "{e}");
 }
 
 #[test]

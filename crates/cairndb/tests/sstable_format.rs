@@ -1,26 +1,29 @@
-//! Golden bytes: the worked example of docs/format/sstable.md, section 13, built today must be
-//! byte-identical to the spec (all but the properties block, whose creation time varies), and
-//! must read back.
+//! Golden bytes: the worked example of docs/format/sstable.md, section "Worked example", built
+//! today must be byte-identical to the spec (all but the properties block, whose creation time
+//! varies), and must read back.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
-use cairndb::sstable::{Table, TableBuilder, TableEntry, TableOptions};
-use cairndb::types::{make_internal_key, ValueKind};
+use cairndb::sstable::{RangeDeletion, Table, TableBuilder, TableEntry, TableOptions};
+use cairndb::types::{make_internal_key, range_deletion_sentinel, ValueKind, MAX_SEQUENCE};
 use cairndb::CompressionType;
 
-/// Bytes 0..75: data block and index block with trailers.
-const DATA_AND_INDEX: &str = "00 0d 03 61 70 70 6c 65 02 07 00 00 00 00 00 00 72 65 64 \
+/// Bytes 0..111: data block, index block and range-deletion block with trailers.
+const DATA_INDEX_RANGE_DEL: &str = "00 0d 03 61 70 70 6c 65 02 07 00 00 00 00 00 00 72 65 64 \
     02 0d 00 72 69 63 6f 74 01 09 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 54 79 7a 39 \
-    00 09 02 62 ff ff ff ff ff ff ff ff 00 2b 00 00 00 00 01 00 00 00 00 4c b2 2d 64";
+    00 09 02 62 ff ff ff ff ff ff ff ff 00 2b 00 00 00 00 01 00 00 00 00 4c b2 2d 64 \
+    00 0e 06 62 61 6e 61 6e 61 05 08 00 00 00 00 00 00 63 68 65 72 72 79 \
+    00 00 00 00 01 00 00 00 00 0d 4c 17 5b";
 
-/// Bytes 805..899: metaindex block and footer.
-const META_AND_FOOTER: &str = "00 12 03 72 6f 63 6b 73 64 62 2e 70 72 6f 70 65 72 74 69 65 73 4b d5 05 \
-    00 00 00 00 01 00 00 00 00 ca a8 b5 97 \
-    a5 06 20 30 16 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \
-    02 01 00 00 00 09 90 8e b7 43 41 49 52 4e 53 53 54";
+/// Bytes 841..961: metaindex block and footer.
+const META_AND_FOOTER: &str = "00 12 03 72 6f 63 6b 73 64 62 2e 70 72 6f 70 65 72 74 69 65 73 6f d5 05 \
+    00 11 02 72 6f 63 6b 73 64 62 2e 72 61 6e 67 65 5f 64 65 6c 4b 1f \
+    00 00 00 00 18 00 00 00 02 00 00 00 00 26 02 2b ff \
+    c9 06 3a 30 16 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \
+    02 02 00 00 00 6b 11 15 97 43 41 49 52 4e 53 53 54";
 
 fn hex(s: &str) -> Vec<u8> {
     s.split_whitespace()
@@ -41,15 +44,22 @@ fn worked_example_matches_spec() {
     let apple = make_internal_key(b"apple", 7, ValueKind::Put);
     let apricot = make_internal_key(b"apricot", 9, ValueKind::Delete);
     b.add(&apple, b"red").expect("add");
+    b.add_range_deletion(b"banana", b"cherry", 8)
+        .expect("range deletion");
     b.add(&apricot, b"").expect("add");
     let built = b.finish().expect("finish");
-    assert_eq!(built.file_size, 899);
+    assert_eq!(built.file_size, 961);
+    assert_eq!(built.smallest(), Some(&apple[..]));
+    assert_eq!(
+        built.largest(),
+        Some(&range_deletion_sentinel(b"cherry")[..])
+    );
     let bytes = cairndb::fs::read_all(&fs, path).expect("read");
-    assert_eq!(bytes[..75], hex(DATA_AND_INDEX)[..]);
-    assert_eq!(bytes[805..], hex(META_AND_FOOTER)[..]);
+    assert_eq!(bytes[..111], hex(DATA_INDEX_RANGE_DEL)[..]);
+    assert_eq!(bytes[841..], hex(META_AND_FOOTER)[..]);
 
     let file = fs.open_read(path).expect("open");
-    let table = Arc::new(Table::open(file, path, 899, &opts).expect("table"));
+    let table = Arc::new(Table::open(file, path, 961, &opts).expect("table"));
     table.verify_checksums().expect("verify");
     assert_eq!(
         table.get(&apple).expect("get"),
@@ -58,7 +68,16 @@ fn worked_example_matches_spec() {
             value: b"red".to_vec()
         })
     );
+    let found = table
+        .get_pinned(b"apple", MAX_SEQUENCE)
+        .expect("get_pinned")
+        .expect("found");
+    assert_eq!((found.key(), found.value()), (&apple[..], &b"red"[..]));
+    assert_eq!(
+        &table.range_deletions()[..],
+        &[RangeDeletion::new(b"banana", b"cherry", 8)]
+    );
     let mut it = table.iter();
     it.seek_to_last();
-    assert_eq!(it.key(), &apricot[..]);
+    assert_eq!(it.key(), &apricot[..], "the tombstone is not a point entry");
 }

@@ -49,6 +49,8 @@ pub enum BlockKind {
     Properties,
     /// Meta-block names to handles (bytewise).
     Metaindex,
+    /// Range tombstones: `(begin, seq, RangeDelete)` internal keys to end user keys.
+    RangeDeletion,
 }
 
 impl BlockKind {
@@ -60,6 +62,7 @@ impl BlockKind {
             BlockKind::Filter => "filter block",
             BlockKind::Properties => "properties block",
             BlockKind::Metaindex => "metaindex block",
+            BlockKind::RangeDeletion => "range-deletion block",
         }
     }
 }
@@ -285,6 +288,24 @@ impl BlockIter {
     /// Takes the error that stopped the iterator, leaving it unpositioned without error.
     pub fn take_error(&mut self) -> Option<Error> {
         self.err.take()
+    }
+
+    /// Offset inside the block of the current entry (for error messages). Requires `valid()`.
+    pub(crate) fn entry_offset(&self) -> usize {
+        self.current
+    }
+
+    /// Where the current entry's value lies in [`Block::contents`]. Requires `valid()`.
+    pub(crate) fn value_range(&self) -> std::ops::Range<usize> {
+        self.value.0..self.value.1
+    }
+
+    /// Moves the current (decoded) key out and leaves the iterator unpositioned, for a caller that
+    /// keeps the key and repositions (or drops) the iterator. Requires `valid()`.
+    pub(crate) fn take_key(&mut self) -> Vec<u8> {
+        let key = std::mem::take(&mut self.key);
+        self.invalidate();
+        key
     }
 
     fn restart_point(&self, i: usize) -> usize {

@@ -25,8 +25,14 @@ use crate::util::coding::{decode_fixed32, put_fixed32, put_varint64, Decoder};
 /// u64.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"CAIRNSST");
 
-/// The newest format version this build writes and reads. Version 0 is reserved as invalid.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes, and the newest it reads. Version 0 is reserved as
+/// invalid. Version 2 moved range deletions out of the data blocks into the range-deletion block.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest format version this build reads. Version 1 stored range deletions inline in the
+/// data blocks; a reader of version 2 would not see them (they would not reach the read path as
+/// tombstones), so version 1 tables are refused rather than misread.
+pub const MIN_FORMAT_VERSION: u32 = 2;
 
 /// Bytes after every block: compression type (1) + checksum (4).
 pub const BLOCK_TRAILER_LEN: usize = 5;
@@ -143,7 +149,8 @@ impl Footer {
     /// # Errors
     /// [`Error::Corruption`] for a wrong length, a bad magic, an unknown checksum type, a checksum
     /// mismatch, version 0, malformed handles or non-zero padding; [`Error::NotSupported`] for an
-    /// intact footer of a newer format version than [`FORMAT_VERSION`].
+    /// intact footer of a newer format version than [`FORMAT_VERSION`] or an older one than
+    /// [`MIN_FORMAT_VERSION`].
     pub fn decode(bytes: &[u8], path: &Path, offset: u64) -> Result<Footer> {
         let bad = |msg: &str| Error::corruption(path, offset, format!("table footer: {msg}"));
         let bytes: &[u8; FOOTER_LEN] = bytes.try_into().map_err(|_| bad("wrong length"))?;
@@ -170,6 +177,12 @@ impl Footer {
         }
         if version > FORMAT_VERSION {
             return Err(not_supported(version));
+        }
+        if version < MIN_FORMAT_VERSION {
+            return Err(Error::NotSupported(format!(
+                "table format version {version} (range deletions inline in data blocks) is no \
+                 longer read; this build reads versions {MIN_FORMAT_VERSION}..={FORMAT_VERSION}"
+            )));
         }
         let mut d = Decoder::new(&bytes[..FOOTER_HANDLES_LEN]);
         let metaindex =
@@ -272,6 +285,19 @@ mod tests {
         };
         let e = Footer::decode(&f.encode(), Path::new("t"), 0).expect_err("newer");
         assert!(matches!(e, Error::NotSupported(_)), "{e}");
+    }
+
+    #[test]
+    fn version_1_is_refused_as_not_supported() {
+        let f = Footer {
+            format_version: 1,
+            ..footer()
+        };
+        let e = Footer::decode(&f.encode(), Path::new("t"), 0).expect_err("version 1");
+        assert!(
+            matches!(&e, Error::NotSupported(m) if m.contains("version 1")),
+            "{e}"
+        );
     }
 
     #[test]

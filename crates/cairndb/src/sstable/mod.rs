@@ -3,13 +3,17 @@
 //!
 //! A flush or compaction builds a table with one [`TableBuilder`] on its own thread; readers open it
 //! once as a [`Table`] and share it (`Arc<Table>`) between threads, each with its own
-//! [`TableIterator`]. Blocks are read through one function of the reader, which consults the
-//! optional [`BlockCache`].
+//! [`TableIterator`], or look keys up with [`Table::get_pinned`] and [`Table::multi_get`]. Blocks
+//! are read through one function of the reader, which consults the optional [`BlockCache`].
+//!
+//! Point entries live in the data blocks; range tombstones live apart in the range-deletion block
+//! ([`Table::range_deletions`]), so they neither widen the data blocks' key range nor show up in
+//! point iteration.
 //!
 //! Layout (offsets grow downwards):
 //! ```text
-//! data block 0 | data block 1 | ... | filter block? | index block | properties block
-//! | metaindex block | footer (57 bytes, ends with the magic "CAIRNSST")
+//! data block 0 | data block 1 | ... | filter block? | index block | range-deletion block?
+//! | properties block | metaindex block | footer (57 bytes, ends with the magic "CAIRNSST")
 //! ```
 //!
 //! Invariants:
@@ -27,8 +31,10 @@ mod block_builder;
 mod compress;
 mod filter;
 mod format;
+mod get;
 mod prefix;
 mod properties;
+mod range_del;
 mod reader;
 mod separator;
 mod table_iter;
@@ -46,14 +52,16 @@ pub use filter::{
 };
 pub use format::{
     block_checksum, offset_modifier, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN,
-    FORMAT_VERSION, MAGIC,
+    FORMAT_VERSION, MAGIC, MIN_FORMAT_VERSION,
 };
+pub use get::{TableEntry, TableGet};
 pub use prefix::{CappedPrefix, FixedPrefix, PrefixExtractor};
 pub use properties::TableProperties;
-pub use reader::{Table, TableEntry};
+pub use range_del::RangeDeletion;
+pub use reader::Table;
 pub use separator::{short_successor, shortest_separator};
 pub use table_iter::TableIterator;
-pub use writer::{BuiltTable, TableBuilder, MAX_ENTRY_BYTES};
+pub use writer::{BuiltTable, KeyRange, TableBuilder, MAX_ENTRY_BYTES};
 
 use crate::error::{Error, Result};
 use crate::types::CompressionType;

@@ -24,17 +24,20 @@ use crate::util::coding::{get_varint64, put_varint64};
 /// Everything recorded about a table.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TableProperties {
-    /// Entries of every kind.
+    /// Entries of every kind: point entries plus range tombstones (RocksDB counts both); the data
+    /// blocks hold `num_entries - num_range_deletions`.
     pub num_entries: u64,
-    /// Deletions: `Delete`, `SingleDelete` and `RangeDelete` entries.
+    /// Deletions: `Delete` and `SingleDelete` entries and range tombstones.
     pub num_deletions: u64,
-    /// `RangeDelete` entries (also counted in `num_deletions`).
+    /// Range tombstones, the entries of the range-deletion block (also counted in
+    /// `num_deletions` and `num_entries`).
     pub num_range_deletions: u64,
     /// `Merge` entries.
     pub num_merge_operands: u64,
-    /// Sum of internal-key lengths (user key + 8-byte trailer), before prefix compression.
+    /// Sum of internal-key lengths (user key + 8-byte trailer), before prefix compression;
+    /// tombstones count their begin keys.
     pub raw_key_bytes: u64,
-    /// Sum of value lengths, before compression.
+    /// Sum of value lengths, before compression; tombstones count their end keys.
     pub raw_value_bytes: u64,
     /// Bytes of data blocks on disk, trailers included.
     pub data_bytes: u64,
@@ -44,9 +47,9 @@ pub struct TableProperties {
     pub filter_bytes: u64,
     /// Number of data blocks.
     pub num_data_blocks: u64,
-    /// Smallest sequence number of any entry (0 in an empty table).
+    /// Smallest sequence number of any entry or tombstone (0 in an empty table).
     pub smallest_seqno: u64,
-    /// Largest sequence number of any entry (0 in an empty table).
+    /// Largest sequence number of any entry or tombstone (0 in an empty table).
     pub largest_seqno: u64,
     /// The compression the builder was asked to use (a block may still be stored uncompressed).
     pub compression: CompressionType,

@@ -5,7 +5,9 @@
 //! method takes `&self`. All block reads go through `Table::block`, the one place where the block
 //! cache plugs in; `BlockSource::read_block` is the one place that reads and checks a block.
 //! Without a cache the table keeps its index and filter blocks; with one, they live in the cache
-//! like data blocks (unpinned between uses) and memory stays within the cache's budget.
+//! like data blocks (unpinned between uses) and memory stays within the cache's budget. The range
+//! tombstones are decoded at open and always kept by the table (every point read needs them), as
+//! RocksDB keeps its fragmented tombstone list. Point lookups are in `get.rs`.
 //!
 //! Invariants:
 //! 1. A handle is read only if `offset + size + trailer` lies inside the block area (before the
@@ -13,7 +15,10 @@
 //! 2. A block's bytes are used only after its checksum matched and its structure parsed
 //!    ([`Block::parse`]); failures are `Corruption` at the block's file offset.
 //! 3. The filter is consulted only when it can give no false negative for the lookup: whole keys
-//!    when the filter holds whole keys, prefixes only with an extractor of the same name.
+//!    when the filter holds whole keys, prefixes only with an extractor of the same name. It
+//!    covers point keys only; range tombstones are never filtered.
+//! 4. No entry of kind `RangeDelete` is returned from a data block: one found there is corruption
+//!    (format version 2 keeps tombstones in the range-deletion block only).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,23 +26,23 @@ use std::sync::Arc;
 use super::block::{bytewise, Block, BlockCache, BlockIter, BlockKind, BlockRef};
 use super::format::{block_checksum, locate, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use super::properties::TableProperties;
+use super::range_del::{self, RangeDeletion};
 use super::table_iter::TableIterator;
-use super::writer::{FILTER_META_KEY, PROPERTIES_META_KEY};
+use super::writer::{FILTER_META_KEY, PROPERTIES_META_KEY, RANGE_DEL_META_KEY};
 use super::{decompress, PrefixExtractor, TableOptions};
 use crate::cache::CacheKey;
 use crate::error::{Error, Result};
 use crate::fs::RandomAccessFile;
 use crate::iter::InternalIterator;
-use crate::types::{compare_internal, user_key, CompressionType, ParsedKey, TRAILER_LEN};
+use crate::types::{compare_internal, CompressionType, ParsedKey, ValueKind};
 use crate::util::coding::decode_fixed32;
 
-/// An entry returned by [`Table::get`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableEntry {
-    /// The internal key found (same user key as the lookup).
-    pub key: Vec<u8>,
-    /// Its value.
-    pub value: Vec<u8>,
+/// The meta blocks named in the metaindex.
+#[derive(Debug, Clone, Copy)]
+struct MetaHandles {
+    properties: BlockHandle,
+    filter: Option<BlockHandle>,
+    range_del: Option<BlockHandle>,
 }
 
 /// Reads and checks blocks of one file; everything a block read needs.
@@ -62,15 +67,18 @@ pub struct Table {
     filter: Option<BlockRef>,
     /// The reader's extractor, when it matches the one that built the filter.
     prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
+    /// The range tombstones, in stored order, decoded at open.
+    range_deletions: Arc<[RangeDeletion]>,
 }
 
 impl Table {
     /// Opens the table in `file` (named `path` in errors) of `file_size` bytes: reads and checks
-    /// the footer, metaindex, properties, index and filter blocks.
+    /// the footer, metaindex, properties, index, filter and range-deletion blocks.
     ///
     /// # Errors
     /// [`Error::Corruption`] naming `path` and the offset of the damaged part;
-    /// [`Error::NotSupported`] for a newer format version; I/O errors from `file`.
+    /// [`Error::NotSupported`] for a format version this build does not read; I/O errors from
+    /// `file`.
     pub fn open(
         file: Arc<dyn RandomAccessFile>,
         path: &Path,
@@ -84,7 +92,8 @@ impl Table {
             file_size,
             footer,
         };
-        let (props_handle, filter_handle) = src.read_metaindex()?;
+        let meta = src.read_metaindex()?;
+        let props_handle = meta.properties;
         let props = src.read_block(props_handle, BlockKind::Properties)?;
         let properties =
             TableProperties::decode(props.into()).map_err(|e| src.at(e, props_handle))?;
@@ -94,6 +103,9 @@ impl Table {
                 "properties disagree with the footer's checksum type",
             ));
         }
+        let range_deletions = src
+            .read_range_deletions(meta.range_del, &properties)?
+            .into();
         let prefix_extractor = options.prefix_extractor.clone().filter(|x| {
             !properties.prefix_extractor.is_empty() && x.name() == properties.prefix_extractor
         });
@@ -105,17 +117,19 @@ impl Table {
             src,
             properties,
             cache,
-            filter_handle,
+            filter_handle: meta.filter,
             index: None,
             filter: None,
             prefix_extractor,
+            range_deletions,
         };
         // Read index and filter now: damage shows at open, and the first lookup does not pay for
         // them. As in RocksDB, the table holds them for its lifetime unless they are to live in the
         // block cache (`cache_index_and_filter_blocks`), where they compete with data blocks.
         let in_cache = table.cache.is_some() && options.cache_index_and_filter_blocks;
         let index = table.block(footer.index, BlockKind::Index, in_cache)?;
-        let filter = filter_handle
+        let filter = meta
+            .filter
             .map(|h| table.block(h, BlockKind::Filter, in_cache))
             .transpose()?;
         if !in_cache {
@@ -156,61 +170,37 @@ impl Table {
         TableIterator::new(Arc::clone(self), false)
     }
 
-    /// The first entry `>= ikey` if it has `ikey`'s user key. Consults the filter first.
+    /// The table's range tombstones, sorted by their stored keys `(begin, seq, RangeDelete)` in
+    /// internal-key order (begin ascending, newest first); they may overlap. Decoded once at open
+    /// and kept for the table's lifetime. Empty for a table without range deletions.
     ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] if `ikey` is shorter than an internal-key trailer;
-    /// [`Error::Corruption`] or I/O errors from the blocks read.
-    pub fn get(&self, ikey: &[u8]) -> Result<Option<TableEntry>> {
-        if ikey.len() < TRAILER_LEN {
-            return Err(Error::InvalidArgument(
-                "lookup key is not an internal key".into(),
-            ));
-        }
-        let ukey = user_key(ikey);
-        if !self.may_contain(ukey)? {
-            return Ok(None);
-        }
-        let mut index = self.index_iter()?;
-        index.seek(ikey);
-        while index.valid() {
-            let handle = self.data_handle(index.value())?;
-            let mut data = self.data_iter(handle, true)?;
-            data.seek(ikey);
-            if data.valid() {
-                let found = ParsedKey::parse(data.key()).map_err(|e| self.at(e, handle))?;
-                return Ok((found.user_key == ukey).then(|| TableEntry {
-                    key: data.key().to_vec(),
-                    value: data.value().to_vec(),
-                }));
-            }
-            data.status().map_err(|e| self.at(e, handle))?;
-            // The separator can sort after the last key of its block; continue in the next one.
-            index.next();
-        }
-        index
-            .status()
-            .map_err(|e| self.src.at(e, self.src.footer.index))?;
-        Ok(None)
+    /// Point lookups ([`Table::get_pinned`], [`Table::multi_get`]) and iterators do not apply
+    /// them: the caller checks whether a tombstone of this or any newer table covers what they
+    /// return.
+    pub fn range_deletions(&self) -> &Arc<[RangeDeletion]> {
+        &self.range_deletions
     }
 
-    /// False only when the table certainly holds no entry with `user_key`.
+    /// False only when the table certainly holds no point entry with `user_key`. Says nothing
+    /// about range tombstones.
     ///
     /// # Errors
     /// Errors reading the filter block.
     pub fn may_contain(&self, user_key: &[u8]) -> Result<bool> {
-        let Some(block) = self.filter_block()? else {
-            return Ok(true);
-        };
-        let Some(f) = block.filter() else {
-            return Ok(true);
+        Ok(self.filter_allows(self.filter_block()?.as_ref(), user_key))
+    }
+
+    /// [`Table::may_contain`] with the filter block already at hand (`None`: no filter).
+    pub(crate) fn filter_allows(&self, block: Option<&BlockRef>, user_key: &[u8]) -> bool {
+        let Some(f) = block.and_then(|b| b.filter()) else {
+            return true;
         };
         if f.has_whole_keys() {
-            return Ok(f.may_contain(user_key));
+            return f.may_contain(user_key);
         }
         match (&self.prefix_extractor, f.has_prefixes()) {
-            (Some(x), true) => Ok(x.prefix(user_key).is_none_or(|p| f.may_contain(p))),
-            _ => Ok(true),
+            (Some(x), true) => x.prefix(user_key).is_none_or(|p| f.may_contain(p)),
+            _ => true,
         }
     }
 
@@ -270,8 +260,8 @@ impl Table {
     }
 
     /// Reads and checks every block from the file (bypassing any cache): footer, metaindex,
-    /// properties, filter, index and every data block with all its entries, and checks that the
-    /// blocks and footer tile the file without gaps.
+    /// properties, filter, index, range-deletion and every data block with all its entries, and
+    /// checks that the blocks and footer tile the file without gaps.
     ///
     /// # Errors
     /// The first [`Error::Corruption`] found (with the file path and the damaged block's offset),
@@ -280,13 +270,15 @@ impl Table {
         let src = &self.src;
         read_footer(&*src.file, &src.path, src.file_size)?;
         let mut regions = vec![src.footer.metaindex, src.footer.index];
-        let (props, filter) = src.read_metaindex()?;
-        src.read_block(props, BlockKind::Properties)?;
-        regions.push(props);
-        if let Some(h) = filter {
+        let meta = src.read_metaindex()?;
+        src.read_block(meta.properties, BlockKind::Properties)?;
+        regions.push(meta.properties);
+        if let Some(h) = meta.filter {
             src.read_block(h, BlockKind::Filter)?;
             regions.push(h);
         }
+        src.read_range_deletions(meta.range_del, &self.properties)?;
+        regions.extend(meta.range_del);
         let index: BlockRef = src.read_block(src.footer.index, BlockKind::Index)?.into();
         let mut it =
             BlockIter::new(index, compare_internal).map_err(|e| src.at(e, src.footer.index))?;
@@ -346,7 +338,7 @@ impl Table {
         }
     }
 
-    fn filter_block(&self) -> Result<Option<BlockRef>> {
+    pub(crate) fn filter_block(&self) -> Result<Option<BlockRef>> {
         match (&self.filter, self.filter_handle) {
             (Some(b), _) => Ok(Some(b.clone())),
             (None, Some(h)) if self.cache.is_some() => {
@@ -437,17 +429,18 @@ impl BlockSource {
         Block::parse(contents, kind).map_err(|e| self.at(e, handle))
     }
 
-    /// Reads the metaindex; returns the properties handle and the filter handle if any.
-    fn read_metaindex(&self) -> Result<(BlockHandle, Option<BlockHandle>)> {
+    /// Reads the metaindex: the properties handle (required), filter and range-deletion handles.
+    fn read_metaindex(&self) -> Result<MetaHandles> {
         let h = self.footer.metaindex;
         let block: BlockRef = self.read_block(h, BlockKind::Metaindex)?.into();
         let mut it = BlockIter::new(block, bytewise).map_err(|e| self.at(e, h))?;
-        let (mut props, mut filter) = (None, None);
+        let (mut props, mut filter, mut range_del) = (None, None, None);
         it.seek_to_first();
         while it.valid() {
             let slot = match it.key() {
                 PROPERTIES_META_KEY => Some(&mut props),
                 FILTER_META_KEY => Some(&mut filter),
+                RANGE_DEL_META_KEY => Some(&mut range_del),
                 // A meta block of a newer writer that this build does not use.
                 _ => None,
             };
@@ -461,9 +454,44 @@ impl BlockSource {
             it.next();
         }
         it.status().map_err(|e| self.at(e, h))?;
-        let props =
+        let properties =
             props.ok_or_else(|| self.corrupt(h.offset, "metaindex names no properties block"))?;
-        Ok((props, filter))
+        Ok(MetaHandles {
+            properties,
+            filter,
+            range_del,
+        })
+    }
+
+    /// Reads and decodes the range-deletion block at `handle`, which must exist exactly when the
+    /// properties count range deletions, and hold that many.
+    fn read_range_deletions(
+        &self,
+        handle: Option<BlockHandle>,
+        props: &TableProperties,
+    ) -> Result<Vec<RangeDeletion>> {
+        let Some(h) = handle else {
+            if props.num_range_deletions > 0 {
+                let msg = format!(
+                    "properties count {} range deletions but the metaindex names no \
+                     range-deletion block",
+                    props.num_range_deletions
+                );
+                return Err(self.corrupt(self.footer.metaindex.offset, msg));
+            }
+            return Ok(Vec::new());
+        };
+        let block = self.read_block(h, BlockKind::RangeDeletion)?;
+        let tombstones = range_del::decode(block.into()).map_err(|e| self.at(e, h))?;
+        if tombstones.len() as u64 != props.num_range_deletions || tombstones.is_empty() {
+            let msg = format!(
+                "range-deletion block holds {} tombstones, properties count {}",
+                tombstones.len(),
+                props.num_range_deletions
+            );
+            return Err(self.corrupt(h.offset, msg));
+        }
+        Ok(tombstones)
     }
 
     fn verify_data_block(&self, h: BlockHandle) -> Result<()> {
@@ -471,7 +499,7 @@ impl BlockSource {
         let mut it = BlockIter::new(block, compare_internal).map_err(|e| self.at(e, h))?;
         it.seek_to_first();
         while it.valid() {
-            ParsedKey::parse(it.key()).map_err(|e| self.at(e, h))?;
+            parse_data_key(it.key()).map_err(|e| self.at(e, h))?;
             it.next();
         }
         it.status().map_err(|e| self.at(e, h))
@@ -517,4 +545,16 @@ fn read_footer(file: &dyn RandomAccessFile, path: &Path, file_size: u64) -> Resu
     let mut buf = [0u8; FOOTER_LEN];
     file.read_exact_at(at, &mut buf)?;
     Footer::decode(&buf, path, at)
+}
+
+/// Parses the internal key of a data-block entry (module invariant 4).
+///
+/// # Errors
+/// [`Error::Corruption`] (anonymous) for a malformed key or a `RangeDelete` entry.
+pub(crate) fn parse_data_key(ikey: &[u8]) -> Result<ParsedKey<'_>> {
+    let p = ParsedKey::parse(ikey)?;
+    if p.kind == ValueKind::RangeDelete {
+        return Err(Error::corruption("", 0, "range deletion in a data block"));
+    }
+    Ok(p)
 }

@@ -5,7 +5,9 @@
 //!
 //! Invariants:
 //! 1. When valid, the data iterator is positioned in the block named by the index iterator's
-//!    current entry, and the current key parsed as an internal key.
+//!    current entry, and the current key parsed as an internal key of a point kind (a
+//!    `RangeDelete` entry in a data block is corruption; tombstones are read through
+//!    [`Table::range_deletions`]).
 //! 2. A data block that ends (forwards or backwards) moves the index iterator one entry and opens
 //!    the next block, skipping empty blocks; an error from either level stops the iterator, with
 //!    the error located at the damaged block's file offset, before any later entry is returned.
@@ -14,10 +16,9 @@ use std::sync::Arc;
 
 use super::block::BlockIter;
 use super::format::BlockHandle;
-use super::reader::Table;
+use super::reader::{parse_data_key, Table};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
-use crate::types::ParsedKey;
 
 /// A bidirectional iterator over all entries of a [`Table`].
 #[derive(Debug)]
@@ -127,7 +128,7 @@ impl TableIterator {
                 return;
             }
             if data.valid() {
-                if let Err(e) = ParsedKey::parse(data.key()) {
+                if let Err(e) = parse_data_key(data.key()) {
                     let e = self.table.at(e, self.data_handle);
                     self.fail(e);
                 }

@@ -1,18 +1,25 @@
-//! Table-level tests: round trips against a sorted model under many option sets, and the iterator
-//! model checker shared with the block tests.
+//! Table-level tests: round trips (points, range deletions, lookups, batched lookups, scans)
+//! against a sorted model under many option sets, and the iterator model checker shared with the
+//! block tests.
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
 use proptest::prelude::*;
 
 use super::*;
-use crate::fs::{FileSystem, MemFs};
+use crate::fs::{AccessPattern, FileSystem, MemFs, RandomAccessFile};
 use crate::iter::InternalIterator;
 use crate::types::{
-    compare_internal, make_internal_key, seek_key, user_key, ValueKind, MAX_SEQUENCE,
+    compare_internal, make_internal_key, range_deletion_sentinel, seek_key, user_key,
+    SequenceNumber, ValueKind, MAX_SEQUENCE,
 };
+
+/// A range tombstone as the tests generate it: `(begin, end, seq)`.
+type Tomb = (Vec<u8>, Vec<u8>, SequenceNumber);
 
 /// One step of a randomized iterator test.
 #[derive(Debug, Clone)]
@@ -124,12 +131,59 @@ pub(crate) fn build_table(
     model: &[(Vec<u8>, Vec<u8>)],
     opts: &TableOptions,
 ) -> BuiltTable {
+    build_table_with(fs, path, model, &[], opts)
+}
+
+/// Builds a table of `model` plus the range deletions `tombs`, which are added interleaved with
+/// the point entries, in the order given.
+fn build_table_with(
+    fs: &MemFs,
+    path: &Path,
+    model: &[(Vec<u8>, Vec<u8>)],
+    tombs: &[Tomb],
+    opts: &TableOptions,
+) -> BuiltTable {
     let file = fs.create(path).expect("create");
     let mut b = TableBuilder::new(file, path, opts).expect("builder");
-    for (k, v) in model {
-        b.add(k, v).expect("add");
+    // Tombstone j goes in after point entry (7 * j) % (n + 1): before, between and after.
+    let slot = |j: usize| (7 * j) % (model.len() + 1);
+    for i in 0..=model.len() {
+        for (j, (begin, end, seq)) in tombs.iter().enumerate() {
+            if slot(j) == i {
+                b.add_range_deletion(begin, end, *seq)
+                    .expect("range deletion");
+            }
+        }
+        if let Some((k, v)) = model.get(i) {
+            b.add(k, v).expect("add");
+        }
     }
     b.finish().expect("finish")
+}
+
+/// What `Table::range_deletions` must return for `tombs`: sorted by `(begin, seq descending)`,
+/// empty ranges dropped, equal `(begin, seq)` merged to the larger end.
+fn expected_range_deletions(tombs: &[Tomb]) -> Vec<RangeDeletion> {
+    let mut m: BTreeMap<(Vec<u8>, Reverse<SequenceNumber>), Vec<u8>> = BTreeMap::new();
+    for (begin, end, seq) in tombs.iter().filter(|(b, e, _)| b < e) {
+        let slot = m.entry((begin.clone(), Reverse(*seq))).or_default();
+        *slot = slot.clone().max(end.clone());
+    }
+    m.into_iter()
+        .map(|((begin, Reverse(seq)), end)| RangeDeletion { begin, end, seq })
+        .collect()
+}
+
+/// Strategy: range tombstones over a small alphabet (so they overlap and share begin keys), some
+/// empty (`begin == end`), in arbitrary order.
+fn tombstones(max: usize) -> impl Strategy<Value = Vec<Tomb>> {
+    let t = (
+        proptest::collection::vec(b'a'..b'e', 0..5),
+        proptest::collection::vec(b'a'..b'f', 0..5),
+        0u64..60,
+    )
+        .prop_map(|(a, b, seq)| if a <= b { (a, b, seq) } else { (b, a, seq) });
+    proptest::collection::vec(t, 0..max)
 }
 
 pub(crate) fn open_table(
@@ -240,25 +294,97 @@ fn model_get<'a>(model: &'a [(Vec<u8>, Vec<u8>)], ikey: &[u8]) -> Option<&'a (Ve
     model.get(i).filter(|(k, _)| user_key(k) == user_key(ikey))
 }
 
+/// The file's key range by brute force: every point key, every stored tombstone key and every
+/// tombstone end sentinel.
+fn expected_extent(
+    model: &[(Vec<u8>, Vec<u8>)],
+    ts: &[RangeDeletion],
+) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+    let mut all: Vec<Vec<u8>> = model.iter().map(|(k, _)| k.clone()).collect();
+    for t in ts {
+        all.push(t.begin_key());
+        all.push(range_deletion_sentinel(&t.end));
+    }
+    all.sort_by(|a, b| compare_internal(a, b));
+    (all.first().cloned(), all.last().cloned())
+}
+
+fn fail(e: crate::Error) -> TestCaseError {
+    TestCaseError::fail(e.to_string())
+}
+
+/// `get_pinned` and `multi_get` answer `(user_key, snapshot)` lookups as the model does.
+fn check_point_lookups(
+    table: &Table,
+    model: &[(Vec<u8>, Vec<u8>)],
+    keys: &[Vec<u8>],
+    snapshot: SequenceNumber,
+) -> std::result::Result<(), TestCaseError> {
+    let batch = table.multi_get(keys, snapshot);
+    prop_assert_eq!(batch.len(), keys.len());
+    for (k, got) in keys.iter().zip(batch) {
+        let single = table.get_pinned(k, snapshot).map_err(fail)?;
+        let got = got.map_err(fail)?;
+        let want = model_get(model, &seek_key(k, snapshot));
+        let view =
+            |g: &Option<TableGet>| g.as_ref().map(|g| (g.key().to_vec(), g.value().to_vec()));
+        prop_assert_eq!(
+            view(&got),
+            view(&single),
+            "multi_get differs from get_pinned"
+        );
+        prop_assert_eq!(view(&single), want.cloned());
+        if let Some(g) = &single {
+            let p = crate::types::ParsedKey::parse(g.key()).map_err(fail)?;
+            prop_assert_eq!((g.user_key(), g.seq(), g.kind()), (&k[..], p.seq, p.kind));
+        }
+    }
+    Ok(())
+}
+
 fn check_table(
     model: &[(Vec<u8>, Vec<u8>)],
     opts: &TableOptions,
     ops: &[Op],
     lookups: &[Vec<u8>],
 ) -> std::result::Result<(), TestCaseError> {
+    check_table_with(model, &[], opts, ops, lookups)
+}
+
+fn check_table_with(
+    model: &[(Vec<u8>, Vec<u8>)],
+    tombs: &[Tomb],
+    opts: &TableOptions,
+    ops: &[Op],
+    lookups: &[Vec<u8>],
+) -> std::result::Result<(), TestCaseError> {
     let fs = MemFs::new();
     let path = Path::new("/t.sst");
-    let built = build_table(&fs, path, model, opts);
-    prop_assert_eq!(built.properties.num_entries, model.len() as u64);
+    let built = build_table_with(&fs, path, model, tombs, opts);
+    let want_ts = expected_range_deletions(tombs);
+    prop_assert_eq!(
+        built.properties.num_entries,
+        (model.len() + want_ts.len()) as u64
+    );
+    prop_assert_eq!(built.properties.num_range_deletions, want_ts.len() as u64);
     prop_assert_eq!(built.file_size, fs.size(path).expect("size"));
-    let table = open_table(&fs, path, opts).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let (smallest, largest) = expected_extent(model, &want_ts);
+    prop_assert_eq!(built.smallest().map(<[u8]>::to_vec), smallest);
+    prop_assert_eq!(built.largest().map(<[u8]>::to_vec), largest);
+    prop_assert_eq!(
+        built.point_keys.clone().map(|r| (r.smallest, r.largest)),
+        model
+            .first()
+            .zip(model.last())
+            .map(|(a, b)| (a.0.clone(), b.0.clone()))
+    );
+    let table = open_table(&fs, path, opts).map_err(fail)?;
     prop_assert_eq!(
         &table.properties().num_entries,
         &built.properties.num_entries
     );
-    table
-        .verify_checksums()
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&table.range_deletions()[..], &want_ts[..]);
+    table.verify_checksums().map_err(fail)?;
     for (k, v) in model {
         // The newest visible version of this user key at this entry's sequence is this entry.
         let got = table
@@ -282,6 +408,24 @@ fn check_table(
         });
         prop_assert_eq!(got, want);
     }
+    // The same lookups as (user key, snapshot) pairs, one by one and batched per snapshot, in
+    // the given (unsorted) order and sorted.
+    let mut by_snapshot: BTreeMap<SequenceNumber, Vec<Vec<u8>>> = BTreeMap::new();
+    for t in lookups {
+        let snapshot = crate::types::trailer(t) >> 8;
+        by_snapshot
+            .entry(snapshot)
+            .or_default()
+            .push(user_key(t).to_vec());
+    }
+    let model_keys: Vec<Vec<u8>> = model.iter().map(|(k, _)| user_key(k).to_vec()).collect();
+    by_snapshot.insert(MAX_SEQUENCE, model_keys.clone());
+    by_snapshot.insert(25, model_keys);
+    for (snapshot, mut keys) in by_snapshot {
+        check_point_lookups(&table, model, &keys, snapshot)?;
+        keys.sort();
+        check_point_lookups(&table, model, &keys, snapshot)?;
+    }
     let mut it = table.iter();
     check_scans(&mut it, model).map_err(TestCaseError::fail)?;
     check_ops(&mut it, model, compare_internal, ops).map_err(TestCaseError::fail)?;
@@ -292,9 +436,9 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn table_round_trip(model in entries(300), opts in options(), ops in ops(),
-                        lookups in proptest::collection::vec(target(), 0..40)) {
-        check_table(&model, &opts, &ops, &lookups)?;
+    fn table_round_trip(model in entries(300), tombs in tombstones(12), opts in options(),
+                        ops in ops(), lookups in proptest::collection::vec(target(), 0..40)) {
+        check_table_with(&model, &tombs, &opts, &ops, &lookups)?;
     }
 }
 
@@ -364,10 +508,6 @@ fn properties_are_recorded() {
         (make_internal_key(b"a", 7, ValueKind::Put), b"1".to_vec()),
         (make_internal_key(b"b", 9, ValueKind::Delete), vec![]),
         (make_internal_key(b"c", 3, ValueKind::Merge), b"m".to_vec()),
-        (
-            make_internal_key(b"d", 4, ValueKind::RangeDelete),
-            b"e".to_vec(),
-        ),
         (make_internal_key(b"e", 5, ValueKind::SingleDelete), vec![]),
     ];
     let fs = MemFs::new();
@@ -375,7 +515,13 @@ fn properties_are_recorded() {
         prefix_extractor: Some(Arc::new(CappedPrefix::new(4))),
         ..TableOptions::default()
     };
-    build_table(&fs, Path::new("/p"), &model, &opts);
+    build_table_with(
+        &fs,
+        Path::new("/p"),
+        &model,
+        &[(b"d".to_vec(), b"e".to_vec(), 4)],
+        &opts,
+    );
     let t = open_table(&fs, Path::new("/p"), &opts).expect("open");
     let p = t.properties();
     assert_eq!(
@@ -660,5 +806,301 @@ fn writes_are_large_sequential_with_write_behind() {
         *synced.lock(),
         Some(built.file_size),
         "finish syncs the whole file"
+    );
+}
+
+#[test]
+fn range_deletion_only_table() {
+    let fs = MemFs::new();
+    let path = Path::new("/rd.sst");
+    let opts = TableOptions::default();
+    let tombs = vec![
+        (b"m".to_vec(), b"q".to_vec(), 8),
+        (b"c".to_vec(), b"f".to_vec(), 3),
+        (b"c".to_vec(), b"z".to_vec(), 9),
+    ];
+    let built = build_table_with(&fs, path, &[], &tombs, &opts);
+    assert_eq!(built.point_keys, None);
+    assert_eq!(
+        built.range_deletion_keys,
+        Some(KeyRange {
+            smallest: make_internal_key(b"c", 9, ValueKind::RangeDelete),
+            largest: range_deletion_sentinel(b"z"),
+        })
+    );
+    assert_eq!(
+        built.smallest(),
+        Some(&make_internal_key(b"c", 9, ValueKind::RangeDelete)[..])
+    );
+    assert_eq!(built.largest(), Some(&range_deletion_sentinel(b"z")[..]));
+    let p = &built.properties;
+    assert_eq!(
+        (p.num_entries, p.num_deletions, p.num_range_deletions),
+        (3, 3, 3)
+    );
+    assert_eq!((p.num_data_blocks, p.data_bytes, p.filter_bytes), (0, 0, 0));
+    assert_eq!((p.smallest_seqno, p.largest_seqno), (3, 9));
+    let t = open_table(&fs, path, &opts).expect("open");
+    t.verify_checksums().expect("verify");
+    assert_eq!(
+        &t.range_deletions()[..],
+        &[
+            RangeDeletion::new(b"c", b"z", 9),
+            RangeDeletion::new(b"c", b"f", 3),
+            RangeDeletion::new(b"m", b"q", 8),
+        ]
+    );
+    let mut it = t.iter();
+    it.seek_to_first();
+    assert!(!it.valid(), "range deletions are not point entries");
+    it.status().expect("no error");
+    assert!(t.get_pinned(b"d", MAX_SEQUENCE).expect("get").is_none());
+    assert!(t
+        .multi_get(&[b"c", b"m"], MAX_SEQUENCE)
+        .into_iter()
+        .all(|r| r.expect("multi_get").is_none()));
+}
+
+#[test]
+fn range_deletions_do_not_widen_point_range() {
+    let fs = MemFs::new();
+    let path = Path::new("/w.sst");
+    let model = vec![
+        (make_internal_key(b"k", 5, ValueKind::Put), b"v".to_vec()),
+        (make_internal_key(b"p", 6, ValueKind::Put), b"w".to_vec()),
+    ];
+    let tombs = vec![
+        (b"a".to_vec(), b"m".to_vec(), 2),
+        (b"n".to_vec(), b"p".to_vec(), 7),
+    ];
+    let built = build_table_with(&fs, path, &model, &tombs, &TableOptions::default());
+    let point = built.point_keys.clone().expect("points");
+    assert_eq!(
+        (point.smallest, point.largest),
+        (model[0].0.clone(), model[1].0.clone())
+    );
+    assert_eq!(
+        built.smallest(),
+        Some(&make_internal_key(b"a", 2, ValueKind::RangeDelete)[..]),
+        "a tombstone begin below the points lowers the smallest key"
+    );
+    assert_eq!(
+        built.largest(),
+        Some(&model[1].0[..]),
+        "the sentinel (p, MAX, RangeDelete) sorts before the point entry (p, 6, Put)"
+    );
+    let t = open_table(&fs, path, &TableOptions::default()).expect("open");
+    let entries = t.index_entries().expect("index");
+    assert_eq!(entries.len(), 1);
+    assert!(t
+        .get(&make_internal_key(b"a", 2, ValueKind::RangeDelete))
+        .expect("get")
+        .is_none());
+}
+
+#[test]
+fn point_add_of_a_range_deletion_is_rejected() {
+    let fs = MemFs::new();
+    let path = Path::new("/r.sst");
+    let mut b = TableBuilder::new(
+        fs.create(path).expect("create"),
+        path,
+        &TableOptions::default(),
+    )
+    .expect("builder");
+    let e = b
+        .add(&make_internal_key(b"a", 1, ValueKind::RangeDelete), b"b")
+        .expect_err("range deletion as a point entry");
+    assert!(matches!(e, crate::Error::InvalidArgument(_)), "{e}");
+    let e = b.add_range_deletion(b"b", b"a", 1).expect_err("inverted");
+    assert!(matches!(e, crate::Error::InvalidArgument(_)), "{e}");
+    b.add_range_deletion(b"c", b"c", 1)
+        .expect("empty range is accepted");
+    assert_eq!(b.num_entries(), 0, "and not stored");
+    b.add(&make_internal_key(b"a", 1, ValueKind::Put), b"x")
+        .expect("the builder is still usable");
+    let built = b.finish().expect("finish");
+    assert_eq!(
+        (
+            built.properties.num_entries,
+            built.properties.num_range_deletions
+        ),
+        (1, 0)
+    );
+    assert_eq!(built.range_deletion_keys, None);
+}
+
+#[test]
+fn get_pinned_sees_the_newest_visible_version() {
+    let fs = MemFs::new();
+    let path = Path::new("/v.sst");
+    let model = vec![
+        (make_internal_key(b"k", 9, ValueKind::Merge), b"m9".to_vec()),
+        (make_internal_key(b"k", 7, ValueKind::Delete), vec![]),
+        (make_internal_key(b"k", 4, ValueKind::Put), b"v4".to_vec()),
+        (make_internal_key(b"l", 1, ValueKind::Put), b"l1".to_vec()),
+    ];
+    let opts = TableOptions {
+        block_size: 1,
+        ..TableOptions::default()
+    };
+    build_table(&fs, path, &model, &opts);
+    let t = open_table(&fs, path, &opts).expect("open");
+    let get = |snap| {
+        t.get_pinned(b"k", snap)
+            .expect("get")
+            .map(|g| (g.seq(), g.kind(), g.value().to_vec()))
+    };
+    assert_eq!(
+        get(MAX_SEQUENCE),
+        Some((9, ValueKind::Merge, b"m9".to_vec()))
+    );
+    assert_eq!(
+        get(u64::MAX),
+        get(MAX_SEQUENCE),
+        "snapshots above the maximum see all"
+    );
+    assert_eq!(get(8), Some((7, ValueKind::Delete, vec![])));
+    assert_eq!(get(6), Some((4, ValueKind::Put, b"v4".to_vec())));
+    assert_eq!(
+        get(3),
+        None,
+        "nothing of k is visible at 3; l is not returned"
+    );
+    let long = vec![b'z'; 200];
+    assert!(t
+        .get_pinned(&long, MAX_SEQUENCE)
+        .expect("long key")
+        .is_none());
+}
+
+/// A read handle that counts its reads.
+#[derive(Debug)]
+struct CountingFile {
+    inner: Arc<dyn RandomAccessFile>,
+    reads: Arc<AtomicU64>,
+}
+
+impl RandomAccessFile for CountingFile {
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> crate::Result<()> {
+        self.reads.fetch_add(1, AtomicOrdering::Relaxed);
+        self.inner.read_exact_at(offset, buf)
+    }
+    fn size(&self) -> crate::Result<u64> {
+        self.inner.size()
+    }
+    fn advise(&self, pattern: AccessPattern) -> crate::Result<()> {
+        self.inner.advise(pattern)
+    }
+    fn readahead(&self, offset: u64, len: u64) -> crate::Result<()> {
+        self.inner.readahead(offset, len)
+    }
+}
+
+#[test]
+fn multi_get_reads_each_data_block_once() {
+    let fs = MemFs::new();
+    let path = Path::new("/m.sst");
+    let model: Vec<(Vec<u8>, Vec<u8>)> = (0..3000u32)
+        .map(|i| {
+            (
+                make_internal_key(format!("k{i:06}").as_bytes(), 1, ValueKind::Put),
+                vec![b'v'; 40],
+            )
+        })
+        .collect();
+    let opts = TableOptions::default();
+    build_table(&fs, path, &model, &opts);
+    let reads = Arc::new(AtomicU64::new(0));
+    let file = CountingFile {
+        inner: fs.open_read(path).expect("open"),
+        reads: Arc::clone(&reads),
+    };
+    let size = fs.size(path).expect("size");
+    let t = Table::open(Arc::new(file), path, size, &opts).expect("table");
+    assert!(t.properties().num_data_blocks > 20);
+    // Ten neighbouring keys (one or two blocks), ten keys spread over the table, absent keys.
+    let mut keys: Vec<Vec<u8>> = (1000..1010u32)
+        .chain((0..10).map(|i| i * 300 + 7))
+        .map(|i| format!("k{i:06}").into_bytes())
+        .collect();
+    keys.extend((0..50).map(|i| format!("absent{i}").into_bytes()));
+    let blocks: std::collections::BTreeSet<u64> = keys
+        .iter()
+        .filter(|k| k.starts_with(b"k"))
+        .map(|k| t.approximate_offset_of(&seek_key(k, 1)).expect("offset"))
+        .collect();
+    let before = reads.load(AtomicOrdering::Relaxed);
+    let got = t.multi_get(&keys, MAX_SEQUENCE);
+    let batch_reads = reads.load(AtomicOrdering::Relaxed) - before;
+    for (k, g) in keys.iter().zip(&got) {
+        let g = g.as_ref().expect("multi_get");
+        assert_eq!(g.is_some(), k.starts_with(b"k"), "{k:?}");
+    }
+    // Absent keys may pass the filter (about 1%); each then reads at most one more block.
+    assert!(
+        batch_reads >= blocks.len() as u64 && batch_reads <= blocks.len() as u64 + 2,
+        "{batch_reads} reads for {} blocks",
+        blocks.len()
+    );
+    assert!(
+        blocks.len() < 20,
+        "the neighbours share blocks: {}",
+        blocks.len()
+    );
+    let before = reads.load(AtomicOrdering::Relaxed);
+    for k in keys.iter().filter(|k| k.starts_with(b"k")) {
+        t.get_pinned(k, MAX_SEQUENCE)
+            .expect("get")
+            .expect("present");
+    }
+    assert_eq!(
+        reads.load(AtomicOrdering::Relaxed) - before,
+        20,
+        "one read per get without a cache"
+    );
+    drop(got);
+}
+
+#[test]
+fn multi_get_through_the_block_cache_misses_once_per_block() {
+    let fs = MemFs::new();
+    let path = Path::new("/mc.sst");
+    let model: Vec<(Vec<u8>, Vec<u8>)> = (0..2000u32)
+        .map(|i| {
+            (
+                make_internal_key(format!("k{i:06}").as_bytes(), 1, ValueKind::Put),
+                vec![b'v'; 40],
+            )
+        })
+        .collect();
+    let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
+    let opts = TableOptions {
+        block_cache: Some(Arc::clone(&cache)),
+        ..TableOptions::default()
+    };
+    build_table(&fs, path, &model, &opts);
+    let t = open_table(&fs, path, &opts).expect("open");
+    let keys: Vec<&[u8]> = model.iter().map(|(k, _)| user_key(k)).collect();
+    let before = cache.stats();
+    let got = t.multi_get(&keys, MAX_SEQUENCE);
+    let stats = cache.stats();
+    let blocks = t.properties().num_data_blocks;
+    assert_eq!(stats.misses - before.misses, blocks);
+    assert_eq!(stats.inserts - before.inserts, blocks);
+    assert_eq!(
+        stats.hits, before.hits,
+        "a block is looked up once for all its keys"
+    );
+    assert!(cache.pinned_usage() > 0, "results pin their blocks");
+    for ((k, v), g) in model.iter().zip(&got) {
+        let g = g.as_ref().expect("ok").as_ref().expect("found");
+        assert_eq!((g.key(), g.value()), (&k[..], &v[..]));
+    }
+    drop(got);
+    assert_eq!(
+        cache.pinned_usage(),
+        0,
+        "dropping the results unpins the blocks"
     );
 }

@@ -1,13 +1,20 @@
-//! The table builder: turns a sorted stream of internal keys and values into a table file.
+//! The table builder: turns a sorted stream of internal keys and values, and a set of range
+//! tombstones, into a table file.
 //! Spec: `docs/format/sstable.md`.
 //!
 //! Used by one flush or compaction job on one thread. It owns the file while building; the caller
-//! names the file, and after [`TableBuilder::finish`] (which syncs it) records it in the MANIFEST.
-//! On any error the builder refuses further calls and the caller deletes the partial file.
+//! names the file, and after [`TableBuilder::finish`] (which syncs it) records it in the MANIFEST
+//! with the key range [`BuiltTable`] reports. On any error the builder refuses further calls and
+//! the caller deletes the partial file.
+//!
+//! Point entries ([`TableBuilder::add`]) go to the data blocks; range tombstones
+//! ([`TableBuilder::add_range_deletion`]) arrive in any order, are buffered and written sorted into
+//! the range-deletion block at the end. A table may hold either kind or both.
 //!
 //! Invariants:
-//! 1. Keys are added in strictly increasing internal-key order; a violation is a bug in the caller
-//!    and panics before anything of it is written.
+//! 1. Point keys are added in strictly increasing internal-key order; a violation is a bug in the
+//!    caller and panics before anything of it is written. No data block holds a `RangeDelete`
+//!    entry.
 //! 2. The index entry of data block `i` is a separator `s` with `last(i) <= s < first(i + 1)`
 //!    (the short successor of the last key for the final block), written only once the next key is
 //!    known.
@@ -26,11 +33,14 @@ use super::format::{
     block_checksum, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, FORMAT_VERSION,
 };
 use super::properties::TableProperties;
+use super::range_del::{self, RangeDelCollector, RangeDeletion};
 use super::separator::{is_valid_separator, short_successor, shortest_separator};
 use super::TableOptions;
 use crate::error::{Error, Result};
 use crate::fs::WritableFile;
-use crate::types::{compare_internal, CompressionType, ParsedKey, ValueKind};
+use crate::types::{
+    compare_internal, CompressionType, ParsedKey, SequenceNumber, ValueKind, TRAILER_LEN,
+};
 use crate::util::checksum::ChecksumType;
 use crate::util::coding::put_fixed32;
 
@@ -47,14 +57,69 @@ const MAX_INDEX_BYTES: usize = 2 << 30;
 pub(crate) const FILTER_META_KEY: &[u8] = b"filter.cairndb.CacheLocalBloom";
 /// Metaindex name of the properties block.
 pub(crate) const PROPERTIES_META_KEY: &[u8] = b"rocksdb.properties";
+/// Metaindex name of the range-deletion block (RocksDB's `kRangeDelBlockName`).
+pub(crate) const RANGE_DEL_META_KEY: &[u8] = b"rocksdb.range_del";
+
+/// The smallest and largest internal key of a set of keys (equal for a single key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRange {
+    /// The smallest internal key.
+    pub smallest: Vec<u8>,
+    /// The largest internal key.
+    pub largest: Vec<u8>,
+}
 
 /// What [`TableBuilder::finish`] returns.
+///
+/// The key range a version records for the file is [`BuiltTable::smallest`] and
+/// [`BuiltTable::largest`]: the point keys' range widened by the range tombstones' extent. A
+/// tombstone `[b, e)` at sequence `s` extends from its stored key `(b, s, RangeDelete)` to the
+/// sentinel `(e, MAX_SEQUENCE, RangeDelete)` ([`crate::types::range_deletion_sentinel`]), which
+/// sorts before every point entry of `e`, so the range never claims a point key of `e` that the
+/// file does not hold and a next file may start at `e` without overlapping (RocksDB's
+/// `UpdateBoundariesForRange`).
 #[derive(Debug, Clone)]
 pub struct BuiltTable {
     /// The properties written into the table.
     pub properties: TableProperties,
     /// The file's final size in bytes.
     pub file_size: u64,
+    /// Smallest and largest point key (the first and last key of the data blocks); `None` when
+    /// the table holds no point entries.
+    pub point_keys: Option<KeyRange>,
+    /// The range tombstones' extent: the smallest stored tombstone key `(begin, seq,
+    /// RangeDelete)` and the sentinel of the largest end key; `None` without range deletions.
+    pub range_deletion_keys: Option<KeyRange>,
+}
+
+impl BuiltTable {
+    /// The file's smallest internal key: the smaller of the smallest point key and the smallest
+    /// tombstone key. `None` for an empty table.
+    pub fn smallest(&self) -> Option<&[u8]> {
+        let p = self.point_keys.as_ref().map(|r| r.smallest.as_slice());
+        let t = self
+            .range_deletion_keys
+            .as_ref()
+            .map(|r| r.smallest.as_slice());
+        match (p, t) {
+            (Some(a), Some(b)) => Some(std::cmp::min_by(a, b, |x, y| compare_internal(x, y))),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The file's largest internal key: the larger of the largest point key and the sentinel of
+    /// the largest tombstone end key. `None` for an empty table.
+    pub fn largest(&self) -> Option<&[u8]> {
+        let p = self.point_keys.as_ref().map(|r| r.largest.as_slice());
+        let t = self
+            .range_deletion_keys
+            .as_ref()
+            .map(|r| r.largest.as_slice());
+        match (p, t) {
+            (Some(a), Some(b)) => Some(std::cmp::max_by(a, b, |x, y| compare_internal(x, y))),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// Frames blocks and writes them out in large requests.
@@ -142,7 +207,11 @@ pub struct TableBuilder {
     data_block: BlockBuilder,
     index_block: BlockBuilder,
     filter: Option<FilterBuilder>,
-    /// The last key added (valid when `props.num_entries > 0`).
+    /// Range tombstones, written at `finish`.
+    range_dels: RangeDelCollector,
+    /// The first point key added (valid when `props.num_entries > 0`).
+    first_key: Vec<u8>,
+    /// The last point key added (valid when `props.num_entries > 0`).
     last_key: Vec<u8>,
     /// Handle of the last data block, waiting for the next key to choose its separator.
     pending_index: Option<BlockHandle>,
@@ -192,25 +261,34 @@ impl TableBuilder {
             data_block: BlockBuilder::new(options.block_restart_interval),
             index_block: BlockBuilder::new(options.index_block_restart_interval),
             filter,
+            range_dels: RangeDelCollector::default(),
+            first_key: Vec::new(),
             last_key: Vec::new(),
             pending_index: None,
             props: TableProperties::default(),
         })
     }
 
-    /// Adds an entry. `ikey` must be a valid internal key greater than every key added before.
+    /// Adds a point entry (`Put`, `Delete`, `SingleDelete` or `Merge`). `ikey` must be a valid
+    /// internal key greater than every point key added before.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a malformed internal key (short, or an unknown or seek kind)
-    /// or an entry over [`MAX_ENTRY_BYTES`]; an I/O error from the file; an error if an earlier call
-    /// failed. Nothing of a rejected entry is added.
+    /// [`Error::InvalidArgument`] for a malformed internal key (short, or an unknown or seek kind),
+    /// a `RangeDelete` key (those go to [`TableBuilder::add_range_deletion`]) or an entry over
+    /// [`MAX_ENTRY_BYTES`]; an I/O error from the file; an error if an earlier call failed.
+    /// Nothing of a rejected entry is added.
     ///
     /// # Panics
-    /// If `ikey` is not strictly greater than the previous key (a bug in the caller).
+    /// If `ikey` is not strictly greater than the previous point key (a bug in the caller).
     pub fn add(&mut self, ikey: &[u8], value: &[u8]) -> Result<()> {
         self.check_usable()?;
         let parsed = ParsedKey::parse(ikey)
             .map_err(|_| Error::InvalidArgument(format!("not an internal key: {ikey:02x?}")))?;
+        if parsed.kind == ValueKind::RangeDelete {
+            return Err(Error::InvalidArgument(format!(
+                "range deletion {ikey:02x?} added as a point entry; use add_range_deletion"
+            )));
+        }
         assert!(
             self.props.num_entries == 0 || compare_internal(&self.last_key, ikey) == Ordering::Less,
             "TableBuilder::add: keys must be strictly increasing; {:02x?} after {:02x?}",
@@ -232,6 +310,9 @@ impl TableBuilder {
             f.add_user_key(parsed.user_key);
         }
         self.count(&parsed, ikey.len(), value.len());
+        if self.props.num_entries == 1 {
+            self.first_key.extend_from_slice(ikey);
+        }
         self.data_block.add(ikey, value);
         self.last_key.clear();
         self.last_key.extend_from_slice(ikey);
@@ -241,19 +322,44 @@ impl TableBuilder {
         Ok(())
     }
 
-    /// Entries added so far.
+    /// Adds the range tombstone `[begin, end)` at sequence number `seq`: user keys in the range
+    /// written before `seq` are deleted. Tombstones may be added in any order, before, between or
+    /// after point entries, and may overlap; they are sorted and written into the range-deletion
+    /// block by [`TableBuilder::finish`]. `begin == end` deletes nothing and is accepted but not
+    /// stored; two tombstones with the same `begin` and `seq` are stored as one reaching the
+    /// larger end.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `begin > end` (bytewise), `seq` is over
+    /// [`MAX_SEQUENCE`](crate::types::MAX_SEQUENCE), the tombstone is over [`MAX_ENTRY_BYTES`] or
+    /// the table's tombstones would pass 2 GiB; an error if an earlier call failed. Nothing of a
+    /// rejected tombstone is kept.
+    pub fn add_range_deletion(
+        &mut self,
+        begin: &[u8],
+        end: &[u8],
+        seq: SequenceNumber,
+    ) -> Result<()> {
+        self.check_usable()?;
+        self.range_dels.add(begin, end, seq)
+    }
+
+    /// Entries added so far: point entries plus buffered range deletions (before duplicates are
+    /// merged).
     pub fn num_entries(&self) -> u64 {
-        self.props.num_entries
+        self.props.num_entries + self.range_dels.len() as u64
     }
 
-    /// The file size if the table were finished now, not counting index, filter and footer.
-    /// Compaction uses it to cut output files.
+    /// The file size if the table were finished now, not counting index, filter, properties and
+    /// footer; buffered range deletions count with their raw size. Compaction uses it to cut
+    /// output files.
     pub fn estimated_file_size(&self) -> u64 {
-        self.sink.offset + self.data_block.size_estimate() as u64
+        self.sink.offset + (self.data_block.size_estimate() + self.range_dels.bytes()) as u64
     }
 
-    /// Writes the last data block, the filter, index, properties, metaindex and footer, and syncs
-    /// the file. Returns the properties and the final size.
+    /// Writes the last data block, the filter, index, range-deletion, properties and metaindex
+    /// blocks and the footer, and syncs the file. Returns the properties, the final size and the
+    /// key ranges.
     ///
     /// # Errors
     /// An I/O error from the file (the file is then incomplete and must be deleted), or an error if
@@ -266,16 +372,32 @@ impl TableBuilder {
             debug_assert!(is_valid_separator(&self.last_key, &succ, None));
             self.add_index_entry(&succ, handle)?;
         }
+        let point_keys = (self.props.num_entries > 0).then(|| KeyRange {
+            smallest: std::mem::take(&mut self.first_key),
+            largest: self.last_key.clone(),
+        });
+        let tombstones = self.range_dels.finish();
+        self.count_range_deletions(&tombstones);
         let filter = self.write_filter()?;
         let index = self.sink.write_block(self.index_block.finish(), true)?;
         self.props.index_bytes = index.size + BLOCK_TRAILER_LEN as u64;
+        let range_del = if tombstones.is_empty() {
+            None
+        } else {
+            let contents = range_del::encode(&tombstones, self.opts.block_restart_interval);
+            Some(self.sink.write_block(&contents, true)?)
+        };
         self.fill_option_properties();
         let properties = self.sink.write_block(&self.props.encode(), false)?;
+        // Metaindex names in bytewise order.
         let mut meta = BlockBuilder::new(1);
         if let Some(h) = filter {
             meta.add(FILTER_META_KEY, &h.encode());
         }
         meta.add(PROPERTIES_META_KEY, &properties.encode());
+        if let Some(h) = range_del {
+            meta.add(RANGE_DEL_META_KEY, &h.encode());
+        }
         let metaindex = self.sink.write_block(meta.finish(), false)?;
         let footer = Footer {
             metaindex,
@@ -291,6 +413,8 @@ impl TableBuilder {
         Ok(BuiltTable {
             properties: self.props,
             file_size: self.sink.offset,
+            point_keys,
+            range_deletion_keys: extent(&tombstones),
         })
     }
 
@@ -304,6 +428,7 @@ impl TableBuilder {
         Ok(())
     }
 
+    /// Counts one entry of any kind in the properties.
     fn count(&mut self, k: &ParsedKey<'_>, key_len: usize, value_len: usize) {
         let p = &mut self.props;
         if p.num_entries == 0 {
@@ -323,6 +448,19 @@ impl TableBuilder {
             }
             ValueKind::Merge => p.num_merge_operands += 1,
             ValueKind::Put => {}
+        }
+    }
+
+    /// Counts the (sorted, merged) tombstones as RocksDB does: entries, deletions and range
+    /// deletions, raw key and value sizes, sequence numbers.
+    fn count_range_deletions(&mut self, tombstones: &[RangeDeletion]) {
+        for t in tombstones {
+            let k = ParsedKey {
+                user_key: &t.begin,
+                seq: t.seq,
+                kind: ValueKind::RangeDelete,
+            };
+            self.count(&k, t.begin.len() + TRAILER_LEN, t.end.len());
         }
     }
 
@@ -378,4 +516,15 @@ impl TableBuilder {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
     }
+}
+
+/// The extent of `tombstones` (in stored order): the first stored key and the sentinel of the
+/// largest end key.
+fn extent(tombstones: &[RangeDeletion]) -> Option<KeyRange> {
+    let first = tombstones.first()?;
+    let end = tombstones.iter().map(|t| &t.end).max()?;
+    Some(KeyRange {
+        smallest: first.begin_key(),
+        largest: crate::types::range_deletion_sentinel(end),
+    })
 }

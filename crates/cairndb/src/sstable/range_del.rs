@@ -1,0 +1,301 @@
+//! The range-deletion block: a table's range tombstones, kept apart from its point entries as
+//! RocksDB keeps them (meta block `rocksdb.range_del`). Spec: `docs/format/sstable.md`, section
+//! "Range-deletion block".
+//!
+//! The table builder collects tombstones, in any order, in a [`RangeDelCollector`] and writes them
+//! sorted when it finishes; the reader decodes the block once when the table is opened into
+//! [`RangeDeletion`]s that the table keeps for its lifetime (every point read needs them). Plain
+//! data, no threads.
+//!
+//! Invariants:
+//! 1. The block is an entries block of `(begin, seq, RangeDelete)` internal keys mapped to end
+//!    user keys, strictly increasing in internal-key order, every range non-empty
+//!    (`begin < end`, bytewise).
+//! 2. A tombstone with `begin == end` deletes nothing and is never stored. Two tombstones with
+//!    the same begin key and sequence number are stored as one ending at the larger end key: at
+//!    one sequence number, `[b, e1)` and `[b, e2)` delete exactly what `[b, max(e1, e2))` deletes.
+//! 3. The decoder accepts nothing else: another kind, an empty or inverted range, or keys out of
+//!    order are corruption.
+
+use std::cmp::Ordering;
+
+use super::block::{BlockIter, BlockRef};
+use super::block_builder::BlockBuilder;
+use super::writer::MAX_ENTRY_BYTES;
+use crate::error::{Error, Result};
+use crate::iter::InternalIterator;
+use crate::types::{
+    compare_internal, make_internal_key, range_deletion_sentinel, ParsedKey, SequenceNumber,
+    ValueKind, MAX_SEQUENCE, TRAILER_LEN,
+};
+
+/// The most bytes of tombstones (begin keys with trailers plus end keys) one table may buffer, so
+/// that the block's offsets stay 32-bit with a wide margin.
+const MAX_RANGE_DEL_BYTES: usize = 2 << 30;
+
+/// One range tombstone of a table: user keys in `[begin, end)` written at a sequence number below
+/// `seq` are deleted for readers whose snapshot is at or above `seq`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RangeDeletion {
+    /// Inclusive begin user key.
+    pub begin: Vec<u8>,
+    /// Exclusive end user key; sorts after `begin`.
+    pub end: Vec<u8>,
+    /// Sequence number of the deletion.
+    pub seq: SequenceNumber,
+}
+
+impl RangeDeletion {
+    /// The tombstone `[begin, end)` at `seq`.
+    pub fn new(begin: &[u8], end: &[u8], seq: SequenceNumber) -> Self {
+        RangeDeletion {
+            begin: begin.to_vec(),
+            end: end.to_vec(),
+            seq,
+        }
+    }
+
+    /// True when `user_key` lies in `[begin, end)`.
+    pub fn contains(&self, user_key: &[u8]) -> bool {
+        self.begin.as_slice() <= user_key && user_key < self.end.as_slice()
+    }
+
+    /// The key the tombstone is stored under: `(begin, seq, RangeDelete)`. The smallest key of a
+    /// table's range-deletion extent is the smallest of these.
+    pub fn begin_key(&self) -> Vec<u8> {
+        make_internal_key(&self.begin, self.seq, ValueKind::RangeDelete)
+    }
+
+    /// The largest key of the tombstone's extent: [`range_deletion_sentinel`] of `end`.
+    pub fn end_key(&self) -> Vec<u8> {
+        range_deletion_sentinel(&self.end)
+    }
+
+    /// Internal-key order of the stored keys: begin ascending, then newest first.
+    fn cmp_stored(&self, other: &Self) -> Ordering {
+        self.begin
+            .cmp(&other.begin)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// The builder's buffer of tombstones, sorted and written at the end.
+#[derive(Debug, Default)]
+pub(crate) struct RangeDelCollector {
+    items: Vec<RangeDeletion>,
+    /// Bytes the buffered tombstones will take as entries (keys with trailers plus end keys).
+    bytes: usize,
+}
+
+impl RangeDelCollector {
+    /// Buffers the tombstone `[begin, end)` at `seq`; a tombstone with `begin == end` is accepted
+    /// and dropped (invariant 2).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `begin > end`, `seq` is over [`MAX_SEQUENCE`], the entry is
+    /// over [`MAX_ENTRY_BYTES`] or the table's tombstones would exceed 2 GiB. Nothing of a
+    /// rejected tombstone is kept.
+    pub(crate) fn add(&mut self, begin: &[u8], end: &[u8], seq: SequenceNumber) -> Result<()> {
+        let bad = |msg: String| Err(Error::InvalidArgument(msg));
+        if begin > end {
+            return bad(format!(
+                "range deletion begin {begin:02x?} sorts after its end {end:02x?}"
+            ));
+        }
+        if seq > MAX_SEQUENCE {
+            return bad(format!(
+                "range deletion sequence number {seq} is over {MAX_SEQUENCE}"
+            ));
+        }
+        let len = begin.len() + TRAILER_LEN + end.len();
+        if len > MAX_ENTRY_BYTES {
+            return bad(format!(
+                "range deletion of {len} bytes is over the limit of {MAX_ENTRY_BYTES}"
+            ));
+        }
+        if self.bytes + len > MAX_RANGE_DEL_BYTES {
+            return bad("table too large: range deletions over 2 GiB".into());
+        }
+        if begin == end {
+            return Ok(());
+        }
+        self.items.push(RangeDeletion::new(begin, end, seq));
+        self.bytes += len;
+        Ok(())
+    }
+
+    /// Tombstones buffered (before merging duplicates).
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Bytes of the buffered tombstones as entries.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The tombstones in stored order, duplicates merged (invariant 2). Empties the buffer.
+    pub(crate) fn finish(&mut self) -> Vec<RangeDeletion> {
+        let mut items = std::mem::take(&mut self.items);
+        self.bytes = 0;
+        items.sort_by(RangeDeletion::cmp_stored);
+        // `dedup_by` passes the later element first and keeps the earlier one.
+        items.dedup_by(|later, kept| {
+            let same = later.begin == kept.begin && later.seq == kept.seq;
+            if same && later.end > kept.end {
+                std::mem::swap(&mut kept.end, &mut later.end);
+            }
+            same
+        });
+        items
+    }
+}
+
+/// The contents of a range-deletion block holding `tombstones` (in stored order, invariant 1).
+pub(crate) fn encode(tombstones: &[RangeDeletion], restart_interval: usize) -> Vec<u8> {
+    let mut b = BlockBuilder::new(restart_interval);
+    let mut key = Vec::new();
+    for t in tombstones {
+        key.clear();
+        crate::types::append_internal_key(&mut key, &t.begin, t.seq, ValueKind::RangeDelete as u8);
+        b.add(&key, &t.end);
+    }
+    b.finish().to_vec()
+}
+
+/// Decodes a parsed range-deletion block (invariant 3).
+///
+/// # Errors
+/// [`Error::Corruption`] (anonymous: file "", offset inside the block) for a malformed entry.
+pub(crate) fn decode(block: BlockRef) -> Result<Vec<RangeDeletion>> {
+    let mut it = BlockIter::new(block, compare_internal)?;
+    let mut out: Vec<RangeDeletion> = Vec::new();
+    let mut prev: Option<Vec<u8>> = None;
+    it.seek_to_first();
+    while it.valid() {
+        let at = it.entry_offset() as u64;
+        let bad = |msg: &str| Error::corruption("", at, format!("range deletion: {msg}"));
+        let p = ParsedKey::parse(it.key()).map_err(|_| bad("malformed internal key"))?;
+        if p.kind != ValueKind::RangeDelete {
+            return Err(bad(&format!(
+                "{:?} entry in the range-deletion block",
+                p.kind
+            )));
+        }
+        if p.user_key >= it.value() {
+            return Err(bad("empty or inverted range"));
+        }
+        if prev
+            .as_deref()
+            .is_some_and(|k| compare_internal(k, it.key()) != Ordering::Less)
+        {
+            return Err(bad("keys out of order"));
+        }
+        prev = Some(it.key().to_vec());
+        out.push(RangeDeletion::new(p.user_key, it.value(), p.seq));
+        it.next();
+    }
+    it.status()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sstable::block::{Block, BlockKind};
+
+    fn decode_contents(contents: Vec<u8>) -> Result<Vec<RangeDeletion>> {
+        decode(Block::parse(contents, BlockKind::RangeDeletion)?.into())
+    }
+
+    #[test]
+    fn collector_sorts_merges_and_drops_empty_ranges() {
+        let mut c = RangeDelCollector::default();
+        c.add(b"m", b"p", 3).expect("add");
+        c.add(b"a", b"c", 5).expect("add");
+        c.add(b"a", b"z", 9).expect("add");
+        c.add(b"a", b"d", 5).expect("same begin and seq: merged");
+        c.add(b"k", b"k", 7).expect("empty range is accepted");
+        c.add(b"a", b"c", 5).expect("exact duplicate");
+        assert_eq!(c.len(), 5, "the empty range is not buffered");
+        let got = c.finish();
+        assert_eq!(
+            got,
+            vec![
+                RangeDeletion::new(b"a", b"z", 9),
+                RangeDeletion::new(b"a", b"d", 5),
+                RangeDeletion::new(b"m", b"p", 3),
+            ]
+        );
+        assert_eq!((c.len(), c.bytes()), (0, 0));
+    }
+
+    #[test]
+    fn collector_rejects_inverted_ranges_and_oversized_sequence_numbers() {
+        let mut c = RangeDelCollector::default();
+        assert!(matches!(
+            c.add(b"b", b"a", 1),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert!(matches!(
+            c.add(b"a", b"b", MAX_SEQUENCE + 1),
+            Err(Error::InvalidArgument(_))
+        ));
+        assert_eq!(c.len(), 0);
+    }
+
+    #[test]
+    fn round_trip() {
+        let ts = vec![
+            RangeDeletion::new(b"", b"\x00", 1),
+            RangeDeletion::new(b"abc", b"abd", 99),
+            RangeDeletion::new(b"abc", b"b", 42),
+            RangeDeletion::new(b"abcd", b"zzzz", MAX_SEQUENCE),
+        ];
+        for interval in [1, 2, 16] {
+            assert_eq!(decode_contents(encode(&ts, interval)).expect("decode"), ts);
+        }
+        assert_eq!(decode_contents(encode(&[], 16)).expect("empty"), vec![]);
+    }
+
+    #[test]
+    fn decoder_rejects_what_the_writer_never_stores() {
+        let block = |entries: &[(Vec<u8>, &[u8])]| {
+            let mut b = BlockBuilder::new(1);
+            for (k, v) in entries {
+                b.add(k, v);
+            }
+            b.finish().to_vec()
+        };
+        let rd = |k: &[u8], s| make_internal_key(k, s, ValueKind::RangeDelete);
+        let cases = [
+            block(&[(make_internal_key(b"a", 1, ValueKind::Put), b"b")]),
+            block(&[(rd(b"b", 1), b"a")]),
+            block(&[(rd(b"b", 1), b"b")]),
+            block(&[(rd(b"b", 1), b"c"), (rd(b"a", 1), b"c")]),
+            block(&[(rd(b"a", 1), b"c"), (rd(b"a", 1), b"d")]),
+            block(&[(b"short".to_vec(), b"z")]),
+        ];
+        for (i, contents) in cases.into_iter().enumerate() {
+            let e = decode_contents(contents).expect_err("malformed");
+            assert!(e.is_corruption(), "case {i}: {e}");
+        }
+    }
+
+    #[test]
+    fn extent_keys() {
+        let t = RangeDeletion::new(b"b", b"d", 7);
+        assert_eq!(
+            t.begin_key(),
+            make_internal_key(b"b", 7, ValueKind::RangeDelete)
+        );
+        assert_eq!(
+            t.end_key(),
+            make_internal_key(b"d", MAX_SEQUENCE, ValueKind::RangeDelete)
+        );
+        assert!(t.contains(b"b") && t.contains(b"c\xff") && !t.contains(b"d"));
+        // The sentinel sorts before every point entry of the end key.
+        let point = make_internal_key(b"d", MAX_SEQUENCE, ValueKind::Merge);
+        assert_eq!(compare_internal(&t.end_key(), &point), Ordering::Less);
+    }
+}
