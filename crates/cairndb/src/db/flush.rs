@@ -23,11 +23,11 @@ use parking_lot::MutexGuard;
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
-use crate::iter::{BoxedIterator, InternalIterator, MergingIterator};
+use crate::iter::InternalIterator;
 use crate::memtable::MemTable;
 use crate::options::{CfOptions, DbOptions};
 use crate::sstable::TableBuilder;
-use crate::types::{make_internal_key, ParsedKey, ValueKind, MAX_SEQUENCE};
+use crate::types::ParsedKey;
 use crate::version::filenames::table_file_name;
 use crate::version::{parse_file_name, FileMetaData, FileType, VersionEdit};
 
@@ -250,12 +250,14 @@ pub(super) fn build_l0_table(
     if mem.is_empty() && mem.num_range_deletes() == 0 {
         return Ok(None);
     }
+    // Points go to the data blocks in internal-key order; tombstones to the table's
+    // range-deletion block.
     let result = write_table(fs, dir, db, cf, mem, number);
     if result.is_err() {
         // Best effort: an unreferenced table is also found obsolete later.
         let _ = fs.remove(&dir.join(table_file_name(number)));
     }
-    result.map(Some)
+    result
 }
 
 fn write_table(
@@ -265,52 +267,41 @@ fn write_table(
     cf: &CfOptions,
     mem: &Arc<MemTable>,
     number: u64,
-) -> Result<FileMetaData> {
+) -> Result<Option<FileMetaData>> {
     let path = dir.join(table_file_name(number));
     let topts = cf.table_options_for_output(db, 0, false);
     let file = fs.create(&path)?;
     let mut builder = TableBuilder::new(file, &path, &topts)?;
-    let children: Vec<BoxedIterator> =
-        vec![Box::new(mem.iter()), Box::new(mem.range_tombstone_iter())];
-    let mut it = MergingIterator::new(children);
-    let mut meta = FileMetaData {
-        number,
-        smallest_seqno: MAX_SEQUENCE,
-        ..FileMetaData::default()
-    };
-    let mut range_end: Option<Vec<u8>> = None;
-    it.seek_to_first();
-    while it.valid() {
-        let key = it.key();
-        let p = ParsedKey::parse(key)?;
-        if meta.smallest.is_empty() {
-            meta.smallest = key.to_vec();
-        }
-        meta.largest.clear();
-        meta.largest.extend_from_slice(key);
-        meta.smallest_seqno = meta.smallest_seqno.min(p.seq);
-        meta.largest_seqno = meta.largest_seqno.max(p.seq);
-        if p.kind == ValueKind::RangeDelete && range_end.as_deref() < Some(it.value()) {
-            range_end = Some(it.value().to_vec());
-        }
-        builder.add(key, it.value())?;
-        it.next();
+    let mut points = mem.iter();
+    points.seek_to_first();
+    while points.valid() {
+        builder.add(points.key(), points.value())?;
+        points.next();
     }
-    it.status()?;
+    points.status()?;
+    let mut tombstones = mem.range_tombstone_iter();
+    tombstones.seek_to_first();
+    while tombstones.valid() {
+        let p = ParsedKey::parse(tombstones.key())?;
+        builder.add_range_deletion(p.user_key, tombstones.value(), p.seq)?;
+        tombstones.next();
+    }
+    tombstones.status()?;
     let built = builder.finish()?;
-    meta.size = built.file_size;
-    extend_largest(&mut meta, range_end);
     fs.sync_dir(dir)?;
-    Ok(meta)
-}
-
-/// The table's key range must cover its range tombstones: the largest key is raised to the
-/// tombstone's (exclusive) end key with the largest trailer, which sorts before every real
-/// entry of that user key, so the range is conservative and never claims a key it lacks.
-fn extend_largest(meta: &mut FileMetaData, range_end: Option<Vec<u8>>) {
-    let Some(end) = range_end else { return };
-    let candidate = make_internal_key(&end, MAX_SEQUENCE, ValueKind::RangeDelete);
-    if crate::types::compare_internal(&candidate, &meta.largest) == std::cmp::Ordering::Greater {
-        meta.largest = candidate;
-    }
+    // The recorded range covers the tombstones too (RocksDB's rule; see `BuiltTable`).
+    let (Some(smallest), Some(largest)) = (built.smallest(), built.largest()) else {
+        // Only empty ranges: nothing worth a file.
+        fs.remove(&path)?;
+        return Ok(None);
+    };
+    Ok(Some(FileMetaData {
+        number,
+        size: built.file_size,
+        smallest: smallest.to_vec(),
+        largest: largest.to_vec(),
+        smallest_seqno: built.properties.smallest_seqno,
+        largest_seqno: built.properties.largest_seqno,
+        ..FileMetaData::default()
+    }))
 }

@@ -8,9 +8,8 @@
 //! Invariants:
 //! 1. The iterator reads at one sequence number fixed at creation (a snapshot's or the latest
 //!    published one).
-//! 2. Range-deletion entries stored inline in tables never reach the `DbIterator` (which treats
-//!    them as misplaced); they are skipped by [`SkipRangeDeletions`] and applied through the
-//!    `RangeDelSet`.
+//! 2. Range tombstones come from each memtable's tombstone list and each table's range-deletion
+//!    block into one `RangeDelSet`; the point iterators never yield them.
 
 use std::sync::Arc;
 
@@ -21,7 +20,7 @@ use crate::iter::{
     Tombstone,
 };
 use crate::options::ReadOptions;
-use crate::types::{trailer, ValueKind, MAX_SEQUENCE};
+use crate::types::MAX_SEQUENCE;
 
 /// A user iterator over the database; see [`Db::iter`]. Keys are user keys in bytewise order.
 pub struct DbIter {
@@ -142,72 +141,9 @@ impl DbInner {
         }
         for (_, file) in view.version.all_files() {
             let table = cf.table_cache.get_table(file.number, file.size)?;
-            let ts = self.table_tombstones(cf, file)?;
-            if ts.is_empty() {
-                children.push(Box::new(table.iter()));
-            } else {
-                tombstones.extend(ts.iter().cloned());
-                children.push(Box::new(SkipRangeDeletions(table.iter())));
-            }
+            tombstones.extend(self.table_tombstones(cf, file)?.iter().cloned());
+            children.push(Box::new(table.iter()));
         }
         Ok((children, tombstones))
-    }
-}
-
-/// Hides the range-deletion entries of a table's data blocks (invariant 2).
-struct SkipRangeDeletions<I>(I);
-
-impl<I: InternalIterator> SkipRangeDeletions<I> {
-    fn at_range_deletion(&self) -> bool {
-        self.0.valid() && trailer(self.0.key()) as u8 == ValueKind::RangeDelete as u8
-    }
-    fn skip_forward(&mut self) {
-        while self.at_range_deletion() {
-            self.0.next();
-        }
-    }
-    fn skip_backward(&mut self) {
-        while self.at_range_deletion() {
-            self.0.prev();
-        }
-    }
-}
-
-impl<I: InternalIterator> InternalIterator for SkipRangeDeletions<I> {
-    fn valid(&self) -> bool {
-        self.0.valid()
-    }
-    fn seek_to_first(&mut self) {
-        self.0.seek_to_first();
-        self.skip_forward();
-    }
-    fn seek_to_last(&mut self) {
-        self.0.seek_to_last();
-        self.skip_backward();
-    }
-    fn seek(&mut self, target: &[u8]) {
-        self.0.seek(target);
-        self.skip_forward();
-    }
-    fn seek_for_prev(&mut self, target: &[u8]) {
-        self.0.seek_for_prev(target);
-        self.skip_backward();
-    }
-    fn next(&mut self) {
-        self.0.next();
-        self.skip_forward();
-    }
-    fn prev(&mut self) {
-        self.0.prev();
-        self.skip_backward();
-    }
-    fn key(&self) -> &[u8] {
-        self.0.key()
-    }
-    fn value(&self) -> &[u8] {
-        self.0.value()
-    }
-    fn status(&self) -> Result<()> {
-        self.0.status()
     }
 }

@@ -159,7 +159,7 @@ impl DbInner {
             return Ok(Arc::clone(ts));
         }
         let table = cf.table_cache.get_table(file.number, file.size)?;
-        let ts = Arc::new(read_tombstones(&table)?);
+        let ts = Arc::new(read_tombstones(&table));
         self.range_dels.lock().insert(file.number, Arc::clone(&ts));
         Ok(ts)
     }
@@ -193,7 +193,9 @@ fn finish(
     }
 }
 
-/// The newest entries of `key` in one table, newest first, stopping at the base.
+/// The newest entries of `key` in one table, newest first, stopping at the base. The common
+/// case (a value or a deletion on top) is one pinned point lookup; merge operands fall back to
+/// an iterator that collects them.
 fn search_table(
     cf: &CfData,
     file: &FileMetaData,
@@ -203,9 +205,25 @@ fn search_table(
     operands: &mut Vec<Vec<u8>>,
 ) -> Result<Found> {
     let table = cf.table_cache.get_table(file.number, file.size)?;
-    if !table.may_contain(key)? {
+    let Some(found) = table.get_pinned(key, snapshot)? else {
         return Ok(Found::Older);
+    };
+    if covering.is_some_and(|t| found.seq() < t) {
+        return Ok(Found::Base(None));
     }
+    match found.kind() {
+        ValueKind::Put => return Ok(Found::Base(Some(found.value().to_vec()))),
+        ValueKind::Delete | ValueKind::SingleDelete => return Ok(Found::Base(None)),
+        ValueKind::Merge => {}
+        ValueKind::RangeDelete => {
+            return Err(Error::corruption(
+                table.path(),
+                0,
+                "a range deletion among the point entries",
+            ))
+        }
+    }
+    drop(found);
     let mut it = table.iter();
     it.seek(&seek_key(key, snapshot));
     while it.valid() && user_key(it.key()) == key {
@@ -217,7 +235,6 @@ fn search_table(
             ValueKind::Put => return Ok(Found::Base(Some(it.value().to_vec()))),
             ValueKind::Delete | ValueKind::SingleDelete => return Ok(Found::Base(None)),
             ValueKind::Merge => operands.push(it.value().to_vec()),
-            // Tombstones are applied through `table_tombstone_seq`.
             ValueKind::RangeDelete => {}
         }
         it.next();
@@ -226,24 +243,13 @@ fn search_table(
     Ok(Found::Older)
 }
 
-/// Scans a table for its range deletions; tables without any (by their properties) are not
-/// read.
-fn read_tombstones(table: &Arc<Table>) -> Result<Vec<Tombstone>> {
-    let mut out = Vec::new();
-    if table.properties().num_range_deletions == 0 {
-        return Ok(out);
-    }
-    let mut it = table.iter();
-    it.seek_to_first();
-    while it.valid() {
-        let p = ParsedKey::parse(it.key()).map_err(|e| e.in_file(table.path()))?;
-        if p.kind == ValueKind::RangeDelete {
-            out.push(Tombstone::new(p.user_key, it.value(), p.seq));
-        }
-        it.next();
-    }
-    it.status()?;
-    Ok(out)
+/// A table's range tombstones, from its range-deletion block (read once when the table opened).
+fn read_tombstones(table: &Arc<Table>) -> Vec<Tombstone> {
+    table
+        .range_deletions()
+        .iter()
+        .map(|t| Tombstone::new(&t.begin, &t.end, t.seq))
+        .collect()
 }
 
 /// Interprets one memtable's answer, collecting merge operands (newest first).
