@@ -12,7 +12,10 @@
 //!    number below the largest visible covering tombstone of any table is deleted.
 //! 3. Merge operands are folded with the configured merge operator, oldest first; without one,
 //!    a key with operands is an `InvalidArgument` error, never a wrong value.
+//! 4. `multi_get` gives every key the answer `get` would give at the same snapshot and view; it
+//!    only changes how the tables are probed (keys reaching the same table together).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
@@ -20,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
 use crate::memtable::{MemGet, MergeBase};
 use crate::options::ReadOptions;
-use crate::sstable::Table;
+use crate::sstable::{Table, TableGet};
 use crate::types::{seek_key, user_key, ParsedKey, SequenceNumber, ValueKind};
 use crate::version::FileMetaData;
 
@@ -92,12 +95,109 @@ impl DbInner {
         keys: &[K],
     ) -> Vec<Result<Option<Vec<u8>>>> {
         match self.begin_read(opts, cf) {
-            Ok((snapshot, view)) => keys
-                .iter()
-                .map(|k| self.get_at(cf, &view, k.as_ref(), snapshot))
-                .collect(),
+            Ok((snapshot, view)) => self.multi_get_at(cf, &view, keys, snapshot),
             Err(e) => keys.iter().map(|_| Err(e.clone())).collect(),
         }
+    }
+
+    /// Every key's answer as `get_at` gives it, with the table probes batched (invariant 4):
+    /// the memtables answer what they can; then, round after round, each open key moves to the
+    /// next table of its search order, and the keys that reach the same table in a round are
+    /// looked up with one `Table::multi_get`, which reads a block shared by several of them once.
+    fn multi_get_at<K: AsRef<[u8]>>(
+        &self,
+        cf: &CfData,
+        view: &ReadView,
+        keys: &[K],
+        snapshot: SequenceNumber,
+    ) -> Vec<Result<Option<Vec<u8>>>> {
+        let mut out: Vec<Option<Result<Option<Vec<u8>>>>> = keys.iter().map(|_| None).collect();
+        let mut operands: Vec<Vec<Vec<u8>>> = keys.iter().map(|_| Vec::new()).collect();
+        let mut open = Vec::new();
+        for (i, key) in keys.iter().enumerate() {
+            let key = key.as_ref();
+            let mut base = None;
+            for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
+                if let Found::Base(b) = from_memtable(mem.get(key, snapshot), &mut operands[i]) {
+                    base = Some(b);
+                    break;
+                }
+            }
+            match base {
+                Some(b) => out[i] = Some(finish(cf, key, std::mem::take(&mut operands[i]), b)),
+                None => open.push(i),
+            }
+        }
+        // Each open key's tables in search order, its covering tombstone, and where it is.
+        let mut files: Vec<Vec<&Arc<FileMetaData>>> = keys.iter().map(|_| Vec::new()).collect();
+        let mut covering: Vec<Option<SequenceNumber>> = keys.iter().map(|_| None).collect();
+        let mut next: Vec<usize> = keys.iter().map(|_| 0).collect();
+        open.retain(|&i| {
+            let key = keys[i].as_ref();
+            match self.table_tombstone_seq(cf, view, key, snapshot) {
+                Ok(c) => {
+                    covering[i] = c;
+                    files[i] = view.version.files_for_get(key).map(|(_, f)| f).collect();
+                    true
+                }
+                Err(e) => {
+                    out[i] = Some(Err(e));
+                    false
+                }
+            }
+        });
+        while !open.is_empty() {
+            // Keys whose search order is exhausted found no base.
+            open.retain(|&i| {
+                if next[i] < files[i].len() {
+                    return true;
+                }
+                let ops = std::mem::take(&mut operands[i]);
+                out[i] = Some(finish(cf, keys[i].as_ref(), ops, None));
+                false
+            });
+            let mut rounds: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+            for &i in &open {
+                rounds.entry(files[i][next[i]].number).or_default().push(i);
+            }
+            for members in rounds.values() {
+                let file = files[members[0]][next[members[0]]];
+                let probe: Vec<&[u8]> = members.iter().map(|&i| keys[i].as_ref()).collect();
+                let found = cf
+                    .table_cache
+                    .get_table(file.number, file.size)
+                    .map(|table| (table.multi_get(&probe, snapshot), table));
+                for (j, &i) in members.iter().enumerate() {
+                    let key = keys[i].as_ref();
+                    let step = match &found {
+                        Ok((results, table)) => match &results[j] {
+                            Ok(hit) => resolve_hit(
+                                table,
+                                hit.as_ref(),
+                                key,
+                                snapshot,
+                                covering[i],
+                                &mut operands[i],
+                            ),
+                            Err(e) => Err(e.clone()),
+                        },
+                        Err(e) => Err(e.clone()),
+                    };
+                    match step {
+                        Ok(Found::Older) => next[i] += 1,
+                        Ok(Found::Base(b)) => {
+                            let ops = std::mem::take(&mut operands[i]);
+                            out[i] = Some(finish(cf, key, ops, b));
+                        }
+                        Err(e) => out[i] = Some(Err(e)),
+                    }
+                }
+            }
+            open.retain(|&i| out[i].is_none());
+        }
+        out.into_iter()
+            .map(|r| r.expect("every key is answered"))
+            .collect()
     }
 
     fn get_at(
@@ -193,9 +293,7 @@ fn finish(
     }
 }
 
-/// The newest entries of `key` in one table, newest first, stopping at the base. The common
-/// case (a value or a deletion on top) is one pinned point lookup; merge operands fall back to
-/// an iterator that collects them.
+/// The newest entries of `key` in one table, newest first, stopping at the base.
 fn search_table(
     cf: &CfData,
     file: &FileMetaData,
@@ -205,7 +303,22 @@ fn search_table(
     operands: &mut Vec<Vec<u8>>,
 ) -> Result<Found> {
     let table = cf.table_cache.get_table(file.number, file.size)?;
-    let Some(found) = table.get_pinned(key, snapshot)? else {
+    let hit = table.get_pinned(key, snapshot)?;
+    resolve_hit(&table, hit.as_ref(), key, snapshot, covering, operands)
+}
+
+/// What a table's newest visible entry of `key` (`hit`, from `get_pinned` or `multi_get`)
+/// means. The common case (a value or a deletion on top) needs nothing more; merge operands
+/// fall back to an iterator that collects them down to the base.
+fn resolve_hit(
+    table: &Arc<Table>,
+    hit: Option<&TableGet>,
+    key: &[u8],
+    snapshot: SequenceNumber,
+    covering: Option<SequenceNumber>,
+    operands: &mut Vec<Vec<u8>>,
+) -> Result<Found> {
+    let Some(found) = hit else {
         return Ok(Found::Older);
     };
     if covering.is_some_and(|t| found.seq() < t) {
@@ -223,7 +336,6 @@ fn search_table(
             ))
         }
     }
-    drop(found);
     let mut it = table.iter();
     it.seek(&seek_key(key, snapshot));
     while it.valid() && user_key(it.key()) == key {
