@@ -15,7 +15,6 @@
 //! 4. `multi_get` gives every key the answer `get` would give at the same snapshot and view; it
 //!    only changes how the tables are probed (keys reaching the same table together).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
@@ -128,16 +127,20 @@ impl DbInner {
                 None => open.push(i),
             }
         }
-        // Each open key's tables in search order, its covering tombstone, and where it is.
-        let mut files: Vec<Vec<&Arc<FileMetaData>>> = keys.iter().map(|_| Vec::new()).collect();
-        let mut covering: Vec<Option<SequenceNumber>> = keys.iter().map(|_| None).collect();
-        let mut next: Vec<usize> = keys.iter().map(|_| 0).collect();
+        // Each open key's tables in search order (`files[at[i]..end[i]]`; `at` advances as the
+        // key moves on) and its covering tombstone.
+        let mut files: Vec<&Arc<FileMetaData>> = Vec::new();
+        let mut at: Vec<usize> = vec![0; keys.len()];
+        let mut end: Vec<usize> = vec![0; keys.len()];
+        let mut covering: Vec<Option<SequenceNumber>> = vec![None; keys.len()];
         open.retain(|&i| {
             let key = keys[i].as_ref();
             match self.table_tombstone_seq(cf, view, key, snapshot) {
                 Ok(c) => {
                     covering[i] = c;
-                    files[i] = view.version.files_for_get(key).map(|(_, f)| f).collect();
+                    at[i] = files.len();
+                    files.extend(view.version.files_for_get(key).map(|(_, f)| f));
+                    end[i] = files.len();
                     true
                 }
                 Err(e) => {
@@ -146,28 +149,31 @@ impl DbInner {
                 }
             }
         });
+        // (file number, key) for every open key this round, grouped by sorting.
+        let mut round: Vec<(u64, usize)> = Vec::with_capacity(open.len());
+        let mut probe: Vec<&[u8]> = Vec::with_capacity(open.len());
         while !open.is_empty() {
             // Keys whose search order is exhausted found no base.
             open.retain(|&i| {
-                if next[i] < files[i].len() {
+                if at[i] < end[i] {
                     return true;
                 }
                 let ops = std::mem::take(&mut operands[i]);
                 out[i] = Some(finish(cf, keys[i].as_ref(), ops, None));
                 false
             });
-            let mut rounds: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-            for &i in &open {
-                rounds.entry(files[i][next[i]].number).or_default().push(i);
-            }
-            for members in rounds.values() {
-                let file = files[members[0]][next[members[0]]];
-                let probe: Vec<&[u8]> = members.iter().map(|&i| keys[i].as_ref()).collect();
+            round.clear();
+            round.extend(open.iter().map(|&i| (files[at[i]].number, i)));
+            round.sort_unstable();
+            for group in round.chunk_by(|a, b| a.0 == b.0) {
+                let file = files[at[group[0].1]];
+                probe.clear();
+                probe.extend(group.iter().map(|&(_, i)| keys[i].as_ref()));
                 let found = cf
                     .table_cache
                     .get_table(file.number, file.size)
                     .map(|table| (table.multi_get(&probe, snapshot), table));
-                for (j, &i) in members.iter().enumerate() {
+                for (j, &(_, i)) in group.iter().enumerate() {
                     let key = keys[i].as_ref();
                     let step = match &found {
                         Ok((results, table)) => match &results[j] {
@@ -184,7 +190,7 @@ impl DbInner {
                         Err(e) => Err(e.clone()),
                     };
                     match step {
-                        Ok(Found::Older) => next[i] += 1,
+                        Ok(Found::Older) => at[i] += 1,
                         Ok(Found::Base(b)) => {
                             let ops = std::mem::take(&mut operands[i]);
                             out[i] = Some(finish(cf, key, ops, b));

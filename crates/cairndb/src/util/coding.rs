@@ -65,6 +65,11 @@ pub fn put_length_prefixed(out: &mut Vec<u8>, bytes: &[u8]) {
 /// when `b` ends inside the varint or the varint is longer than 10 bytes or overflows.
 #[inline]
 pub fn get_varint64(b: &[u8]) -> Option<(u64, usize)> {
+    if let Some(&first) = b.first() {
+        if first < 0x80 {
+            return Some((u64::from(first), 1));
+        }
+    }
     let mut result: u64 = 0;
     for (i, &byte) in b.iter().enumerate().take(10) {
         let part = u64::from(byte & 0x7f);
