@@ -4,7 +4,6 @@
 //! and after reopening without faults every acknowledged write is there.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use cairndb::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
