@@ -23,6 +23,7 @@
 
 pub mod batch;
 pub mod cache;
+pub mod compaction;
 pub mod db;
 pub mod error;
 pub mod fs;
