@@ -36,6 +36,7 @@ mod iter;
 mod open;
 mod read;
 mod write;
+pub mod write_control;
 
 #[cfg(test)]
 mod tests;
