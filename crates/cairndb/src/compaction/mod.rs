@@ -3,3 +3,9 @@
 //! deletes, merge operands, the compaction filter) and writing the outputs (the job).
 //!
 //! Design notes: `docs/design/compaction.md`.
+
+pub mod picker;
+pub mod plan;
+
+#[cfg(test)]
+mod picker_tests;
