@@ -4,6 +4,7 @@
 //!
 //! Design notes: `docs/design/compaction.md`.
 
+pub mod manual;
 pub mod picker;
 pub mod plan;
 

@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use super::plan::{key_range, ranges_overlap, CompactionInputs, CompactionPlan, CompactionReason};
 use super::plan::RunningCompactions;
+use super::plan::{key_range, ranges_overlap, CompactionInputs, CompactionPlan, CompactionReason};
 use crate::options::{CfOptions, CompactionPri, CompactionStyle};
 use crate::types::user_key;
 use crate::version::{FileMetaData, Version};
@@ -177,7 +177,14 @@ fn dynamic_targets(version: &Version, options: &CfOptions) -> LevelTargets {
             base -= 1;
             cur = (cur as f64 / mult) as u64;
         }
-        (base, if cur > base_bytes_max { base_bytes_max } else { cur.max(1) })
+        (
+            base,
+            if cur > base_bytes_max {
+                base_bytes_max
+            } else {
+                cur.max(1)
+            },
+        )
     };
     let mut size = base_level_size;
     for (l, target) in max_bytes.iter_mut().enumerate().skip(base_level) {
@@ -277,7 +284,9 @@ fn level_state(
     level: usize,
 ) -> LevelScore {
     let files = version.files(level);
-    let busy = files.iter().filter(|f| running.is_being_compacted(f.number));
+    let busy = files
+        .iter()
+        .filter(|f| running.is_being_compacted(f.number));
     let (busy_files, busy_bytes) = busy.fold((0, 0), |(n, b), f| (n + 1, b + f.size));
     LevelScore {
         level,
@@ -331,8 +340,8 @@ fn score_levels(
     // receive much is made less urgent than one that is not.
     let mut downcompact = version.level_bytes(0) as f64;
     let last_input = levels.len().saturating_sub(2);
-    for l in 1..=last_input {
-        let s = &levels[l];
+    for s in levels.iter_mut().take(last_input + 1).skip(1) {
+        let l = s.level;
         let target = targets.target(l);
         let live = s.bytes_not_being_compacted;
         let mut score = if !dynamic || live < target {
@@ -345,12 +354,16 @@ fn score_levels(
                 score = score.max(SCORE_SCALE * (1.001 + 0.001 * (lowest - l) as f64));
             }
         }
-        if dynamic && targets.lowest_unnecessary_level.is_some_and(|lowest| l <= lowest) {
+        if dynamic
+            && targets
+                .lowest_unnecessary_level
+                .is_some_and(|lowest| l <= lowest)
+        {
             downcompact += s.bytes as f64;
         } else if s.bytes > target {
             downcompact += (s.bytes - target) as f64;
         }
-        levels[l].score = score;
+        s.score = score;
     }
 }
 
@@ -528,7 +541,10 @@ impl LevelPicker<'_, '_> {
     /// each other nor the (non-empty) output level, move down without a rewrite.
     fn l0_trivial_move_files(&self, output: usize) -> Option<Files> {
         let v = self.version();
-        if output == 0 || v.num_files(output) == 0 || !self.input.options.compression_per_level.is_empty() {
+        if output == 0
+            || v.num_files(output) == 0
+            || !self.input.options.compression_per_level.is_empty()
+        {
             return None;
         }
         let mut picked: Files = Vec::new();
@@ -555,7 +571,13 @@ impl LevelPicker<'_, '_> {
     /// RocksDB's `TryExtendNonL0TrivialMove`: grows a one-file trivial move out of a level >= 1
     /// to up to 4 neighbouring files that also overlap nothing below, within
     /// `max_compaction_bytes`.
-    fn extend_trivial_move(&self, level: usize, output: usize, index: usize, inputs: Files) -> Files {
+    fn extend_trivial_move(
+        &self,
+        level: usize,
+        output: usize,
+        index: usize,
+        inputs: Files,
+    ) -> Files {
         if inputs.len() != 1 || !self.input.options.compression_per_level.is_empty() {
             return inputs;
         }
@@ -643,7 +665,13 @@ impl LevelPicker<'_, '_> {
 
     fn intra_l0_plan(&self, files: Files) -> Option<CompactionPlan> {
         let inputs = vec![CompactionInputs { level: 0, files }];
-        Some(self.plan(inputs, 0, Vec::new(), CompactionReason::IntraL0, self.l0_score))
+        Some(self.plan(
+            inputs,
+            0,
+            Vec::new(),
+            CompactionReason::IntraL0,
+            self.l0_score,
+        ))
     }
 
     /// TTL: a file (not in the last non-empty level) whose oldest data is older than `ttl` is
@@ -661,7 +689,9 @@ impl LevelPicker<'_, '_> {
                 continue;
             }
             for f in self.version().files(level) {
-                let expired = f.oldest_ancester_time.is_some_and(|t| t > 0 && t < deadline);
+                let expired = f
+                    .oldest_ancester_time
+                    .is_some_and(|t| t > 0 && t < deadline);
                 if !expired || self.busy(f) {
                     continue;
                 }
@@ -687,7 +717,10 @@ impl LevelPicker<'_, '_> {
         let last_non_empty = self.num_non_empty_levels().saturating_sub(1);
         for level in 0..=self.last_level() {
             for f in self.version().files(level) {
-                let born = f.creation_time.filter(|&t| t > 0).or(f.oldest_ancester_time);
+                let born = f
+                    .creation_time
+                    .filter(|&t| t > 0)
+                    .or(f.oldest_ancester_time);
                 if !born.is_some_and(|t| t > 0 && t < deadline) || self.busy(f) {
                     continue;
                 }
@@ -728,7 +761,15 @@ impl LevelPicker<'_, '_> {
         reason: CompactionReason,
         score: f64,
     ) -> Option<CompactionPlan> {
-        complete_plan(self.input, self.targets, level, output, inputs, reason, score)
+        complete_plan(
+            self.input,
+            self.targets,
+            level,
+            output,
+            inputs,
+            reason,
+            score,
+        )
     }
 
     fn plan(
@@ -739,7 +780,15 @@ impl LevelPicker<'_, '_> {
         reason: CompactionReason,
         score: f64,
     ) -> CompactionPlan {
-        build_plan(self.input, self.targets, inputs, output, grandparents, reason, score)
+        build_plan(
+            self.input,
+            self.targets,
+            inputs,
+            output,
+            grandparents,
+            reason,
+            score,
+        )
     }
 }
 
@@ -769,7 +818,9 @@ pub(crate) fn complete_plan(
 ) -> Option<CompactionPlan> {
     let v = input.version;
     let busy = |files: &[Arc<FileMetaData>]| {
-        files.iter().any(|f| input.running.is_being_compacted(f.number))
+        files
+            .iter()
+            .any(|f| input.running.is_being_compacted(f.number))
     };
     let mut inputs = if level == 0 && output != 0 {
         expand_to_clean_cut(v, 0, inputs)
@@ -793,7 +844,10 @@ pub(crate) fn complete_plan(
             inputs = grow_start_level(input, level, output, inputs, &output_files);
         }
     }
-    let mut levels = vec![CompactionInputs { level, files: inputs }];
+    let mut levels = vec![CompactionInputs {
+        level,
+        files: inputs,
+    }];
     if !output_files.is_empty() {
         levels.push(CompactionInputs {
             level: output,
@@ -810,7 +864,15 @@ pub(crate) fn complete_plan(
     } else {
         grandparents(v, output, lo, hi)
     };
-    Some(build_plan(input, targets, levels, output, grandparents, reason, score))
+    Some(build_plan(
+        input,
+        targets,
+        levels,
+        output,
+        grandparents,
+        reason,
+        score,
+    ))
 }
 
 /// RocksDB's second half of `SetupOtherInputs`: take more start-level files when that does not
@@ -825,26 +887,21 @@ fn grow_start_level(
 ) -> Files {
     let v = input.version;
     let busy = |files: &[Arc<FileMetaData>]| {
-        files.iter().any(|f| input.running.is_being_compacted(f.number))
+        files
+            .iter()
+            .any(|f| input.running.is_being_compacted(f.number))
     };
     let limit = max_compaction_bytes(input.options).saturating_mul(2);
     let out_bytes: u64 = output_files.iter().map(|f| f.size).sum();
     let (lo, hi) = key_range(inputs.iter().chain(output_files)).expect("not empty");
-    let candidate = expand_to_clean_cut(
-        v,
-        level,
-        v.overlapping_files(level, Some(lo), Some(hi)),
-    );
+    let candidate = expand_to_clean_cut(v, level, v.overlapping_files(level, Some(lo), Some(hi)));
     let bytes: u64 = candidate.iter().map(|f| f.size).sum();
     if candidate.len() <= inputs.len() || busy(&candidate) || out_bytes + bytes >= limit {
         return inputs;
     }
     let (clo, chi) = key_range(&candidate).expect("not empty");
-    let new_outputs = expand_to_clean_cut(
-        v,
-        output,
-        v.overlapping_files(output, Some(clo), Some(chi)),
-    );
+    let new_outputs =
+        expand_to_clean_cut(v, output, v.overlapping_files(output, Some(clo), Some(chi)));
     if new_outputs.len() == output_files.len() && !busy(&new_outputs) {
         candidate
     } else {
@@ -896,8 +953,11 @@ pub(crate) fn build_plan(
 /// inputs does.
 pub(crate) fn is_bottommost(version: &Version, plan: &CompactionPlan) -> bool {
     let (lo, hi) = plan.user_key_range();
-    let deeper_clear = (plan.output_level + 1..version.num_levels())
-        .all(|l| version.overlapping_files(l, Some(&lo), Some(&hi)).is_empty());
+    let deeper_clear = (plan.output_level + 1..version.num_levels()).all(|l| {
+        version
+            .overlapping_files(l, Some(&lo), Some(&hi))
+            .is_empty()
+    });
     if !deeper_clear {
         return false;
     }
@@ -909,9 +969,11 @@ pub(crate) fn is_bottommost(version: &Version, plan: &CompactionPlan) -> bool {
     let l0 = version.files(0);
     let oldest_input = l0.iter().rposition(|f| inputs.contains(&f.number));
     oldest_input.is_none_or(|i| {
-        l0[i + 1..]
-            .iter()
-            .all(|f| inputs.contains(&f.number) || user_key(&f.largest) < &lo[..] || user_key(&f.smallest) > &hi[..])
+        l0[i + 1..].iter().all(|f| {
+            inputs.contains(&f.number)
+                || user_key(&f.largest) < &lo[..]
+                || user_key(&f.smallest) > &hi[..]
+        })
     })
 }
 
@@ -938,7 +1000,10 @@ fn is_trivial_move(input: &PickerInput<'_>, plan: &CompactionPlan) -> bool {
             return false;
         }
         let (lo, hi) = (user_key(&f.smallest), user_key(&f.largest));
-        if !v.overlapping_files(plan.output_level, Some(lo), Some(hi)).is_empty() {
+        if !v
+            .overlapping_files(plan.output_level, Some(lo), Some(hi))
+            .is_empty()
+        {
             return false;
         }
         if plan.output_level < last {
@@ -959,21 +1024,26 @@ pub fn files_by_compaction_pri(input: &PickerInput<'_>, level: usize, output: us
     let v = input.version;
     let files = v.files(level);
     let mut order: Vec<usize> = (0..files.len()).collect();
-    let by_key = |a: &usize, b: &usize| {
-        user_key(&files[*a].smallest).cmp(user_key(&files[*b].smallest))
-    };
+    let by_key =
+        |a: &usize, b: &usize| user_key(&files[*a].smallest).cmp(user_key(&files[*b].smallest));
     match input.options.compaction_pri {
         CompactionPri::ByCompensatedSize => {
             order.sort_by(|a, b| files[*b].size.cmp(&files[*a].size).then(by_key(a, b)));
         }
         CompactionPri::OldestLargestSeqFirst => {
             order.sort_by(|a, b| {
-                files[*a].largest_seqno.cmp(&files[*b].largest_seqno).then(by_key(a, b))
+                files[*a]
+                    .largest_seqno
+                    .cmp(&files[*b].largest_seqno)
+                    .then(by_key(a, b))
             });
         }
         CompactionPri::OldestSmallestSeqFirst => {
             order.sort_by(|a, b| {
-                files[*a].smallest_seqno.cmp(&files[*b].smallest_seqno).then(by_key(a, b))
+                files[*a]
+                    .smallest_seqno
+                    .cmp(&files[*b].smallest_seqno)
+                    .then(by_key(a, b))
             });
         }
         // Round robin needs a cursor per level kept across versions (RocksDB persists it in the

@@ -192,7 +192,11 @@ impl CompactionPlan {
         if self.inputs.windows(2).any(|w| w[0].level >= w[1].level) {
             return Err("input levels are not strictly increasing".into());
         }
-        if self.inputs.last().is_some_and(|i| i.level > self.output_level) {
+        if self
+            .inputs
+            .last()
+            .is_some_and(|i| i.level > self.output_level)
+        {
             return Err("an input level is below the output level".into());
         }
         if self.output_level != 0 {
@@ -242,7 +246,10 @@ impl CompactionPlan {
                 _ => return Err(format!("grandparent {} is not below the output", g.number)),
             }
             if user_key(&g.largest) < &lo[..] || user_key(&g.smallest) > &hi[..] {
-                return Err(format!("grandparent {} does not overlap the plan", g.number));
+                return Err(format!(
+                    "grandparent {} does not overlap the plan",
+                    g.number
+                ));
             }
         }
         Ok(())
@@ -262,7 +269,10 @@ impl CompactionPlan {
                 .overlapping_files(self.output_level, Some(lo), Some(hi))
                 .is_empty()
             {
-                return Err(format!("trivially moved file {} overlaps the output", f.number));
+                return Err(format!(
+                    "trivially moved file {} overlaps the output",
+                    f.number
+                ));
             }
         }
         for (i, a) in files.iter().enumerate() {
@@ -355,7 +365,10 @@ impl RunningCompactions {
         let (smallest, largest) = plan.user_key_range();
         let files: Vec<u64> = plan.input_files().map(|(_, f)| f.number).collect();
         for &n in &files {
-            assert!(self.files.insert(n), "file {n} registered by two compactions");
+            assert!(
+                self.files.insert(n),
+                "file {n} registered by two compactions"
+            );
         }
         self.running.push(Running {
             start_level: plan.start_level(),
