@@ -3,3 +3,6 @@
 //! deletes, merge operands, the compaction filter) and writing the outputs (the job).
 //!
 //! Design notes: `docs/design/compaction.md`.
+
+pub mod iter;
+pub mod job;
