@@ -4,9 +4,15 @@
 //!
 //! Design notes: `docs/design/compaction.md`.
 
+pub mod iter;
+pub mod job;
 pub mod manual;
 pub mod picker;
 pub mod plan;
 
+#[cfg(test)]
+mod iter_tests;
+#[cfg(test)]
+mod job_tests;
 #[cfg(test)]
 mod picker_tests;

@@ -1,0 +1,461 @@
+//! The compaction job: runs the merged inputs through the [`CompactionIterator`] and writes what
+//! it keeps into new tables of the output level, cut by size and by grandparent overlap. The I/O
+//! half of compaction; what to compact (the picker) and installing the result (a version edit
+//! that adds the outputs and deletes the inputs) are the caller's. Design notes:
+//! `docs/design/compaction.md`, section "Merging and outputs".
+//!
+//! Who calls it: a compaction thread, without the database lock. The job owns its input iterator
+//! and the files it creates; it takes output file numbers from the caller's function (which must
+//! keep them from being deleted as obsolete until the edit is installed, e.g. by holding the
+//! version set's pending-output guards).
+//!
+//! Invariants:
+//! 1. All entries of one user key go to one output: a cut happens only between user keys.
+//! 2. Outputs are sorted and do not overlap, not even at a boundary user key: output `i` holds
+//!    user keys `<= x_i` (its last point key) and output `i + 1` keys `> x_i`. Range tombstones
+//!    are clipped to each output's share of the key space: output `i` gets `[lo_i, x_i\0)`, where
+//!    `x_i\0` (the user key followed by a zero byte) is the smallest user key after `x_i` and
+//!    `lo_i = x_{i-1}\0` (unbounded for the first output; the last is unbounded above). A
+//!    tombstone that spans a cut is thus split between the outputs without a gap or an overlap.
+//! 3. Each output's [`FileMetaData`] range covers its point keys and its clipped tombstones. When
+//!    a clipped tombstone reaches `x_i\0`, the recorded largest key is `(x_i, 0, Delete)`, the
+//!    largest internal key of user key `x_i` (covering every version of `x_i` and nothing after
+//!    it), instead of the range-deletion sentinel at `x_i\0`, whose user key would equal the next
+//!    output's smallest user key (the version forbids even a shared boundary user key). Otherwise
+//!    the range is the table's own (`BuiltTable::smallest/largest`, sentinel included), as flush
+//!    records it.
+//! 4. Every output is synced when finished, and the directory is synced once after the last one,
+//!    before the job returns. On any error every file the job created is deleted (best effort;
+//!    an unreferenced table is also found obsolete later) and the error is returned.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::iter::{
+    range_deletions_to_keep, CompactionIterOptions, CompactionIterStats, CompactionIterator,
+};
+use crate::error::Result;
+use crate::fs::{AccessPattern, FileSystem};
+use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};
+use crate::options::{CfOptions, DbOptions};
+use crate::sstable::{Table, TableBuilder, TableOptions};
+use crate::types::{compare_internal, make_internal_key, user_key, ValueKind};
+use crate::version::filenames::table_file_name;
+use crate::version::FileMetaData;
+
+/// The merged inputs of a compaction.
+pub struct CompactionInput {
+    /// Every input's point entries, merged in internal-key order (no range deletions).
+    pub iter: BoxedIterator,
+    /// Every input's range tombstones.
+    pub range_deletions: Vec<Tombstone>,
+    /// Total size of the input files in bytes (reported as bytes read).
+    pub bytes: u64,
+}
+
+impl fmt::Debug for CompactionInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompactionInput")
+            .field("range_deletions", &self.range_deletions.len())
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl CompactionInput {
+    /// The inputs of `tables`: their entries through iterators that do not fill the block cache
+    /// (compaction reads each block once and should not evict hot ones), merged; their range
+    /// tombstones; their sizes.
+    pub fn from_tables(tables: &[Arc<Table>]) -> Self {
+        let children: Vec<BoxedIterator> = tables
+            .iter()
+            .map(|t| Box::new(t.iter_without_cache_fill()) as BoxedIterator)
+            .collect();
+        let range_deletions = tables
+            .iter()
+            .flat_map(|t| t.range_deletions().iter())
+            .map(|r| Tombstone::new(&r.begin, &r.end, r.seq))
+            .collect();
+        CompactionInput {
+            iter: Box::new(MergingIterator::new(children)),
+            range_deletions,
+            bytes: tables.iter().map(|t| t.file_size()).sum(),
+        }
+    }
+}
+
+/// Opens table `path` (`file_size` bytes) as a compaction input: advises the OS that it will be
+/// read sequentially and asks it to read the first `readahead_bytes` ahead
+/// (`DbOptions::compaction_readahead_size`; 0 for none). The table reader has no readahead of its
+/// own, so further windows rely on the OS's sequential readahead that the advice enables.
+///
+/// # Errors
+/// Errors opening the file or from [`Table::open`]. Failed hints are not errors: they change
+/// nothing that is read.
+pub fn open_input_table(
+    fs: &dyn FileSystem,
+    path: &Path,
+    file_size: u64,
+    options: &TableOptions,
+    readahead_bytes: u64,
+) -> Result<Arc<Table>> {
+    let file = fs.open_read(path)?;
+    let _ = file.advise(AccessPattern::Sequential);
+    if readahead_bytes > 0 {
+        let _ = file.readahead(0, readahead_bytes.min(file_size));
+    }
+    Ok(Arc::new(Table::open(file, path, file_size, options)?))
+}
+
+/// One compaction's output settings. See the module contract.
+pub struct CompactionJob<'a> {
+    /// The file system the outputs are written through.
+    pub fs: &'a dyn FileSystem,
+    /// The database directory the outputs go to.
+    pub dir: &'a Path,
+    /// The database options (write-behind for the outputs).
+    pub db_options: &'a DbOptions,
+    /// The column family's options (table options, compression per level).
+    pub cf_options: &'a CfOptions,
+    /// The level the outputs are written to.
+    pub output_level: usize,
+    /// An output is cut at the first user-key boundary after its estimated size reaches this
+    /// many bytes (RocksDB's `target_file_size_base` scaled for the level). 0 cuts at every user
+    /// key.
+    pub target_file_size: u64,
+    /// An output is cut before it overlaps more than this many bytes of grandparent files
+    /// (RocksDB's `max_compaction_bytes`), so that compacting it later into the next level stays
+    /// bounded. 0 disables the limit.
+    pub max_grandparent_overlap_bytes: u64,
+    /// The files of level `output_level + 1`, sorted by key (empty for the last level).
+    pub grandparents: &'a [FileMetaData],
+    /// What to keep: snapshots, bottommost, merge operator, compaction filter.
+    pub iter_options: CompactionIterOptions,
+}
+
+impl fmt::Debug for CompactionJob<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompactionJob")
+            .field("dir", &self.dir)
+            .field("output_level", &self.output_level)
+            .field("target_file_size", &self.target_file_size)
+            .field(
+                "max_grandparent_overlap_bytes",
+                &self.max_grandparent_overlap_bytes,
+            )
+            .field("grandparents", &self.grandparents.len())
+            .field("iter_options", &self.iter_options)
+            .finish()
+    }
+}
+
+/// What a finished compaction job produced.
+#[derive(Debug, Clone, Default)]
+pub struct CompactionJobResult {
+    /// The output files, in key order, synced and named in a synced directory.
+    pub outputs: Vec<FileMetaData>,
+    /// Total size of the input files.
+    pub bytes_read: u64,
+    /// Total size of the output files.
+    pub bytes_written: u64,
+    /// What the compaction iterator kept and dropped.
+    pub stats: CompactionIterStats,
+    /// Range tombstones written (after clipping; one spanning a cut counts once per output).
+    pub range_deletions_written: u64,
+    /// Input range tombstones dropped (obsolete at the bottommost level).
+    pub range_deletions_dropped: u64,
+    /// Wall time of the job.
+    pub elapsed: Duration,
+}
+
+impl CompactionJob<'_> {
+    /// Runs the compaction of `input`, naming outputs with numbers from `new_file_number`.
+    ///
+    /// # Errors
+    /// Any input error (I/O, corruption), merge failure or output I/O error. Every file the job
+    /// created has then been deleted.
+    pub fn run(
+        &self,
+        input: CompactionInput,
+        new_file_number: &mut dyn FnMut() -> u64,
+    ) -> Result<CompactionJobResult> {
+        let start = Instant::now();
+        let mut created = Vec::new();
+        match self.write_outputs(input, new_file_number, &mut created) {
+            Ok(mut r) => {
+                r.elapsed = start.elapsed();
+                Ok(r)
+            }
+            Err(e) => {
+                for path in &created {
+                    let _ = self.fs.remove(path);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn write_outputs(
+        &self,
+        input: CompactionInput,
+        new_file_number: &mut dyn FnMut() -> u64,
+        created: &mut Vec<PathBuf>,
+    ) -> Result<CompactionJobResult> {
+        let CompactionInput {
+            iter,
+            range_deletions,
+            bytes,
+        } = input;
+        let (kept, dropped) = range_deletions_to_keep(&range_deletions, &self.iter_options);
+        let mut result = CompactionJobResult {
+            bytes_read: bytes,
+            range_deletions_dropped: dropped,
+            ..CompactionJobResult::default()
+        };
+        let topts = self.cf_options.table_options_for_output(
+            self.db_options,
+            self.output_level,
+            self.iter_options.bottommost,
+        );
+        let mut splitter = TombstoneSplitter::new(kept);
+        let mut grandparents =
+            GrandparentTracker::new(self.grandparents, self.max_grandparent_overlap_bytes);
+        let mut citer = CompactionIterator::new(
+            iter,
+            RangeDelSet::new(range_deletions),
+            self.iter_options.clone(),
+        );
+        let mut out: Option<Output> = None;
+        // Where the next output's share of the key space starts (invariant 2).
+        let mut lower: Option<Vec<u8>> = None;
+        citer.seek_to_first();
+        while citer.valid() {
+            let key = citer.key();
+            let uk = user_key(key);
+            let new_user_key = out.as_ref().is_none_or(|o| o.last_user_key != uk);
+            if new_user_key {
+                let overlap_exceeded = grandparents.should_stop_before(key);
+                let full = out
+                    .as_ref()
+                    .is_some_and(|o| o.builder.estimated_file_size() >= self.target_file_size);
+                if let Some(o) = out.take_if(|_| overlap_exceeded || full) {
+                    let upper = successor(&o.last_user_key);
+                    self.finish_output(
+                        o,
+                        lower.as_deref(),
+                        Some(&upper),
+                        &mut splitter,
+                        &mut result,
+                    )?;
+                    lower = Some(upper);
+                }
+            }
+            if out.is_none() {
+                out = Some(self.open_output(new_file_number(), &topts, created)?);
+            }
+            let o = out.as_mut().expect("an output is open");
+            o.builder.add(key, citer.value())?;
+            if new_user_key {
+                o.last_user_key.clear();
+                o.last_user_key.extend_from_slice(uk);
+            }
+            citer.next();
+        }
+        citer.status()?;
+        if out.is_none() && splitter.has_remaining() {
+            // Only range tombstones survive: one output holds them.
+            out = Some(self.open_output(new_file_number(), &topts, created)?);
+        }
+        if let Some(o) = out {
+            self.finish_output(o, lower.as_deref(), None, &mut splitter, &mut result)?;
+        }
+        if !created.is_empty() {
+            self.fs.sync_dir(self.dir)?;
+        }
+        result.stats = *citer.stats();
+        result.bytes_written = result.outputs.iter().map(|m| m.size).sum();
+        Ok(result)
+    }
+
+    fn open_output(
+        &self,
+        number: u64,
+        options: &TableOptions,
+        created: &mut Vec<PathBuf>,
+    ) -> Result<Output> {
+        let path = self.dir.join(table_file_name(number));
+        // Recorded before the create, so that a half-created file is removed on error too.
+        created.push(path.clone());
+        let file = self.fs.create(&path)?;
+        let builder = TableBuilder::new(file, &path, options)?;
+        Ok(Output {
+            number,
+            path,
+            builder,
+            last_user_key: Vec::new(),
+        })
+    }
+
+    /// Adds the output's share of the tombstones (`[lower, upper)`), finishes (and syncs) it and
+    /// records its metadata in `result` (invariant 3).
+    fn finish_output(
+        &self,
+        mut o: Output,
+        lower: Option<&[u8]>,
+        upper: Option<&[u8]>,
+        splitter: &mut TombstoneSplitter,
+        result: &mut CompactionJobResult,
+    ) -> Result<()> {
+        let tombstones = splitter.take(lower, upper);
+        let reaches_upper = upper.is_some_and(|u| tombstones.iter().any(|t| t.end == u));
+        for t in &tombstones {
+            o.builder.add_range_deletion(&t.start, &t.end, t.seq)?;
+        }
+        result.range_deletions_written += tombstones.len() as u64;
+        let built = o.builder.finish()?;
+        let (Some(smallest), Some(largest)) = (built.smallest(), built.largest()) else {
+            // Cannot happen (an output is opened for an entry or a tombstone); nothing to record.
+            self.fs.remove(&o.path)?;
+            return Ok(());
+        };
+        let largest = if reaches_upper {
+            make_internal_key(&o.last_user_key, 0, ValueKind::Delete)
+        } else {
+            largest.to_vec()
+        };
+        debug_assert!(compare_internal(smallest, &largest).is_le());
+        result.outputs.push(FileMetaData {
+            number: o.number,
+            size: built.file_size,
+            smallest: smallest.to_vec(),
+            largest,
+            smallest_seqno: built.properties.smallest_seqno,
+            largest_seqno: built.properties.largest_seqno,
+            ..FileMetaData::default()
+        });
+        Ok(())
+    }
+}
+
+/// An output table being written.
+struct Output {
+    number: u64,
+    path: PathBuf,
+    builder: TableBuilder,
+    /// The user key of the last point entry added (empty before the first).
+    last_user_key: Vec<u8>,
+}
+
+/// The smallest user key after `k`: `k` followed by a zero byte.
+fn successor(k: &[u8]) -> Vec<u8> {
+    let mut s = Vec::with_capacity(k.len() + 1);
+    s.extend_from_slice(k);
+    s.push(0);
+    s
+}
+
+/// Hands each output its share of the kept range tombstones (invariant 2). Outputs ask in key
+/// order with adjacent `[lower, upper)` ranges.
+#[derive(Debug)]
+struct TombstoneSplitter {
+    /// Sorted by start.
+    tombstones: Vec<Tombstone>,
+    /// Index of the first tombstone not yet handed to any output.
+    next: usize,
+    /// Tombstones handed out that reach past the last `upper`.
+    spanning: Vec<Tombstone>,
+}
+
+impl TombstoneSplitter {
+    fn new(mut tombstones: Vec<Tombstone>) -> Self {
+        tombstones.sort_by(|a, b| a.start.cmp(&b.start));
+        TombstoneSplitter {
+            tombstones,
+            next: 0,
+            spanning: Vec::new(),
+        }
+    }
+
+    fn has_remaining(&self) -> bool {
+        self.next < self.tombstones.len() || !self.spanning.is_empty()
+    }
+
+    /// The tombstones' parts inside `[lower, upper)` (`None` is unbounded). Requires `lower` to
+    /// be the previous call's `upper`.
+    fn take(&mut self, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Vec<Tombstone> {
+        while let Some(t) = self.tombstones.get(self.next) {
+            if upper.is_some_and(|u| t.start.as_slice() >= u) {
+                break;
+            }
+            self.spanning.push(t.clone());
+            self.next += 1;
+        }
+        let mut out = Vec::new();
+        for t in &self.spanning {
+            let start = match lower {
+                Some(l) if l > t.start.as_slice() => l,
+                _ => t.start.as_slice(),
+            };
+            let end = match upper {
+                Some(u) if u < t.end.as_slice() => u,
+                _ => t.end.as_slice(),
+            };
+            if start < end {
+                out.push(Tombstone::new(start, end, t.seq));
+            }
+        }
+        self.spanning
+            .retain(|t| upper.is_some_and(|u| t.end.as_slice() > u));
+        out
+    }
+}
+
+/// Tracks how many bytes of grandparent files the current output overlaps (RocksDB's and
+/// LevelDB's `ShouldStopBefore`): the sizes of the grandparent files that the output's keys
+/// have passed since its first key.
+#[derive(Debug)]
+struct GrandparentTracker<'a> {
+    files: &'a [FileMetaData],
+    index: usize,
+    seen_key: bool,
+    overlapped_bytes: u64,
+    limit: u64,
+}
+
+impl<'a> GrandparentTracker<'a> {
+    fn new(files: &'a [FileMetaData], limit: u64) -> Self {
+        GrandparentTracker {
+            files,
+            index: 0,
+            seen_key: false,
+            overlapped_bytes: 0,
+            limit,
+        }
+    }
+
+    /// True when the output should end before `ikey` (keys arrive in increasing order); the
+    /// count restarts then.
+    fn should_stop_before(&mut self, ikey: &[u8]) -> bool {
+        while let Some(f) = self.files.get(self.index) {
+            if compare_internal(ikey, &f.largest).is_le() {
+                break;
+            }
+            if self.seen_key {
+                self.overlapped_bytes += f.size;
+            }
+            self.index += 1;
+        }
+        self.seen_key = true;
+        if self.limit > 0 && self.overlapped_bytes > self.limit {
+            self.overlapped_bytes = 0;
+            return true;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+#[path = "job_tests.rs"]
+mod tests;

@@ -1,0 +1,564 @@
+//! Tests of the compaction job on an in-memory file system: cutting, tombstone clipping, file
+//! metadata, end-to-end equivalence with the model, and fault injection.
+
+use std::path::Path;
+
+use super::*;
+use crate::compaction::iter::tests::{entry, model_read, VecIter};
+use crate::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
+use crate::iter::InternalIterator;
+use crate::merge::{MergeOperator, StringAppendOperator};
+use crate::types::{compare_internal, make_internal_key, CompressionType, ParsedKey, MAX_SEQUENCE};
+use crate::version::{parse_file_name, FileType};
+
+const DIR: &str = "/db";
+
+fn mem_fs() -> MemFs {
+    let fs = MemFs::new();
+    fs.create_dir_all(Path::new(DIR)).expect("mkdir");
+    fs
+}
+
+fn cf_options() -> CfOptions {
+    let mut cf = CfOptions {
+        compression: CompressionType::None,
+        ..CfOptions::default()
+    };
+    cf.table.block_size = 512;
+    cf.merge_operator = Some(Arc::new(StringAppendOperator::new(b",")));
+    cf
+}
+
+/// Runs a job over `entries` and `tombstones` with the given cut settings.
+#[allow(clippy::too_many_arguments)]
+fn run_job(
+    fs: &dyn FileSystem,
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    tombstones: Vec<Tombstone>,
+    target: u64,
+    grandparents: &[FileMetaData],
+    gp_limit: u64,
+    iter_options: CompactionIterOptions,
+    fail_input_at: Option<usize>,
+) -> Result<CompactionJobResult> {
+    let db = DbOptions::default();
+    let cf = cf_options();
+    let job = CompactionJob {
+        fs,
+        dir: Path::new(DIR),
+        db_options: &db,
+        cf_options: &cf,
+        output_level: 2,
+        target_file_size: target,
+        max_grandparent_overlap_bytes: gp_limit,
+        grandparents,
+        iter_options,
+    };
+    let mut it = VecIter::new(entries);
+    if let Some(i) = fail_input_at {
+        it = it.failing_at(i);
+    }
+    let input = CompactionInput {
+        iter: Box::new(it),
+        range_deletions: tombstones,
+        bytes: 1234,
+    };
+    let mut next = 100;
+    job.run(input, &mut || {
+        next += 1;
+        next
+    })
+}
+
+fn iter_options(snapshots: &[u64], bottommost: bool) -> CompactionIterOptions {
+    CompactionIterOptions {
+        snapshots: snapshots.to_vec(),
+        bottommost,
+        merge_operator: Some(Arc::new(StringAppendOperator::new(b","))),
+        zero_sequence_numbers: true,
+        ..CompactionIterOptions::default()
+    }
+}
+
+/// The entries and tombstones of an output table.
+type Contents = (Vec<(Vec<u8>, Vec<u8>)>, Vec<Tombstone>);
+
+fn read_output(fs: &dyn FileSystem, meta: &FileMetaData) -> Contents {
+    let path = Path::new(DIR).join(table_file_name(meta.number));
+    assert_eq!(fs.size(&path).expect("size"), meta.size);
+    let table = open_input_table(fs, &path, meta.size, &TableOptions::default(), 1 << 20)
+        .expect("open output");
+    let mut it = table.iter();
+    let mut points = Vec::new();
+    it.seek_to_first();
+    while it.valid() {
+        points.push((it.key().to_vec(), it.value().to_vec()));
+        it.next();
+    }
+    it.status().expect("read");
+    let tombstones = table
+        .range_deletions()
+        .iter()
+        .map(|r| Tombstone::new(&r.begin, &r.end, r.seq))
+        .collect();
+    (points, tombstones)
+}
+
+fn sst_files(fs: &dyn FileSystem) -> Vec<String> {
+    let mut v: Vec<String> = fs
+        .list(Path::new(DIR))
+        .expect("list")
+        .into_iter()
+        .filter(|n| matches!(parse_file_name(n), Some((FileType::Table, _))))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Checks the outputs' metadata against their contents and each other: ranges cover the
+/// contents, seqno ranges match, outputs are sorted and disjoint in user-key space.
+fn check_outputs(fs: &dyn FileSystem, r: &CompactionJobResult) -> Vec<Contents> {
+    let contents: Vec<Contents> = r.outputs.iter().map(|m| read_output(fs, m)).collect();
+    for (m, (points, tombstones)) in r.outputs.iter().zip(&contents) {
+        assert!(!points.is_empty() || !tombstones.is_empty(), "empty output");
+        let mut seqs = Vec::new();
+        for (k, _) in points {
+            assert!(
+                compare_internal(&m.smallest, k).is_le(),
+                "file {}",
+                m.number
+            );
+            assert!(compare_internal(k, &m.largest).is_le(), "file {}", m.number);
+            seqs.push(ParsedKey::parse(k).expect("key").seq);
+        }
+        for t in tombstones {
+            let start = make_internal_key(&t.start, t.seq, ValueKind::RangeDelete);
+            assert!(compare_internal(&m.smallest, &start).is_le());
+            // Every user key the tombstone covers is within the file's user-key range.
+            assert!(user_key(&m.smallest) <= t.start.as_slice());
+            assert!(
+                t.end.as_slice() <= user_key(&m.largest)
+                    || t.end == successor(user_key(&m.largest))
+            );
+            seqs.push(t.seq);
+        }
+        assert_eq!(m.smallest_seqno, *seqs.iter().min().expect("entries"));
+        assert_eq!(m.largest_seqno, *seqs.iter().max().expect("entries"));
+    }
+    for w in r.outputs.windows(2) {
+        assert!(
+            user_key(&w[0].largest) < user_key(&w[1].smallest),
+            "outputs {} and {} overlap",
+            w[0].number,
+            w[1].number
+        );
+    }
+    assert_eq!(
+        r.bytes_written,
+        r.outputs.iter().map(|m| m.size).sum::<u64>()
+    );
+    contents
+}
+
+fn key(i: usize) -> String {
+    format!("key{i:05}")
+}
+
+#[test]
+fn cuts_at_the_target_size_without_splitting_a_user_key() {
+    let fs = mem_fs();
+    let mut entries = Vec::new();
+    let mut seq = 1;
+    for i in 0..300 {
+        // Key 150 has many versions, all visible to some snapshot: they must stay together.
+        let versions = if i == 150 { 60 } else { 1 + i % 3 };
+        for _ in 0..versions {
+            entries.push(entry(&key(i), seq, ValueKind::Put, &"v".repeat(100)));
+            seq += 1;
+        }
+    }
+    let snapshots: Vec<u64> = (1..seq).collect();
+    let want = {
+        let mut it = CompactionIterator::new(
+            VecIter::new(entries.clone()),
+            RangeDelSet::default(),
+            iter_options(&snapshots, false),
+        );
+        let mut v = Vec::new();
+        it.seek_to_first();
+        while it.valid() {
+            v.push((it.key().to_vec(), it.value().to_vec()));
+            it.next();
+        }
+        v
+    };
+    let r = run_job(
+        &fs,
+        entries,
+        Vec::new(),
+        4096,
+        &[],
+        0,
+        iter_options(&snapshots, false),
+        None,
+    )
+    .expect("job");
+    assert!(r.outputs.len() >= 10, "{} outputs", r.outputs.len());
+    let contents = check_outputs(&fs, &r);
+    let all: Vec<_> = contents.iter().flat_map(|c| c.0.iter().cloned()).collect();
+    assert_eq!(all, want, "the outputs hold exactly what the iterator kept");
+    let with_150: Vec<_> = contents
+        .iter()
+        .filter(|c| c.0.iter().any(|(k, _)| user_key(k) == key(150).as_bytes()))
+        .collect();
+    assert_eq!(with_150.len(), 1);
+    assert_eq!(
+        with_150[0]
+            .0
+            .iter()
+            .filter(|(k, _)| user_key(k) == key(150).as_bytes())
+            .count(),
+        60
+    );
+    for (m, c) in r.outputs.iter().zip(&contents).take(r.outputs.len() - 1) {
+        assert!(m.size >= 4096, "cut before the target: {}", m.size);
+        assert_eq!(m.smallest, c.0[0].0);
+        assert_eq!(m.largest, c.0.last().expect("points").0);
+    }
+    assert_eq!(r.bytes_read, 1234);
+    assert_eq!(r.stats.keys_in, seq - 1);
+    assert_eq!(sst_files(&fs).len(), r.outputs.len());
+}
+
+#[test]
+fn cuts_where_grandparent_overlap_passes_the_limit() {
+    let gp: Vec<FileMetaData> = (0..10)
+        .map(|i| FileMetaData {
+            number: 50 + i as u64,
+            size: 1000,
+            smallest: make_internal_key(key(i * 10).as_bytes(), 1, ValueKind::Put),
+            largest: make_internal_key(key(i * 10 + 9).as_bytes(), 1, ValueKind::Put),
+            ..FileMetaData::default()
+        })
+        .collect();
+    let entries: Vec<_> = (0..100)
+        .map(|i| entry(&key(i), 5, ValueKind::Put, "v"))
+        .collect();
+    let fs = mem_fs();
+    let r = run_job(
+        &fs,
+        entries.clone(),
+        Vec::new(),
+        u64::MAX,
+        &gp,
+        2500,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    let firsts: Vec<Vec<u8>> = r
+        .outputs
+        .iter()
+        .map(|m| user_key(&m.smallest).to_vec())
+        .collect();
+    let want: Vec<Vec<u8>> = [0, 30, 60, 90]
+        .iter()
+        .map(|&i| key(i).into_bytes())
+        .collect();
+    assert_eq!(firsts, want);
+    check_outputs(&fs, &r);
+    // Without a limit: one output.
+    let fs = mem_fs();
+    let r = run_job(
+        &fs,
+        entries,
+        Vec::new(),
+        u64::MAX,
+        &gp,
+        0,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    assert_eq!(r.outputs.len(), 1);
+}
+
+#[test]
+fn clips_range_tombstones_to_each_output() {
+    let fs = mem_fs();
+    // Points newer than the tombstones survive; the tombstones must still reach the levels below
+    // for every key of their range, including keys between the outputs' point keys.
+    let entries: Vec<_> = (0..200)
+        .map(|i| entry(&key(i * 2), 100 + i as u64, ValueKind::Put, &"x".repeat(64)))
+        .collect();
+    let tombstones = vec![
+        Tombstone::new(b"a", b"zz", 5),
+        Tombstone::new(key(100).as_bytes(), key(101).as_bytes(), 7),
+        Tombstone::new(b"zz", b"zzz", 9),
+    ];
+    let r = run_job(
+        &fs,
+        entries,
+        tombstones.clone(),
+        2048,
+        &[],
+        0,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    assert!(r.outputs.len() >= 5);
+    let contents = check_outputs(&fs, &r);
+    // The pieces of the big tombstone tile [a, zz) without gap or overlap.
+    let mut pieces: Vec<(Vec<u8>, Vec<u8>)> = contents
+        .iter()
+        .flat_map(|c| c.1.iter().filter(|t| t.seq == 5))
+        .map(|t| (t.start.clone(), t.end.clone()))
+        .collect();
+    pieces.sort();
+    assert_eq!(pieces.len(), r.outputs.len());
+    assert_eq!(pieces[0].0, b"a");
+    assert_eq!(pieces.last().expect("pieces").1, b"zz");
+    for w in pieces.windows(2) {
+        assert_eq!(w[0].1, w[1].0, "gap or overlap between outputs");
+    }
+    // Non-last outputs whose tombstone reaches the cut record (last key, 0, Delete) as largest.
+    for (m, c) in r.outputs.iter().zip(&contents).take(r.outputs.len() - 1) {
+        let last = user_key(&c.0.last().expect("points").0).to_vec();
+        assert_eq!(m.largest, make_internal_key(&last, 0, ValueKind::Delete));
+    }
+    // Every key (also ones no output holds) is covered as before, at every level of the search.
+    let all_t: Vec<Tombstone> = contents.iter().flat_map(|c| c.1.iter().cloned()).collect();
+    for probe in [
+        "a",
+        "key00001",
+        "key00100",
+        "key00100\0",
+        "key00399",
+        "key00400",
+        "zz",
+        "zzy",
+    ] {
+        let covering = |ts: &[Tombstone]| {
+            ts.iter()
+                .filter(|t| {
+                    t.start.as_slice() <= probe.as_bytes() && probe.as_bytes() < t.end.as_slice()
+                })
+                .map(|t| t.seq)
+                .max()
+        };
+        assert_eq!(covering(&all_t), covering(&tombstones), "{probe:?}");
+    }
+    assert_eq!(r.range_deletions_dropped, 0);
+    assert!(r.range_deletions_written >= 3);
+}
+
+#[test]
+fn tombstones_alone_and_obsolete_tombstones() {
+    let fs = mem_fs();
+    let r = run_job(
+        &fs,
+        Vec::new(),
+        vec![Tombstone::new(b"b", b"d", 5)],
+        1 << 20,
+        &[],
+        0,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    assert_eq!(r.outputs.len(), 1);
+    let m = &r.outputs[0];
+    assert_eq!(
+        m.smallest,
+        make_internal_key(b"b", 5, ValueKind::RangeDelete)
+    );
+    assert_eq!(
+        m.largest,
+        make_internal_key(b"d", MAX_SEQUENCE, ValueKind::RangeDelete)
+    );
+    check_outputs(&fs, &r);
+    // At the bottom everything is gone: no output at all.
+    let fs = mem_fs();
+    let r = run_job(
+        &fs,
+        vec![entry("c", 3, ValueKind::Put, "v")],
+        vec![Tombstone::new(b"b", b"d", 5)],
+        1 << 20,
+        &[],
+        0,
+        iter_options(&[], true),
+        None,
+    )
+    .expect("job");
+    assert!(r.outputs.is_empty());
+    assert_eq!(r.range_deletions_dropped, 1);
+    assert_eq!(r.stats.dropped_range_deletion, 1);
+    assert!(sst_files(&fs).is_empty());
+}
+
+/// Builds table `number` from entries and tombstones.
+fn build_table(
+    fs: &dyn FileSystem,
+    number: u64,
+    mut entries: Vec<(Vec<u8>, Vec<u8>)>,
+    tombstones: &[Tombstone],
+) -> Arc<Table> {
+    entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
+    let path = Path::new(DIR).join(table_file_name(number));
+    let mut b = TableBuilder::new(
+        fs.create(&path).expect("create"),
+        &path,
+        &TableOptions::default(),
+    )
+    .expect("builder");
+    for (k, v) in &entries {
+        b.add(k, v).expect("add");
+    }
+    for t in tombstones {
+        b.add_range_deletion(&t.start, &t.end, t.seq).expect("add");
+    }
+    let built = b.finish().expect("finish");
+    open_input_table(
+        fs,
+        &path,
+        built.file_size,
+        &TableOptions::default(),
+        64 << 10,
+    )
+    .expect("open")
+}
+
+#[test]
+fn compacting_tables_preserves_what_readers_see() {
+    let fs = mem_fs();
+    let mut older = Vec::new();
+    let mut newer = Vec::new();
+    for i in 0..80 {
+        let k = key(i);
+        older.push(entry(&k, 1 + i as u64, ValueKind::Put, &format!("old{i}")));
+        let seq = 200 + i as u64;
+        match i % 5 {
+            0 => newer.push(entry(&k, seq, ValueKind::Put, &format!("new{i}"))),
+            1 => newer.push(entry(&k, seq, ValueKind::Delete, "")),
+            2 => newer.push(entry(&k, seq, ValueKind::Merge, &format!("m{i}"))),
+            3 => newer.push(entry(&k, seq, ValueKind::SingleDelete, "")),
+            _ => {}
+        }
+    }
+    let t_older = [Tombstone::new(key(70).as_bytes(), key(75).as_bytes(), 150)];
+    let t_newer = [Tombstone::new(key(10).as_bytes(), key(20).as_bytes(), 210)];
+    let a = build_table(&fs, 7, older.clone(), &t_older);
+    let b = build_table(&fs, 8, newer.clone(), &t_newer);
+    let input = CompactionInput::from_tables(&[a.clone(), b.clone()]);
+    assert_eq!(input.bytes, a.file_size() + b.file_size());
+    assert_eq!(input.range_deletions.len(), 2);
+    let snapshots = [40, 205];
+    for bottommost in [false, true] {
+        let db = DbOptions::default();
+        let cf = cf_options();
+        let job = CompactionJob {
+            fs: &fs,
+            dir: Path::new(DIR),
+            db_options: &db,
+            cf_options: &cf,
+            output_level: 1,
+            target_file_size: 1024,
+            max_grandparent_overlap_bytes: 0,
+            grandparents: &[],
+            iter_options: iter_options(&snapshots, bottommost),
+        };
+        let mut n = if bottommost { 300 } else { 200 };
+        let r = job
+            .run(
+                CompactionInput::from_tables(&[a.clone(), b.clone()]),
+                &mut || {
+                    n += 1;
+                    n
+                },
+            )
+            .expect("job");
+        assert!(r.outputs.len() > 1);
+        let contents = check_outputs(&fs, &r);
+        let out_points: Vec<_> = contents.iter().flat_map(|c| c.0.iter().cloned()).collect();
+        let out_t: Vec<_> = contents.iter().flat_map(|c| c.1.iter().cloned()).collect();
+        let in_points: Vec<_> = older.iter().chain(&newer).cloned().collect();
+        let in_t: Vec<_> = t_older.iter().chain(&t_newer).cloned().collect();
+        let op = StringAppendOperator::new(b",");
+        for i in 0..81 {
+            for s in [40, 205, MAX_SEQUENCE] {
+                let k = key(i);
+                assert_eq!(
+                    model_read(
+                        &out_points,
+                        &out_t,
+                        k.as_bytes(),
+                        s,
+                        &op as &dyn MergeOperator
+                    ),
+                    model_read(&in_points, &in_t, k.as_bytes(), s, &op),
+                    "key {k} at {s}, bottommost {bottommost}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn failures_leave_no_partial_outputs() {
+    let entries: Vec<_> = (0..400)
+        .map(|i| entry(&key(i), 10 + i as u64, ValueKind::Put, &"y".repeat(50)))
+        .collect();
+    let tombstones = vec![Tombstone::new(b"a", b"z", 5)];
+    let mut fired = 0;
+    for op in [OpKind::Create, OpKind::Write, OpKind::Sync, OpKind::SyncDir] {
+        for k in 1..40 {
+            let mem = mem_fs();
+            let fs = FaultFs::new(mem.shared(), 1);
+            fs.add_rule(FaultRule::nth(op, k, FaultKind::Eio));
+            let result = run_job(
+                &fs,
+                entries.clone(),
+                tombstones.clone(),
+                4096,
+                &[],
+                0,
+                iter_options(&[], false),
+                None,
+            );
+            match result {
+                Err(e) => {
+                    fired += 1;
+                    assert!(fs.injected() > 0, "{op:?} #{k}: error without a fault: {e}");
+                    assert!(!e.is_corruption(), "{e}");
+                    assert!(
+                        sst_files(&mem).is_empty(),
+                        "{op:?} #{k} left {:?}",
+                        sst_files(&mem)
+                    );
+                }
+                Ok(r) => {
+                    assert_eq!(fs.injected(), 0, "{op:?} #{k}: a fault went unreported");
+                    assert!(r.outputs.len() > 1);
+                    assert_eq!(sst_files(&mem).len(), r.outputs.len());
+                }
+            }
+        }
+    }
+    assert!(fired > 20, "only {fired} faults fired");
+    // An input error midway: the error comes back and the outputs written so far are gone.
+    let mem = mem_fs();
+    let e = run_job(
+        &mem,
+        entries,
+        tombstones,
+        4096,
+        &[],
+        0,
+        iter_options(&[], false),
+        Some(300),
+    )
+    .expect_err("input error");
+    assert!(e.is_corruption());
+    assert!(sst_files(&mem).is_empty());
+}
