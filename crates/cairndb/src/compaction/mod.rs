@@ -11,8 +11,4 @@ pub mod picker;
 pub mod plan;
 
 #[cfg(test)]
-mod iter_tests;
-#[cfg(test)]
-mod job_tests;
-#[cfg(test)]
 mod picker_tests;

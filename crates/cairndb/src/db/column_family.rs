@@ -204,6 +204,8 @@ impl Db {
                 data: Arc::clone(&data),
                 mem,
                 imms: Default::default(),
+                running: Default::default(),
+                stats: Default::default(),
             },
         );
         Ok(ColumnFamily { data })
@@ -227,7 +229,13 @@ impl Db {
         inner.check_open()?;
         // A running flush of this family would otherwise install an edit for a family that no
         // longer exists.
-        while st.leader_active || st.flushing {
+        while st.leader_active
+            || st.flushing
+            || st
+                .cfs
+                .get(&cf.data.id)
+                .is_some_and(|c| !c.running.is_empty())
+        {
             inner.cond.wait(&mut st);
         }
         cf.data.check_live()?;

@@ -173,7 +173,8 @@ impl DbInner {
             Err(e) => st.flush_error = Some(e.to_string()),
         }
         self.cond.notify_all();
-        self.bg_cond.notify_one();
+        // The flush thread and the compaction threads (a new L0 file may need compacting).
+        self.bg_cond.notify_all();
         result
     }
 
@@ -215,6 +216,7 @@ impl DbInner {
         st.cf_mut(id).imms.pop_front();
         self.publish_view(st, id);
         self.delete_obsolete_files(st);
+        self.update_pressure(st);
         Ok(())
     }
 

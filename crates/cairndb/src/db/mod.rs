@@ -31,6 +31,7 @@
 //!    ever loses a suffix of the history.
 
 mod column_family;
+mod compact;
 mod flush;
 mod iter;
 mod open;
@@ -52,7 +53,10 @@ use parking_lot::{Condvar, Mutex};
 pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use iter::DbIter;
 
+use crate::compaction::plan::RunningCompactions;
 use column_family::CfData;
+pub use compact::{CompactionStats, LevelStats};
+use write_control::WriteController;
 
 use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
@@ -121,6 +125,7 @@ struct Queued {
     batch: WriteBatch,
     sync: bool,
     disable_wal: bool,
+    no_slowdown: bool,
 }
 
 /// One column family's write side, guarded by the state mutex.
@@ -129,6 +134,10 @@ struct CfState {
     mem: Arc<MemTable>,
     /// Oldest first.
     imms: VecDeque<Imm>,
+    /// The family's compactions in progress (their inputs and output ranges).
+    running: RunningCompactions,
+    /// What its compactions did, by output level.
+    stats: CompactionStats,
 }
 
 /// Everything the state mutex guards.
@@ -145,6 +154,10 @@ struct DbState {
     flushing: bool,
     /// The last background flush error, cleared by the next successful flush.
     flush_error: Option<String>,
+    /// The last compaction error, cleared by the next successful compaction.
+    compaction_error: Option<String>,
+    /// The admission rate of writes under compaction debt.
+    write_control: WriteController,
     /// The commit queue; its head is or becomes the leader.
     writers: VecDeque<Queued>,
     /// Results of followers committed by a leader, by writer id.
@@ -198,7 +211,8 @@ struct DbInner {
 /// An open database. See the module contract.
 pub struct Db {
     inner: Arc<DbInner>,
-    flusher: Mutex<Option<JoinHandle<()>>>,
+    /// The flush thread and the compaction threads, joined by close.
+    workers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for Db {
@@ -315,8 +329,8 @@ impl Db {
             self.inner.bg_cond.notify_all();
             result
         };
-        if let Some(handle) = self.flusher.lock().take() {
-            // A panicking flush thread is a bug; it already left the state consistent.
+        for handle in std::mem::take(&mut *self.workers.lock()) {
+            // A panicking background thread is a bug; it already left the state consistent.
             let _ = handle.join();
         }
         self.inner.state.lock()._lock = None;

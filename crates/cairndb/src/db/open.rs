@@ -27,8 +27,10 @@ use parking_lot::{Condvar, Mutex};
 
 use super::column_family::{new_cf_data, ColumnFamilyDescriptor};
 use super::flush::build_l0_table;
-use super::{CfState, Db, DbInner, DbState, DroppedWalBytes, RecoveryReport};
+use super::write_control::WriteController;
+use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, RecoveryReport};
 use crate::batch::WriteBatch;
+use crate::compaction::plan::RunningCompactions;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
 use crate::memtable::{MemTable, MemTableOptions, DEFAULT_BLOCK_SIZE};
@@ -98,10 +100,11 @@ impl Db {
         check_descriptors(&families)?;
         let dir = path.as_ref().to_path_buf();
         let inner = Arc::new(open_inner(fs, &dir, options, families)?);
-        let flusher = super::flush::spawn_flusher(Arc::clone(&inner))?;
+        let mut workers = vec![super::flush::spawn_flusher(Arc::clone(&inner))?];
+        workers.extend(super::compact::spawn_compactors(&inner)?);
         Ok(Db {
             inner,
-            flusher: Mutex::new(Some(flusher)),
+            workers: Mutex::new(workers),
         })
     }
 }
@@ -236,6 +239,8 @@ fn open_inner(
             data: Arc::new(data),
             mem,
             imms: VecDeque::new(),
+            running: RunningCompactions::new(),
+            stats: CompactionStats::default(),
         };
         cfs.insert(info.id, state);
     }
@@ -251,6 +256,8 @@ fn open_inner(
             poisoned: None,
             flushing: false,
             flush_error: None,
+            compaction_error: None,
+            write_control: WriteController::new(&options.db),
             writers: VecDeque::new(),
             results: HashMap::new(),
             next_writer_id: 0,

@@ -15,16 +15,21 @@
 //!    variable for the flush thread instead of growing memory without bound; if the last flush
 //!    failed it gets that error instead of waiting (the flush thread retries, and writes
 //!    resume once a flush succeeds).
+//! 5. Under compaction debt the leader's batch waits as the write controller says
+//!    (`write_control.rs`) before anything is written; a stopped database waits for compaction
+//!    and, if compaction keeps failing, returns that error rather than waiting forever.
 //! 4. At most one leader at a time (`leader_active`); groups are committed in queue order, so
 //!    sequence numbers follow WAL order. While a leader is active, nothing else switches the
 //!    memtable, takes the WAL or closes it.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use parking_lot::MutexGuard;
 
 use super::open::{create_wal, new_memtable};
+use super::write_control::Admission;
 use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
@@ -196,6 +201,7 @@ impl DbInner {
             batch,
             sync: opts.sync,
             disable_wal: opts.disable_wal,
+            no_slowdown: opts.no_slowdown,
         });
         loop {
             if let Some(result) = st.results.remove(&id) {
@@ -219,7 +225,8 @@ impl DbInner {
         let checked = self
             .check_writable(st)
             .and_then(|()| check_families(st, &st.writers[0].batch))
-            .and_then(|()| self.make_room(st));
+            .and_then(|()| self.make_room(st))
+            .and_then(|()| self.throttle(st));
         if let Err(e) = checked {
             st.writers.pop_front();
             return Err(e);
@@ -267,6 +274,43 @@ impl DbInner {
                 }
                 st.poisoned = Some(why);
                 Err(e)
+            }
+        }
+    }
+
+    /// Holds the leader's batch back as the write controller says (invariant 5): sleeps with
+    /// the lock released while delayed, waits for compaction while stopped. With
+    /// `no_slowdown` the write fails with `Busy` instead.
+    fn throttle(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
+        let (bytes, no_slowdown) = {
+            let q = &st.writers[0];
+            (q.batch.data_size() as u64, q.no_slowdown)
+        };
+        loop {
+            match st.write_control.admit(bytes, Instant::now()) {
+                Admission::Now => return Ok(()),
+                Admission::After(_, cause) | Admission::Stopped(cause) if no_slowdown => {
+                    return Err(Error::Busy(format!(
+                        "write would be delayed by compaction debt ({}) and no_slowdown is set",
+                        cause.name()
+                    )));
+                }
+                Admission::After(delay, _) => {
+                    MutexGuard::unlocked(st, || std::thread::sleep(delay));
+                    return self.check_writable(st);
+                }
+                Admission::Stopped(_) => {
+                    if let Some(why) = &st.compaction_error {
+                        let msg = format!("writes are stopped and compaction fails ({why})");
+                        return Err(Error::io(
+                            "compaction",
+                            &self.dir,
+                            std::io::Error::other(msg),
+                        ));
+                    }
+                    let _ = self.cond.wait_for(st, Duration::from_millis(100));
+                    self.check_writable(st)?;
+                }
             }
         }
     }
@@ -333,7 +377,7 @@ impl DbInner {
             cf.imms.push_back(Imm { mem: old, next_log });
             self.publish_view(st, id);
         }
-        self.bg_cond.notify_one();
+        self.bg_cond.notify_all();
         Ok(())
     }
 

@@ -1,0 +1,451 @@
+//! Compaction inside the database: background threads pick a plan per column family
+//! (`compaction::picker`), run it without the state lock (`compaction::job`), and install the
+//! result with one MANIFEST edit; a trivial move is the edit alone. Manual compaction
+//! (`compact_range`) runs the same jobs on the caller's thread. After every install the write
+//! controller's pressure is recomputed from the new versions.
+//!
+//! Threads: `max(1, max_background_jobs − 1)` compaction threads beside the one flush thread, so
+//! a flush never waits behind a compaction. They sleep on `bg_cond`, which flushes, installs and
+//! close signal.
+//!
+//! Invariants:
+//! 1. A plan's input files are registered in its family's `RunningCompactions` from the pick
+//!    (under the lock) until its edit is installed or it failed, so no two jobs take the same
+//!    file and no two outputs overlap on a level.
+//! 2. Output files are protected by pending-output guards from their creation until the edit
+//!    that adds them is durable; a failed job deletes its outputs.
+//! 3. A family is dropped only while none of its compactions runs (drop waits), so every edit
+//!    names a live family.
+//! 4. The snapshots a job must respect are read after its inputs were fixed (under the lock, at
+//!    pick time); a snapshot taken later is above every input's sequence numbers, so it needs
+//!    nothing the job drops.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use parking_lot::MutexGuard;
+
+use super::write_control::{pressure, Cause, Debt, Pressure, Thresholds};
+use super::{CfData, ColumnFamily, Db, DbInner, DbState};
+use crate::compaction::iter::CompactionIterOptions;
+use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
+use crate::compaction::manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
+use crate::compaction::picker::{compaction_report, pick_compaction, PickerInput};
+use crate::compaction::plan::CompactionPlan;
+use crate::error::{Error, Result};
+use crate::types::SequenceNumber;
+use crate::version::filenames::table_file_name;
+use crate::version::{FileMetaData, PendingOutput};
+
+/// Pause before a compaction thread retries after a failed job.
+const RETRY_PAUSE: Duration = Duration::from_millis(200);
+
+/// Starts the background compaction threads.
+pub(super) fn spawn_compactors(inner: &Arc<DbInner>) -> Result<Vec<JoinHandle<()>>> {
+    let n = inner
+        .options
+        .db
+        .max_background_jobs
+        .saturating_sub(1)
+        .max(1);
+    (0..n)
+        .map(|i| {
+            let inner = Arc::clone(inner);
+            std::thread::Builder::new()
+                .name(format!("cairndb-compact-{i}"))
+                .spawn(move || compaction_loop(&inner))
+                .map_err(|e| Error::io("spawn", "compaction thread", e))
+        })
+        .collect()
+}
+
+fn compaction_loop(inner: &DbInner) {
+    let mut st = inner.state.lock();
+    loop {
+        if inner.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let picked = if st.versions.is_poisoned() {
+            None
+        } else {
+            inner.pick(&mut st)
+        };
+        let Some((id, plan)) = picked else {
+            inner.bg_cond.wait(&mut st);
+            continue;
+        };
+        if inner.run_plan(&mut st, id, &plan).is_err() {
+            // Recorded in `compaction_error`; pause so a persistent fault does not spin.
+            let _ = inner.bg_cond.wait_for(&mut st, RETRY_PAUSE);
+        }
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl DbInner {
+    /// The first family with a compaction to run, its plan registered (invariant 1).
+    fn pick(&self, st: &mut DbState) -> Option<(u32, CompactionPlan)> {
+        let now = now_secs();
+        let versions = &st.versions;
+        for (&id, cf) in st.cfs.iter_mut() {
+            let version = versions.current(id)?;
+            let input = PickerInput {
+                version: &version,
+                options: &cf.data.options,
+                running: &cf.running,
+                now_secs: now,
+            };
+            if let Some(plan) = pick_compaction(&input) {
+                cf.running.register(&plan);
+                return Some((id, plan));
+            }
+        }
+        None
+    }
+
+    /// Runs a registered plan and installs its result; unregisters it either way.
+    fn run_plan(
+        &self,
+        st: &mut MutexGuard<'_, DbState>,
+        id: u32,
+        plan: &CompactionPlan,
+    ) -> Result<()> {
+        let started = Instant::now();
+        let result = if plan.is_trivial_move {
+            st.versions
+                .log_and_apply(vec![(id, plan.trivial_move_edit())])
+                .map(|()| JobOutcome::default())
+        } else {
+            let data = Arc::clone(&st.cf(id).data);
+            let snapshots: Vec<SequenceNumber> = self.snapshots.lock().keys().copied().collect();
+            let ran = MutexGuard::unlocked(st, || self.run_job(&data, plan, &snapshots));
+            ran.and_then(|(outcome, outputs, guards)| {
+                let numbers: Vec<u64> = outputs.iter().map(|m| m.number).collect();
+                let installed = st.versions.log_and_apply(vec![(id, plan.edit(outputs))]);
+                drop(guards);
+                if installed.is_err() {
+                    for n in numbers {
+                        let _ = self.fs.remove(&self.dir.join(table_file_name(n)));
+                    }
+                }
+                installed.map(|()| outcome)
+            })
+        };
+        let cf = st.cf_mut(id);
+        cf.running.unregister(plan);
+        match &result {
+            Ok(outcome) => {
+                cf.stats.record(plan, outcome, started.elapsed());
+                st.compaction_error = None;
+            }
+            Err(e) => st.compaction_error = Some(e.to_string()),
+        }
+        self.publish_view(st, id);
+        self.delete_obsolete_files(st);
+        self.update_pressure(st);
+        self.cond.notify_all();
+        self.bg_cond.notify_all();
+        result.map(|_| ())
+    }
+
+    /// Recomputes the write controller's pressure from every family's current version.
+    pub(super) fn update_pressure(&self, st: &mut DbState) {
+        let mut p = Pressure::NONE;
+        for (&id, cf) in &st.cfs {
+            let Some(version) = st.versions.current(id) else {
+                continue;
+            };
+            let opts = &cf.data.options;
+            if opts.disable_auto_compactions {
+                // As RocksDB: no compaction will pay the debt, so it does not slow writes.
+                continue;
+            }
+            let report = compaction_report(&version, opts, &cf.running);
+            let debt = Debt {
+                l0_files: u32::try_from(version.num_files(0)).unwrap_or(u32::MAX),
+                pending_compaction_bytes: report.pending_compaction_bytes,
+            };
+            p = p.max(pressure(debt, Thresholds::of(opts)));
+        }
+        st.write_control.set_pressure(p);
+    }
+
+    /// Allocates an output file number protected until the install (invariant 2).
+    fn new_output(&self) -> PendingOutput {
+        self.state.lock().versions.new_pending_output()
+    }
+
+    /// Merges the plan's inputs into new tables at its output level. Runs without the state
+    /// lock. Returns what it did, the outputs, and the guards protecting their numbers.
+    fn run_job(
+        &self,
+        cf: &CfData,
+        plan: &CompactionPlan,
+        snapshots: &[SequenceNumber],
+    ) -> Result<(JobOutcome, Vec<FileMetaData>, Vec<PendingOutput>)> {
+        let read_options = cf.options.table_options_for_reads();
+        let mut tables = Vec::with_capacity(plan.num_input_files());
+        for (_, f) in plan.input_files() {
+            let path = self.dir.join(table_file_name(f.number));
+            tables.push(open_input_table(
+                &*self.fs,
+                &path,
+                f.size,
+                &read_options,
+                self.options.db.compaction_readahead_size,
+            )?);
+        }
+        let input = CompactionInput::from_tables(&tables);
+        let grandparents: Vec<FileMetaData> =
+            plan.grandparents.iter().map(|f| (**f).clone()).collect();
+        let job = CompactionJob {
+            fs: &*self.fs,
+            dir: &self.dir,
+            db_options: &self.options.db,
+            cf_options: &cf.options,
+            output_level: plan.output_level,
+            target_file_size: plan.target_file_size,
+            max_grandparent_overlap_bytes: plan.max_compaction_bytes,
+            grandparents: &grandparents,
+            iter_options: CompactionIterOptions {
+                snapshots: snapshots.to_vec(),
+                bottommost: plan.is_bottommost,
+                merge_operator: cf.options.merge_operator.clone(),
+                compaction_filter: None,
+                level: plan.start_level(),
+                zero_sequence_numbers: false,
+            },
+        };
+        let mut guards = Vec::new();
+        let result = job.run(input, &mut || {
+            let guard = self.new_output();
+            let number = guard.number();
+            guards.push(guard);
+            number
+        })?;
+        let outcome = JobOutcome {
+            bytes_read: result.bytes_read,
+            bytes_written: result.bytes_written,
+            keys_in: result.stats.keys_in,
+            keys_dropped: result.stats.dropped(),
+            outputs: result.outputs.len() as u64,
+        };
+        Ok((outcome, result.outputs, guards))
+    }
+}
+
+/// What a job did, for the statistics.
+#[derive(Debug, Clone, Default)]
+pub(super) struct JobOutcome {
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub keys_in: u64,
+    pub keys_dropped: u64,
+    pub outputs: u64,
+}
+
+impl Db {
+    /// Compacts every level of the default column family that holds keys in `[begin, end]`
+    /// (`None`: unbounded) down to the last level, after flushing its memtables (RocksDB's
+    /// `CompactRange`). Waits for the work.
+    ///
+    /// # Errors
+    /// [`Error::Closed`]; the flush's or a job's error.
+    pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.compact_range_cf(&self.default_column_family(), begin, end)
+    }
+
+    /// [`Db::compact_range`] for column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::compact_range`]; [`Error::InvalidArgument`] when `cf` was dropped.
+    pub fn compact_range_cf(
+        &self,
+        cf: &ColumnFamily,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
+        cf.data.check_live()?;
+        self.flush_cf(cf)?;
+        self.inner.manual_compaction(&cf.data, begin, end)
+    }
+}
+
+impl Db {
+    /// Waits until no flush or compaction is running or due in any column family (db_bench's
+    /// `waitforcompaction`).
+    ///
+    /// # Errors
+    /// [`Error::Closed`]; the last background error if flushes or compactions keep failing.
+    pub fn wait_for_compactions(&self) -> Result<()> {
+        let inner = &self.inner;
+        let mut st = inner.state.lock();
+        loop {
+            inner.check_open()?;
+            if let Some(why) = st.compaction_error.as_ref().or(st.flush_error.as_ref()) {
+                let msg = format!("background work fails: {why}");
+                return Err(Error::io(
+                    "compaction",
+                    &inner.dir,
+                    std::io::Error::other(msg),
+                ));
+            }
+            let busy = st.flushing
+                || st
+                    .cfs
+                    .values()
+                    .any(|c| !c.imms.is_empty() || !c.running.is_empty());
+            if !busy && !inner.compaction_due(&st) {
+                return Ok(());
+            }
+            inner.bg_cond.notify_all();
+            let _ = inner.cond.wait_for(&mut st, RETRY_PAUSE);
+        }
+    }
+
+    /// What compactions of column family `cf` did, by output level.
+    pub fn compaction_stats_cf(&self, cf: &ColumnFamily) -> CompactionStats {
+        let st = self.inner.state.lock();
+        st.cfs
+            .get(&cf.id())
+            .map(|c| c.stats.clone())
+            .unwrap_or_default()
+    }
+
+    /// Files and bytes per level of `cf`'s current version.
+    pub fn level_summary_cf(&self, cf: &ColumnFamily) -> Vec<(usize, u64)> {
+        let version = cf.data.read_view().version.clone();
+        (0..version.num_levels())
+            .map(|l| (version.num_files(l), version.level_bytes(l)))
+            .collect()
+    }
+
+    /// Total write delay and delayed writes, and stops, by cause: `(cause, delay, delayed,
+    /// stops)`.
+    pub fn write_stalls(&self) -> Vec<(&'static str, Duration, u64, u64)> {
+        let st = self.inner.state.lock();
+        [Cause::L0Files, Cause::PendingCompactionBytes]
+            .into_iter()
+            .map(|c| {
+                let (d, n) = st.write_control.delayed(c);
+                (c.name(), d, n, st.write_control.stops(c))
+            })
+            .collect()
+    }
+}
+
+impl DbInner {
+    /// True when some family has a compaction the picker would start now.
+    fn compaction_due(&self, st: &DbState) -> bool {
+        let now = now_secs();
+        st.cfs.iter().any(|(&id, cf)| {
+            st.versions.current(id).is_some_and(|version| {
+                pick_compaction(&PickerInput {
+                    version: &version,
+                    options: &cf.data.options,
+                    running: &cf.running,
+                    now_secs: now,
+                })
+                .is_some()
+            })
+        })
+    }
+
+    /// Drives a [`ManualCompaction`] to the end on the caller's thread, waiting for background
+    /// compactions that hold files it needs.
+    fn manual_compaction(
+        &self,
+        cf: &CfData,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
+        let mut manual = ManualCompaction::new(begin, end, BottommostLevelCompaction::Skip);
+        let mut st = self.state.lock();
+        loop {
+            self.check_open()?;
+            cf.check_live()?;
+            let version = st
+                .versions
+                .current(cf.id)
+                .ok_or_else(|| Error::InvalidArgument(format!("column family {:?}", cf.name)))?;
+            let step = {
+                let state = st.cf(cf.id);
+                manual.next(&PickerInput {
+                    version: &version,
+                    options: &cf.options,
+                    running: &state.running,
+                    now_secs: now_secs(),
+                })
+            };
+            match step {
+                ManualStep::Done => return Ok(()),
+                ManualStep::Wait => {
+                    let _ = self.cond.wait_for(&mut st, RETRY_PAUSE);
+                }
+                ManualStep::Run(plan) => {
+                    st.cf_mut(cf.id).running.register(&plan);
+                    self.run_plan(&mut st, cf.id, &plan)?;
+                }
+            }
+        }
+    }
+}
+
+/// Per-level compaction statistics of one column family (the rows of RocksDB's "Compaction
+/// Stats" table), by output level.
+#[derive(Debug, Clone, Default)]
+pub struct CompactionStats {
+    /// Indexed by output level.
+    pub levels: Vec<LevelStats>,
+}
+
+/// One output level's totals.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LevelStats {
+    /// Compactions that wrote into the level (trivial moves included).
+    pub compactions: u64,
+    /// Of those, trivial moves.
+    pub trivial_moves: u64,
+    /// Bytes read from the input levels.
+    pub bytes_read: u64,
+    /// Bytes written to the level.
+    pub bytes_written: u64,
+    /// Bytes moved into the level by trivial moves.
+    pub bytes_moved: u64,
+    /// Files written into the level.
+    pub files_written: u64,
+    /// Entries read.
+    pub keys_in: u64,
+    /// Entries dropped (hidden, deleted, filtered).
+    pub keys_dropped: u64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+impl CompactionStats {
+    fn record(&mut self, plan: &CompactionPlan, outcome: &JobOutcome, elapsed: Duration) {
+        let level = plan.output_level;
+        if self.levels.len() <= level {
+            self.levels.resize(level + 1, LevelStats::default());
+        }
+        let s = &mut self.levels[level];
+        s.compactions += 1;
+        if plan.is_trivial_move {
+            s.trivial_moves += 1;
+            s.bytes_moved += plan.input_bytes();
+        }
+        s.bytes_read += outcome.bytes_read;
+        s.bytes_written += outcome.bytes_written;
+        s.files_written += outcome.outputs;
+        s.keys_in += outcome.keys_in;
+        s.keys_dropped += outcome.keys_dropped;
+        s.seconds += elapsed.as_secs_f64();
+    }
+}
