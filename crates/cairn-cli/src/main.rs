@@ -5,7 +5,9 @@
 //!   CairnDB or, in a build with the `rocksdb` feature, on RocksDB.
 //! - `cairn get|put|delete|scan --db DIR ...`: read and write a database from a terminal.
 //! - `cairn sst dump FILE` / `cairn sst verify FILE`: inspect and check one SST file.
+//! - `cairn compact --db DIR` / `cairn stats --db DIR`: compact a database, show its levels.
 
+mod admin;
 mod bench;
 mod kv;
 mod sst;
@@ -37,6 +39,14 @@ enum Command {
     /// Inspects or verifies an SST file.
     #[command(subcommand)]
     Sst(sst::SstCommand),
+    /// Compacts every level of a database (or of one column family) down to the last level.
+    ///
+    /// Example: cairn compact --db /data/db
+    Compact(admin::CompactArgs),
+    /// Prints files, size, compaction score and target size per level of every column family.
+    ///
+    /// Example: cairn stats --db /data/db
+    Stats(admin::StatsArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +55,12 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args).map_err(Into::into),
         Command::Kv(cmd) => Ok(kv::run(&cmd)),
         Command::Sst(cmd) => sst::run(&cmd).map_err(Into::into),
+        Command::Compact(args) => admin::compact(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
+        Command::Stats(args) => admin::stats(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
     };
     match result {
         Ok(code) => code,

@@ -412,3 +412,30 @@ fn kv_hex_keys_and_values() {
     assert_eq!(code(&out), Some(2));
     assert!(text(&out).contains("not hex"), "{}", text(&out));
 }
+
+#[test]
+fn compact_and_stats_show_the_levels() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let db_arg = db.to_str().expect("utf-8 path");
+    for i in 0..20 {
+        let key = format!("k{i:03}");
+        assert!(cairn(&["put", "--db", db_arg, &key, "v"]).status.success());
+    }
+    let out = cairn(&["compact", "--db", db_arg]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("** Column family default **"), "{t}");
+    // Everything was flushed and compacted out of L0 into the last level.
+    assert!(!t.lines().any(|l| l.starts_with("L0 ")), "{t}");
+    assert!(t.lines().any(|l| l.starts_with("L6 ")), "{t}");
+    let out = cairn(&["stats", "--db", db_arg]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Pending compaction bytes"));
+    let out = cairn(&["get", "--db", db_arg, "k007"]);
+    assert_eq!(text(&out).trim(), "v");
+    let missing = dir.path().join("nothing");
+    let out = cairn(&["stats", "--db", missing.to_str().expect("utf-8")]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("no CairnDB database"), "{}", text(&out));
+}

@@ -74,14 +74,14 @@ fn background_compaction_keeps_l0_small_and_answers_unchanged() {
     db.wait_for_compactions().expect("wait");
     let levels = db.level_summary_cf(&db.default_column_family());
     assert!(
-        levels[0].0 < 2,
+        levels[0].files < 2,
         "L0 holds {} files after compactions: {levels:?}",
-        levels[0].0
+        levels[0].files
     );
     // With dynamic level bytes (the default) L0 compacts straight into the base level, which
     // is the last level while the data is this small.
     assert!(
-        levels[1..].iter().map(|(n, _)| n).sum::<usize>() > 0,
+        levels[1..].iter().map(|l| l.files).sum::<usize>() > 0,
         "data left L0: {levels:?}"
     );
     let stats = db.compaction_stats_cf(&db.default_column_family());
@@ -94,8 +94,30 @@ fn background_compaction_keeps_l0_small_and_answers_unchanged() {
         ..ReadOptions::default()
     };
     assert_eq!(scan(&db, &ro), at_snap, "the snapshot survives compaction");
+    let mut early = db.iter(&ReadOptions::default()).expect("iter");
+    early.seek_to_first();
     drop(snap);
+    // More compactions while the iterator pins the current version's files.
+    for i in 0..3000u32 {
+        db.put(&w, &key(i % 2000), &[9; 200]).expect("put");
+        model.insert(key(i % 2000), vec![9; 200]);
+    }
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("wait");
+    drop(early);
+    let live: usize = db
+        .level_summary_cf(&db.default_column_family())
+        .iter()
+        .map(|l| l.files)
+        .sum();
     db.close().expect("close");
+    let tables = fs
+        .list(DIR.as_ref())
+        .expect("list")
+        .iter()
+        .filter(|n| n.ends_with(".sst"))
+        .count();
+    assert_eq!(tables, live, "close leaves only live tables");
     let db = Db::open_with_fs(fs, DIR, opts()).expect("reopen");
     assert_eq!(scan(&db, &ReadOptions::default()), model);
 }
@@ -118,14 +140,14 @@ fn manual_compaction_moves_everything_to_the_last_level_and_drops_tombstones() {
     }
     db.compact_range(None, None).expect("compact");
     let levels = db.level_summary_cf(&db.default_column_family());
-    let non_empty: Vec<usize> = (0..levels.len()).filter(|&l| levels[l].0 > 0).collect();
+    let non_empty: Vec<usize> = (0..levels.len()).filter(|&l| levels[l].files > 0).collect();
     assert_eq!(non_empty.len(), 1, "one level holds everything: {levels:?}");
     let live: BTreeMap<Vec<u8>, Vec<u8>> = scan(&db, &ReadOptions::default());
     assert_eq!(live.len(), 1001);
     assert!(live.keys().all(|k| k.as_slice() >= key(2000).as_slice()));
     // 1000 puts of ~110 bytes remain; the deleted 2000 keys and their tombstones are gone
     // from the bottom level, so it holds far less than the 3000 puts written.
-    let bytes = levels[non_empty[0]].1;
+    let bytes = levels[non_empty[0]].bytes;
     assert!(bytes < 200_000, "{bytes} bytes after dropping deleted data");
     let merged = db.get(&ReadOptions::default(), &key(5000)).expect("get");
     assert_eq!(

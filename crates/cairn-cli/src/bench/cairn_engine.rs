@@ -203,6 +203,14 @@ impl BenchEngine for CairnEngine {
         Ok(self.db.flush()?)
     }
 
+    fn compact(&self) -> Result<()> {
+        Ok(self.db.compact_range(None, None)?)
+    }
+
+    fn wait_for_compaction(&self) -> Result<()> {
+        Ok(self.db.wait_for_compactions()?)
+    }
+
     fn properties(&self) -> Vec<(String, String)> {
         let mut props = vec![
             ("L0 files".to_string(), self.db.num_l0_files().to_string()),

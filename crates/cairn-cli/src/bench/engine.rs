@@ -353,6 +353,18 @@ pub trait BenchEngine: Sized {
     /// The flush's error.
     fn flush(&self) -> Result<()>;
 
+    /// Compacts the whole key range down to the last level and waits (db_bench's `compact`).
+    ///
+    /// # Errors
+    /// The compaction's error.
+    fn compact(&self) -> Result<()>;
+
+    /// Waits until no flush or compaction is running or due (db_bench's `waitforcompaction`).
+    ///
+    /// # Errors
+    /// The engine's background error.
+    fn wait_for_compaction(&self) -> Result<()>;
+
     /// A few engine-specific facts for the summary (files per level, memtables, cache use).
     fn properties(&self) -> Vec<(String, String)>;
 

@@ -307,6 +307,17 @@ impl BenchEngine for RocksDbEngine {
         Ok(self.db.flush()?)
     }
 
+    fn compact(&self) -> Result<()> {
+        self.db.compact_range::<&[u8], &[u8]>(None, None);
+        Ok(())
+    }
+
+    fn wait_for_compaction(&self) -> Result<()> {
+        Ok(self
+            .db
+            .wait_for_compact(&rocksdb::WaitForCompactOptions::default())?)
+    }
+
     fn properties(&self) -> Vec<(String, String)> {
         let int = |name: &str| self.db.property_int_value(name).ok().flatten();
         let files: Vec<String> = (0..self.num_levels)

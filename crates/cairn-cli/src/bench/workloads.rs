@@ -44,6 +44,8 @@ const BENCHMARKS: &[&str] = &[
     "deleterandom",
     "deleteseq",
     "flush",
+    "compact",
+    "waitforcompaction",
 ];
 
 /// The benchmarks that need a fresh database.
@@ -388,6 +390,18 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             "flush" => {
                 let mut stats = Stats::start();
                 self.engine().flush()?;
+                stats.stop();
+                Ok(stats)
+            }
+            "compact" => {
+                let mut stats = Stats::start();
+                self.engine().compact()?;
+                stats.stop();
+                Ok(stats)
+            }
+            "waitforcompaction" => {
+                let mut stats = Stats::start();
+                self.engine().wait_for_compaction()?;
                 stats.stop();
                 Ok(stats)
             }

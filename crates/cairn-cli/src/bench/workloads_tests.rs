@@ -20,6 +20,8 @@ enum Call {
     MultiGet(Vec<u64>),
     Iter,
     Flush,
+    Compact,
+    WaitForCompaction,
 }
 
 /// A closed model database's contents.
@@ -184,6 +186,14 @@ impl BenchEngine for ModelEngine {
     }
     fn flush(&self) -> Result<()> {
         log(Call::Flush);
+        Ok(())
+    }
+    fn compact(&self) -> Result<()> {
+        log(Call::Compact);
+        Ok(())
+    }
+    fn wait_for_compaction(&self) -> Result<()> {
+        log(Call::WaitForCompaction);
         Ok(())
     }
     fn properties(&self) -> Vec<(String, String)> {
@@ -486,4 +496,18 @@ fn unknown_benchmarks_are_refused_before_anything_runs() {
     .expect_err("unknown benchmark");
     assert!(err.to_string().contains("readwhilewriting"), "{err}");
     assert!(!db.exists(), "nothing opened");
+}
+
+#[test]
+fn compact_and_waitforcompaction_call_the_engine() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let (lines, calls, _) = bench(
+        &db,
+        &["--num=10", "--seed=3"],
+        &["fillseq", "compact", "waitforcompaction"],
+    );
+    assert!(calls.ends_with(&[Call::Compact, Call::WaitForCompaction]));
+    assert!(line(&lines, "compact").starts_with("compact "), "{lines:?}");
+    assert!(line(&lines, "waitforcompaction").starts_with("waitforcompaction"));
 }

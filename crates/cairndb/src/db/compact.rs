@@ -241,6 +241,19 @@ impl DbInner {
     }
 }
 
+/// One level of a column family, as [`Db::level_summary_cf`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelSummary {
+    /// Files in the level.
+    pub files: usize,
+    /// Their total size.
+    pub bytes: u64,
+    /// The compaction score (>= 1: the level needs compacting).
+    pub score: f64,
+    /// The level's target size (0 when it has none: L0, levels above the base level).
+    pub target_bytes: u64,
+}
+
 /// What a job did, for the statistics.
 #[derive(Debug, Clone, Default)]
 pub(super) struct JobOutcome {
@@ -319,12 +332,43 @@ impl Db {
             .unwrap_or_default()
     }
 
-    /// Files and bytes per level of `cf`'s current version.
-    pub fn level_summary_cf(&self, cf: &ColumnFamily) -> Vec<(usize, u64)> {
-        let version = cf.data.read_view().version.clone();
-        (0..version.num_levels())
-            .map(|l| (version.num_files(l), version.level_bytes(l)))
+    /// Files, bytes, compaction score and target size per level of `cf`'s current version.
+    pub fn level_summary_cf(&self, cf: &ColumnFamily) -> Vec<LevelSummary> {
+        let st = self.inner.state.lock();
+        let Some(state) = st.cfs.get(&cf.id()) else {
+            return Vec::new();
+        };
+        let Some(version) = st.versions.current(cf.id()) else {
+            return Vec::new();
+        };
+        let report = compaction_report(&version, &cf.data.options, &state.running);
+        report
+            .levels
+            .iter()
+            .map(|l| LevelSummary {
+                files: l.num_files,
+                bytes: l.bytes,
+                score: l.score,
+                // The picker's "no target" is u64::MAX (L0, levels above the base level).
+                target_bytes: if l.target_bytes == u64::MAX {
+                    0
+                } else {
+                    l.target_bytes
+                },
+            })
             .collect()
+    }
+
+    /// Estimated bytes compaction must rewrite to bring every level of `cf` within its target.
+    pub fn pending_compaction_bytes_cf(&self, cf: &ColumnFamily) -> u64 {
+        let st = self.inner.state.lock();
+        match (st.cfs.get(&cf.id()), st.versions.current(cf.id())) {
+            (Some(state), Some(version)) => {
+                compaction_report(&version, &cf.data.options, &state.running)
+                    .pending_compaction_bytes
+            }
+            _ => 0,
+        }
     }
 
     /// Total write delay and delayed writes, and stops, by cause: `(cause, delay, delayed,

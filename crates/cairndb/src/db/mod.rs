@@ -55,7 +55,7 @@ pub use iter::DbIter;
 
 use crate::compaction::plan::RunningCompactions;
 use column_family::CfData;
-pub use compact::{CompactionStats, LevelStats};
+pub use compact::{CompactionStats, LevelStats, LevelSummary};
 use write_control::WriteController;
 
 use crate::batch::WriteBatch;
@@ -332,6 +332,14 @@ impl Db {
         for handle in std::mem::take(&mut *self.workers.lock()) {
             // A panicking background thread is a bug; it already left the state consistent.
             let _ = handle.join();
+        }
+        // Files that readers kept alive past the last install are obsolete once those readers
+        // are gone; the handle's own views are dropped with it, so only live files stay.
+        {
+            let st = self.inner.state.lock();
+            if !st.versions.is_poisoned() {
+                self.inner.delete_obsolete_files(&st);
+            }
         }
         self.inner.state.lock()._lock = None;
         result
