@@ -6,6 +6,8 @@
 
 pub mod manual;
 pub mod picker;
+pub mod picker_fifo;
+pub mod picker_universal;
 pub mod plan;
 
 #[cfg(test)]

@@ -42,14 +42,24 @@ pub struct PickerInput<'a> {
 }
 
 /// The next compaction to run for the column family, if any is needed and possible: dispatches on
-/// `compaction_style`. `None` with `disable_auto_compactions`.
+/// `compaction_style`. `None` with `disable_auto_compactions`. Universal and FIFO use their
+/// RocksDB default options here (`CfOptions` has no `compaction_options_universal` /
+/// `compaction_options_fifo` yet); call [`pick_universal`](super::picker_universal::pick_universal)
+/// or [`pick_fifo`](super::picker_fifo::pick_fifo) to pass others.
 pub fn pick_compaction(input: &PickerInput<'_>) -> Option<CompactionPlan> {
     if input.options.disable_auto_compactions {
         return None;
     }
     match input.options.compaction_style {
         CompactionStyle::Level => pick_leveled(input),
-        CompactionStyle::Universal | CompactionStyle::Fifo => None,
+        CompactionStyle::Universal => {
+            let universal = super::picker_universal::UniversalOptions::default();
+            super::picker_universal::pick_universal(input, &universal)
+        }
+        CompactionStyle::Fifo => {
+            let fifo = super::picker_fifo::FifoOptions::default();
+            super::picker_fifo::pick_fifo(input, &fifo)
+        }
     }
 }
 
@@ -311,7 +321,14 @@ fn score_levels(
     let trigger = f64::from(options.level0_file_num_compaction_trigger.max(1));
     let l0_bytes = levels[0].bytes_not_being_compacted;
     let l0_files = levels[0].num_files - levels[0].num_files_being_compacted;
-    let mut score = l0_files as f64 / trigger;
+    let mut runs = l0_files;
+    if options.compaction_style == CompactionStyle::Universal {
+        // Universal: every non-empty level is one more sorted run, as if it were an L0 file.
+        runs += (1..levels.len())
+            .filter(|&l| levels[l].num_files > 0 && levels[l].num_files_being_compacted == 0)
+            .count();
+    }
+    let mut score = runs as f64 / trigger;
     if options.compaction_style == CompactionStyle::Level && levels.len() > 1 {
         if dynamic {
             if l0_bytes >= options.max_bytes_for_level_base {
@@ -618,23 +635,14 @@ impl LevelPicker<'_, '_> {
             return None;
         }
         let limit = max_compaction_bytes(self.input.options);
-        let mut bytes = l0[0].size;
-        let mut per_deleted_file = u64::MAX;
-        let mut end = 1;
-        while end < l0.len() {
-            let next_bytes = bytes + l0[end].size;
-            let next_per_file = next_bytes / end as u64;
-            if self.busy(&l0[end]) || next_per_file > per_deleted_file || next_bytes > limit {
-                break;
-            }
-            bytes = next_bytes;
-            per_deleted_file = next_per_file;
-            end += 1;
-        }
-        if end < MIN_FILES_FOR_INTRA_L0 || per_deleted_file == u64::MAX {
-            return None;
-        }
-        self.intra_l0_plan(l0[..end].to_vec())
+        let files = cost_based_intra_l0(
+            l0,
+            self.input.running,
+            MIN_FILES_FOR_INTRA_L0,
+            u64::MAX,
+            limit,
+        )?;
+        self.intra_l0_plan(files)
     }
 
     /// RocksDB's `PickSizeBasedIntraL0Compaction`: when the base level is so much larger than
@@ -790,6 +798,37 @@ impl LevelPicker<'_, '_> {
             score,
         )
     }
+}
+
+/// RocksDB's `PickCostBasedIntraL0Compaction`: the newest L0 files (`l0` in L0 order), while
+/// merging one more lowers the bytes written per file removed, none is busy and the total stays
+/// within `max_compaction_bytes`. At least `min_files`, and fewer bytes per removed file than
+/// `max_bytes_per_deleted_file`.
+pub(crate) fn cost_based_intra_l0(
+    l0: &[Arc<FileMetaData>],
+    running: &RunningCompactions,
+    min_files: usize,
+    max_bytes_per_deleted_file: u64,
+    max_compaction_bytes: u64,
+) -> Option<Files> {
+    let busy = |f: &FileMetaData| running.is_being_compacted(f.number);
+    if l0.is_empty() || busy(&l0[0]) {
+        return None;
+    }
+    let mut bytes = l0[0].size;
+    let mut per_deleted_file = u64::MAX;
+    let mut end = 1;
+    while end < l0.len() {
+        let next_bytes = bytes + l0[end].size;
+        let next_per_file = next_bytes / end as u64;
+        if busy(&l0[end]) || next_per_file > per_deleted_file || next_bytes > max_compaction_bytes {
+            break;
+        }
+        bytes = next_bytes;
+        per_deleted_file = next_per_file;
+        end += 1;
+    }
+    (end >= min_files && per_deleted_file < max_bytes_per_deleted_file).then(|| l0[..end].to_vec())
 }
 
 /// Expands `files` of `level` to a clean cut (see [`LevelPicker::clean_cut`]), in level order.
