@@ -19,6 +19,8 @@
 
 use super::picker::PickerInput;
 use super::picker::{complete_plan, expand_to_clean_cut, max_compaction_bytes, LevelTargets};
+#[cfg(doc)]
+use super::plan::RunningCompactions;
 use super::plan::{key_range, CompactionPlan, CompactionReason};
 use crate::types::user_key;
 

@@ -572,7 +572,11 @@ impl LevelPicker<'_, '_> {
             let mut candidate = picked.clone();
             candidate.push(Arc::clone(f));
             let (lo, hi) = key_range(&candidate).expect("not empty");
-            if !v.overlapping_files(output, Some(lo), Some(hi)).is_empty() {
+            // A running compaction writing into this range of the output level (a manual
+            // compaction of the level into itself) would collide with the moved files.
+            if !v.overlapping_files(output, Some(lo), Some(hi)).is_empty()
+                || self.input.running.output_overlaps(output, lo, hi)
+            {
                 break;
             }
             picked = candidate;
