@@ -17,8 +17,9 @@
 use std::sync::Arc;
 
 use super::picker::build_plan;
-use super::picker::{cost_based_intra_l0, max_compaction_bytes, LevelTargets, PickerInput};
+use super::picker::{cost_based_intra_l0, max_compaction_bytes, PickerInput};
 use super::plan::{CompactionInputs, CompactionPlan, CompactionReason};
+use super::score::LevelTargets;
 use crate::version::FileMetaData;
 
 /// FIFO compaction's options. RocksDB's `CompactionOptionsFIFO` (the subset built), with its

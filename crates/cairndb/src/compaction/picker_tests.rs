@@ -11,6 +11,7 @@ use super::manual::{
 };
 use super::picker::*;
 use super::plan::{CompactionPlan, CompactionReason, RunningCompactions};
+use super::score::*;
 use crate::options::{CfOptions, CompactionPri};
 use crate::types::{make_internal_key, ValueKind};
 use crate::version::{FileMetaData, Version, VersionBuilder};

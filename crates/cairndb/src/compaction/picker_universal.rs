@@ -23,8 +23,9 @@
 
 use std::sync::Arc;
 
-use super::picker::{build_plan, LevelTargets, PickerInput};
+use super::picker::{build_plan, PickerInput};
 use super::plan::{key_range, CompactionInputs, CompactionPlan, CompactionReason};
+use super::score::LevelTargets;
 use crate::version::FileMetaData;
 
 /// Universal compaction's options. RocksDB's `CompactionOptionsUniversal` (the subset built),
