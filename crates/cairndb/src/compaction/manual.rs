@@ -18,8 +18,11 @@
 //! [`pick_compact_range`] is one step of 2 or 3 for an explicit level pair, also usable alone.
 
 use super::picker::PickerInput;
-use super::picker::{complete_plan, expand_to_clean_cut, max_compaction_bytes, LevelTargets};
+use super::picker::{complete_plan, expand_to_clean_cut, max_compaction_bytes};
+#[cfg(doc)]
+use super::plan::RunningCompactions;
 use super::plan::{key_range, CompactionPlan, CompactionReason};
+use super::score::LevelTargets;
 use crate::types::user_key;
 
 /// Whether a manual compaction also rewrites the last level it reaches. RocksDB's

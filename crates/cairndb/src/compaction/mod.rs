@@ -8,7 +8,15 @@ pub mod iter;
 pub mod job;
 pub mod manual;
 pub mod picker;
+pub mod picker_fifo;
+pub mod picker_universal;
 pub mod plan;
+pub mod score;
+
+pub use manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
+pub use picker::{pick_compaction, PickerInput};
+pub use plan::{CompactionInputs, CompactionPlan, CompactionReason, RunningCompactions};
+pub use score::{compaction_report, CompactionReport, LevelScore, LevelTargets};
 
 #[cfg(test)]
 mod picker_tests;

@@ -11,6 +11,7 @@ use super::manual::{
 };
 use super::picker::*;
 use super::plan::{CompactionPlan, CompactionReason, RunningCompactions};
+use super::score::*;
 use crate::options::{CfOptions, CompactionPri};
 use crate::types::{make_internal_key, ValueKind};
 use crate::version::{FileMetaData, Version, VersionBuilder};
@@ -480,6 +481,33 @@ fn oldest_non_overlapping_l0_files_move_down_trivially() {
 }
 
 #[test]
+fn no_trivial_move_into_the_range_a_running_compaction_writes() {
+    // A manual L1 → L1 compaction over [a,z] runs; the L0 files fit a gap of L1 but its output
+    // will cover the gap.
+    let o = small_options();
+    let mut files: Vec<_> = (1..=4u64).map(|i| (0, file(i, "m", "m", 10, i))).collect();
+    files.push((1, file(10, "a", "b", 10, 0)));
+    files.push((1, file(11, "y", "z", 10, 0)));
+    let v = version(4, files);
+    let mut r = RunningCompactions::new();
+    let RangeStep::Plan { plan: manual, .. } =
+        pick_compact_range(&input(&v, &o, &r), 1, 1, None, None)
+    else {
+        panic!("L1 holds files")
+    };
+    assert!(!manual.is_trivial_move);
+    r.register(&manual);
+    assert_eq!(
+        pick(&v, &o, &r),
+        None,
+        "L0 → L1 must wait for the L1 compaction"
+    );
+    r.unregister(&manual);
+    let plan = pick(&v, &o, &r).expect("L0 at its trigger");
+    assert!(plan.is_trivial_move);
+}
+
+#[test]
 fn intra_l0_when_the_base_level_is_busy() {
     let o = small_options();
     let mut files: Vec<_> = (1..=7u64).map(|i| (0, file(i, "a", "m", 10, i))).collect();
@@ -922,8 +950,24 @@ proptest! {
     fn concurrent_plans_on_random_trees_keep_the_invariants(
         v in arb_tree(5),
         o in arb_options(),
+        manual in prop::option::of((0usize..4, any::<bool>(), 0u32..1000, 0u32..1000)),
     ) {
         let mut r = RunningCompactions::new();
+        // Sometimes a manual compaction step (one level down, or a level into itself) runs
+        // first; automatic plans must stay out of its way.
+        if let Some((level, in_place, a, b)) = manual {
+            let output = if in_place && level > 0 { level } else { level + 1 };
+            let (lo, hi) = (key(a.min(b)), key(a.max(b)));
+            let step = pick_compact_range(
+                &input(&v, &o, &r), level, output, Some(lo.as_bytes()), Some(hi.as_bytes()),
+            );
+            if let RangeStep::Plan { plan, .. } = step {
+                if let Err(e) = plan.check(&v, &r) {
+                    return Err(TestCaseError::fail(format!("manual: {e}")));
+                }
+                r.register(&plan);
+            }
+        }
         let mut plans: Vec<CompactionPlan> = Vec::new();
         while let Some(plan) = pick_compaction(&input(&v, &o, &r)) {
             if let Err(e) = plan.check(&v, &r) {
@@ -942,6 +986,7 @@ proptest! {
         }
         let l0_plans = plans.iter().filter(|p| p.start_level() == 0).count();
         prop_assert!(l0_plans <= 2, "one L0 → base and at most one intra-L0");
+        prop_assert!(r.len() >= plans.len());
     }
 
     /// Running every picked plan to completion (one at a time) brings every level within its
