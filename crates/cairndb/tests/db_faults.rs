@@ -85,7 +85,7 @@ fn workload(db: &Db, out: &mut Outcome) {
         if i % 7 == 0 {
             check_reads(db, &r, out, &format!("during the workload at write {i}"));
         }
-        out.saw_error |= db.background_error().is_some();
+        out.saw_error |= db.background_error().is_some() || db.background_error_count() > 0;
     }
 }
 
@@ -132,7 +132,7 @@ fn run(op: OpKind, k: u64, kind: FaultKind) -> (bool, bool) {
                 }
                 it_ok = it.status().is_ok();
             }
-            out.saw_error |= !it_ok;
+            out.saw_error |= !it_ok || db.background_error_count() > 0;
             let _ = db.close();
         }
         Err(_) => out.saw_error = true,
@@ -143,7 +143,9 @@ fn run(op: OpKind, k: u64, kind: FaultKind) -> (bool, bool) {
         .unwrap_or_else(|e| panic!("{op:?} #{k} {kind:?}: reopen failed: {e}"));
     let r = ReadOptions::default();
     for (key, v) in &out.acked {
-        let got = db.get(&r, key).expect("get after reopen");
+        let got = db
+            .get(&r, key)
+            .unwrap_or_else(|e| panic!("{op:?} #{k} {kind:?}: get after reopen: {e}"));
         assert_eq!(got.as_ref(), Some(v), "{op:?} #{k} {kind:?}: lost {key:?}");
     }
     let mut check = Outcome {

@@ -130,7 +130,9 @@ impl DbInner {
                 let numbers: Vec<u64> = outputs.iter().map(|m| m.number).collect();
                 let installed = st.versions.log_and_apply(vec![(id, plan.edit(outputs))]);
                 drop(guards);
-                if installed.is_err() {
+                // As for flushes: after a failed MANIFEST write or sync the edit may be in the
+                // MANIFEST, so the outputs stay for the next open to keep or delete.
+                if installed.is_err() && !st.versions.is_poisoned() {
                     for n in numbers {
                         let _ = self.fs.remove(&self.dir.join(table_file_name(n)));
                     }
@@ -145,7 +147,10 @@ impl DbInner {
                 cf.stats.record(plan, outcome, started.elapsed());
                 st.compaction_error = None;
             }
-            Err(e) => st.compaction_error = Some(e.to_string()),
+            Err(e) => {
+                st.compaction_error = Some(e.to_string());
+                st.background_failures += 1;
+            }
         }
         self.publish_view(st, id);
         self.delete_obsolete_files(st);

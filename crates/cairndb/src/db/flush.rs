@@ -170,7 +170,10 @@ impl DbInner {
         match &result {
             Ok(()) => st.flush_error = None,
             // The partial table was removed by `build_l0_table` or `install_flush`.
-            Err(e) => st.flush_error = Some(e.to_string()),
+            Err(e) => {
+                st.flush_error = Some(e.to_string());
+                st.background_failures += 1;
+            }
         }
         self.cond.notify_all();
         // The flush thread and the compaction threads (a new L0 file may need compacting).
@@ -208,7 +211,10 @@ impl DbInner {
             }
         }
         if let Err(e) = st.versions.log_and_apply(edits) {
-            if let Some(n) = number {
+            // Delete the table only if the edit surely is not in the MANIFEST: after a failed
+            // MANIFEST write or sync (the set is poisoned) the edit may be there, and the next
+            // open may find the table named; it deletes it then if it is not.
+            if let Some(n) = number.filter(|_| !st.versions.is_poisoned()) {
                 let _ = self.fs.remove(&self.dir.join(table_file_name(n)));
             }
             return Err(e);

@@ -156,6 +156,8 @@ struct DbState {
     flush_error: Option<String>,
     /// The last compaction error, cleared by the next successful compaction.
     compaction_error: Option<String>,
+    /// Background flushes and compactions that failed since open (each is retried).
+    background_failures: u64,
     /// The admission rate of writes under compaction debt.
     write_control: WriteController,
     /// The commit queue; its head is or becomes the leader.
@@ -284,9 +286,19 @@ impl Db {
         self.inner.snapshots.lock().keys().copied().collect()
     }
 
-    /// The error of the last failed background flush, until a flush succeeds.
+    /// The error of the last failed background flush (until a flush succeeds) or, failing that,
+    /// of the last failed compaction (until a compaction succeeds).
     pub fn background_error(&self) -> Option<String> {
-        self.inner.state.lock().flush_error.clone()
+        let st = self.inner.state.lock();
+        st.flush_error
+            .clone()
+            .or_else(|| st.compaction_error.clone())
+    }
+
+    /// How many background flushes and compactions failed since open. Failed jobs are retried,
+    /// so a count that grows while writes succeed means the file system fails intermittently.
+    pub fn background_error_count(&self) -> u64 {
+        self.inner.state.lock().background_failures
     }
 
     /// Number of immutable memtables of every column family waiting for a flush.

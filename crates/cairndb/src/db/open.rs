@@ -257,6 +257,7 @@ fn open_inner(
             flushing: false,
             flush_error: None,
             compaction_error: None,
+            background_failures: 0,
             write_control: WriteController::new(&options.db),
             writers: VecDeque::new(),
             results: HashMap::new(),
