@@ -164,7 +164,10 @@ fn snapshot_isolation_for_get_and_iter_across_flush() {
 
 #[test]
 fn memtable_switches_under_small_write_buffer() {
-    let db = Db::open_with_fs(MemFs::new().shared(), DIR, small_opts()).expect("open");
+    // Without compactions, so that the L0 count shows every switch.
+    let mut o = small_opts();
+    o.cf.disable_auto_compactions = true;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
     let mut batch = WriteBatch::new();
     for i in 0..2000u32 {
         batch.put(&i.to_be_bytes(), &[1; 100]).expect("put");
