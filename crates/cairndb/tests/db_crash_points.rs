@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cairndb::batch::WriteBatch;
 use cairndb::db::ColumnFamilyDescriptor;
-use cairndb::fs::{CrashOptions, FaultFs, FaultRule, MemFs};
+use cairndb::fs::{CrashOptions, FaultFs, FaultRule, FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
 
@@ -44,16 +44,11 @@ fn workload(db: &Db) -> (u32, u32) {
     (acked, synced)
 }
 
-/// Opens `mem` and checks that keys `0..n` are present for some `n >= at_least`, and no other.
-fn check(mem: &MemFs, at_least: u32, what: &str) {
-    let db = Db::open_with_fs(mem.shared(), DIR, opts()).unwrap_or_else(|e| panic!("{what}: {e}"));
+/// Checks that keys `0..n` are present for some `n >= at_least`, and no other.
+fn check(db: &Db, at_least: u32, what: &str) {
+    let r = ReadOptions::default();
     let mut n = 0;
-    while n < WRITES
-        && db
-            .get(&ReadOptions::default(), &n.to_be_bytes())
-            .expect("get")
-            .is_some()
-    {
+    while n < WRITES && db.get(&r, &n.to_be_bytes()).expect("get").is_some() {
         n += 1;
     }
     assert!(
@@ -61,43 +56,83 @@ fn check(mem: &MemFs, at_least: u32, what: &str) {
         "{what}: {n} keys present, {at_least} acknowledged"
     );
     for i in n..WRITES {
-        let v = db
-            .get(&ReadOptions::default(), &i.to_be_bytes())
-            .expect("get");
+        let v = db.get(&r, &i.to_be_bytes()).expect("get");
         assert!(v.is_none(), "{what}: key {i} present after a gap at {n}");
     }
 }
 
-#[test]
-fn every_crash_point() {
+/// One crash-point scenario: how to open, what to run, what must hold after a crash.
+struct Scenario {
+    name: &'static str,
+    open: fn(Arc<dyn FileSystem>) -> cairndb::Result<Db>,
+    /// Runs until a call fails; returns (acknowledged, acknowledged synced) writes.
+    workload: fn(&Db) -> (u32, u32),
+    /// Checks the reopened database given the writes that must be there.
+    check: fn(&Db, u32, &str),
+}
+
+/// Runs the scenario once without faults to count its mutating operations, then once per
+/// sampled k with the process dying at the k-th: the directory as the process left it must
+/// hold every acknowledged write, and a power cut at the same instant every synced one.
+fn crash_points(s: &Scenario) {
     let clean = FaultFs::new(MemFs::new().shared(), 0);
     {
-        let db = Db::open_with_fs(clean.shared(), DIR, opts()).expect("open");
-        assert_eq!(workload(&db).0, WRITES);
+        let db = (s.open)(clean.shared()).expect("open");
+        assert_eq!(
+            (s.workload)(&db).0,
+            WRITES,
+            "{}: the clean run completes",
+            s.name
+        );
     }
     let total = clean.mutating_ops();
     assert!(total > 50, "{total}");
+    let reopen = |mem: &MemFs, at_least: u32, what: &str| {
+        let db = (s.open)(mem.shared()).unwrap_or_else(|e| panic!("{what}: {e}"));
+        (s.check)(&db, at_least, what);
+    };
     let mut points = 0;
     for k in (1..=total).step_by(((total / 150).max(1)) as usize) {
         let mem = MemFs::new();
         let fault = FaultFs::new(mem.shared(), k);
         fault.add_rule(FaultRule::halt_at_mutating(k));
-        let (acked, _synced) = match Db::open_with_fs(Arc::new(fault), DIR, opts()) {
+        let acked = match (s.open)(Arc::new(fault)) {
             Ok(db) => {
-                let r = workload(&db);
+                let (acked, synced) = (s.workload)(&db);
                 let power_cut = mem.crash_clone(CrashOptions::synced_only());
                 drop(db);
-                check(&power_cut, r.1, &format!("power cut at op {k}"));
-                r
+                reopen(
+                    &power_cut,
+                    synced,
+                    &format!("{}: power cut at op {k}", s.name),
+                );
+                acked
             }
             // The open itself died: nothing was acknowledged; the directory must still open
             // if CURRENT was written, or be creatable again.
-            Err(_) => (0, 0),
+            Err(_) => 0,
         };
-        check(&mem, acked, &format!("process crash at op {k}"));
+        reopen(&mem, acked, &format!("{}: process crash at op {k}", s.name));
         points += 1;
     }
-    println!("RELIABILITY crash_points points={points} total_ops={total}");
+    println!(
+        "RELIABILITY crash_points_{} points={points} total_ops={total}",
+        s.name
+    );
+}
+
+fn open(fs: Arc<dyn FileSystem>) -> cairndb::Result<Db> {
+    Db::open_with_fs(fs, DIR, opts())
+}
+
+#[test]
+fn every_crash_point() {
+    crash_points(&Scenario {
+        name: "single",
+        open,
+        workload,
+        check,
+    });
 }
 
 /// Families for the multi-family workload: "b" flushes on its own, "c" comes and goes.
@@ -107,7 +142,7 @@ fn cf_opts() -> Options {
     o
 }
 
-fn open_cf(fs: Arc<dyn cairndb::fs::FileSystem>) -> cairndb::Result<Db> {
+fn open_cf(fs: Arc<dyn FileSystem>) -> cairndb::Result<Db> {
     let families = vec![ColumnFamilyDescriptor::new("b", opts().cf)];
     Db::open_cf_with_fs(fs, DIR, cf_opts(), families)
 }
@@ -156,53 +191,25 @@ fn cf_workload(db: &Db) -> (u32, u32) {
 
 /// Both families hold keys `0..n` for the same `n >= at_least` (batches are atomic across
 /// families), and nothing else.
-fn check_cf(mem: &MemFs, at_least: u32, what: &str) {
-    let db = open_cf(mem.shared()).unwrap_or_else(|e| panic!("{what}: {e}"));
+fn check_cf(db: &Db, at_least: u32, what: &str) {
+    check(db, at_least, what);
     let b = db.column_family("b").expect("family b");
     let r = ReadOptions::default();
-    let mut n = 0;
-    while n < WRITES && db.get(&r, &n.to_be_bytes()).expect("get").is_some() {
-        n += 1;
-    }
-    assert!(
-        n >= at_least,
-        "{what}: {n} keys present, {at_least} acknowledged"
-    );
     for i in 0..WRITES {
         let in_default = db.get(&r, &i.to_be_bytes()).expect("get").is_some();
         let in_b = db.get_cf(&r, &b, &i.to_be_bytes()).expect("get").is_some();
-        assert_eq!(in_default, i < n, "{what}: default key {i}, prefix {n}");
-        assert_eq!(in_b, i < n, "{what}: family b key {i}, prefix {n}");
+        assert_eq!(in_b, in_default, "{what}: key {i} in one family only");
     }
 }
 
 #[test]
 fn every_crash_point_with_column_families() {
-    let clean = FaultFs::new(MemFs::new().shared(), 0);
-    {
-        let db = open_cf(clean.shared()).expect("open");
-        assert_eq!(cf_workload(&db).0, WRITES);
-    }
-    let total = clean.mutating_ops();
-    let mut points = 0;
-    for k in (1..=total).step_by(((total / 150).max(1)) as usize) {
-        let mem = MemFs::new();
-        let fault = FaultFs::new(mem.shared(), k);
-        fault.add_rule(FaultRule::halt_at_mutating(k));
-        let (acked, _) = match open_cf(Arc::new(fault)) {
-            Ok(db) => {
-                let r = cf_workload(&db);
-                let power_cut = mem.crash_clone(CrashOptions::synced_only());
-                drop(db);
-                check_cf(&power_cut, r.1, &format!("power cut at op {k}"));
-                r
-            }
-            Err(_) => (0, 0),
-        };
-        check_cf(&mem, acked, &format!("process crash at op {k}"));
-        points += 1;
-    }
-    println!("RELIABILITY crash_points_cf points={points} total_ops={total}");
+    crash_points(&Scenario {
+        name: "cf",
+        open: open_cf,
+        workload: cf_workload,
+        check: check_cf,
+    });
 }
 
 /// Options under which the workload compacts: L0 compacts at 2 files into small outputs.
@@ -242,54 +249,23 @@ fn compacting_workload(db: &Db) -> (u32, u32) {
     r
 }
 
-fn check_compacting(mem: &MemFs, at_least: u32, what: &str) {
-    let db = Db::open_with_fs(mem.shared(), DIR, compacting_opts())
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let r = ReadOptions::default();
-    let mut n = 0;
-    while n < WRITES && db.get(&r, &n.to_be_bytes()).expect("get").is_some() {
-        n += 1;
-    }
-    assert!(
-        n >= at_least,
-        "{what}: {n} keys present, {at_least} acknowledged"
-    );
-    for i in n..WRITES {
-        assert!(
-            db.get(&r, &i.to_be_bytes()).expect("get").is_none(),
-            "{what}: key {i} present after a gap at {n}"
-        );
-    }
+fn open_compacting(fs: Arc<dyn FileSystem>) -> cairndb::Result<Db> {
+    Db::open_with_fs(fs, DIR, compacting_opts())
 }
 
 #[test]
 fn every_crash_point_with_compactions() {
-    let clean = FaultFs::new(MemFs::new().shared(), 0);
     {
-        let db = Db::open_with_fs(clean.shared(), DIR, compacting_opts()).expect("open");
+        let db = open_compacting(MemFs::new().shared()).expect("open");
         assert_eq!(compacting_workload(&db).0, WRITES);
         let stats = db.compaction_stats_cf(&db.default_column_family());
         let merged: u64 = stats.levels.iter().map(|l| l.files_written).sum();
         assert!(merged >= 2, "the workload compacts: {stats:?}");
     }
-    let total = clean.mutating_ops();
-    let mut points = 0;
-    for k in (1..=total).step_by(((total / 150).max(1)) as usize) {
-        let mem = MemFs::new();
-        let fault = FaultFs::new(mem.shared(), k);
-        fault.add_rule(FaultRule::halt_at_mutating(k));
-        let (acked, _) = match Db::open_with_fs(Arc::new(fault), DIR, compacting_opts()) {
-            Ok(db) => {
-                let r = compacting_workload(&db);
-                let power_cut = mem.crash_clone(CrashOptions::synced_only());
-                drop(db);
-                check_compacting(&power_cut, r.1, &format!("power cut at op {k}"));
-                r
-            }
-            Err(_) => (0, 0),
-        };
-        check_compacting(&mem, acked, &format!("process crash at op {k}"));
-        points += 1;
-    }
-    println!("RELIABILITY crash_points_compaction points={points} total_ops={total}");
+    crash_points(&Scenario {
+        name: "compaction",
+        open: open_compacting,
+        workload: compacting_workload,
+        check,
+    });
 }
