@@ -223,6 +223,40 @@ impl BenchEngine for CairnEngine {
                 self.db.latest_sequence().to_string(),
             ),
         ];
+        let cf = self.db.default_column_family();
+        let files: Vec<String> = self
+            .db
+            .level_summary_cf(&cf)
+            .iter()
+            .map(|l| l.files.to_string())
+            .collect();
+        props.push(("files per level".to_string(), files.join(",")));
+        for (level, s) in self.db.compaction_stats_cf(&cf).levels.iter().enumerate() {
+            if s.compactions > 0 {
+                props.push((
+                    format!("compactions into L{level}"),
+                    format!(
+                        "{} ({} moves), read {} MB, wrote {} MB, {:.1} s",
+                        s.compactions,
+                        s.trivial_moves,
+                        s.bytes_read >> 20,
+                        s.bytes_written >> 20,
+                        s.seconds
+                    ),
+                ));
+            }
+        }
+        for (cause, delay, delayed, stops) in self.db.write_stalls() {
+            if delayed > 0 || stops > 0 {
+                props.push((
+                    format!("write stalls ({cause})"),
+                    format!(
+                        "{delayed} delayed writes, {:.3} s in total, {stops} stops",
+                        delay.as_secs_f64()
+                    ),
+                ));
+            }
+        }
         if let Some(cache) = &self.cache {
             let s = cache.stats();
             props.push((
