@@ -377,16 +377,21 @@ impl Db {
     }
 
     /// Total write delay and delayed writes, and stops, by cause: `(cause, delay, delayed,
-    /// stops)`.
+    /// stops)`. The causes are compaction debt (L0 files, pending compaction bytes) and
+    /// `memtable-limit`: a leader waiting because every memtable `max_write_buffer_number`
+    /// allows is full (counted as delays, with their total wait).
     pub fn write_stalls(&self) -> Vec<(&'static str, Duration, u64, u64)> {
         let st = self.inner.state.lock();
-        [Cause::L0Files, Cause::PendingCompactionBytes]
+        let mut out: Vec<_> = [Cause::L0Files, Cause::PendingCompactionBytes]
             .into_iter()
             .map(|c| {
                 let (d, n) = st.write_control.delayed(c);
                 (c.name(), d, n, st.write_control.stops(c))
             })
-            .collect()
+            .collect();
+        let (d, n) = st.memtable_waits;
+        out.push(("memtable-limit", d, n, 0));
+        out
     }
 }
 

@@ -158,6 +158,9 @@ struct DbState {
     compaction_error: Option<String>,
     /// Background flushes and compactions that failed since open (each is retried).
     background_failures: u64,
+    /// Time writers waited for a free memtable (all `max_write_buffer_number` in use), and
+    /// how many waits.
+    memtable_waits: (std::time::Duration, u64),
     /// The admission rate of writes under compaction debt.
     write_control: WriteController,
     /// The commit queue; its head is or becomes the leader.

@@ -258,6 +258,7 @@ fn open_inner(
             flush_error: None,
             compaction_error: None,
             background_failures: 0,
+            memtable_waits: (std::time::Duration::ZERO, 0),
             write_control: WriteController::new(&options.db),
             writers: VecDeque::new(),
             results: HashMap::new(),

@@ -351,7 +351,10 @@ impl DbInner {
                 let msg = format!("background flush failed ({why}); the write was not applied");
                 return Err(Error::io("flush", &self.dir, std::io::Error::other(msg)));
             }
+            let started = Instant::now();
             self.cond.wait(st);
+            st.memtable_waits.0 += started.elapsed();
+            st.memtable_waits.1 += 1;
             self.check_writable(st)?;
         }
     }
