@@ -132,8 +132,10 @@ fn run(op: OpKind, k: u64, kind: FaultKind) -> (bool, bool) {
                 }
                 it_ok = it.status().is_ok();
             }
-            out.saw_error |= !it_ok || db.background_error_count() > 0;
-            let _ = db.close();
+            out.saw_error |= !it_ok;
+            out.saw_error |= db.close().is_err();
+            // Counted after close: a background job may fail while close waits for it.
+            out.saw_error |= db.background_error_count() > 0;
         }
         Err(_) => out.saw_error = true,
     }
