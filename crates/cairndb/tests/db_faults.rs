@@ -117,7 +117,8 @@ fn run(op: OpKind, k: u64, kind: FaultKind) -> (bool, bool) {
     match Db::open_with_fs(fault.shared(), DIR, opts()) {
         Ok(db) => {
             workload(&db, &mut out);
-            let mut it_ok = true;
+            // An iterator that cannot be created (a table fails to open) is an error seen.
+            let mut it_ok = false;
             if let Ok(mut it) = db.iter(&ReadOptions::default()) {
                 it.seek_to_first();
                 while it.valid() {
