@@ -83,6 +83,21 @@ fn compaction_loop(inner: &DbInner) {
     }
 }
 
+/// The plan the picker would start now for the first family that has one (not registered).
+fn next_plan(st: &DbState) -> Option<(u32, CompactionPlan)> {
+    let now = now_secs();
+    st.cfs.iter().find_map(|(&id, cf)| {
+        let version = st.versions.current(id)?;
+        let plan = pick_compaction(&PickerInput {
+            version: &version,
+            options: &cf.data.options,
+            running: &cf.running,
+            now_secs: now,
+        })?;
+        Some((id, plan))
+    })
+}
+
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -92,22 +107,9 @@ fn now_secs() -> u64 {
 impl DbInner {
     /// The first family with a compaction to run, its plan registered (invariant 1).
     fn pick(&self, st: &mut DbState) -> Option<(u32, CompactionPlan)> {
-        let now = now_secs();
-        let versions = &st.versions;
-        for (&id, cf) in st.cfs.iter_mut() {
-            let version = versions.current(id)?;
-            let input = PickerInput {
-                version: &version,
-                options: &cf.data.options,
-                running: &cf.running,
-                now_secs: now,
-            };
-            if let Some(plan) = pick_compaction(&input) {
-                cf.running.register(&plan);
-                return Some((id, plan));
-            }
-        }
-        None
+        let (id, plan) = next_plan(st)?;
+        st.cf_mut(id).running.register(&plan);
+        Some((id, plan))
     }
 
     /// Runs a registered plan and installs its result; unregisters it either way.
@@ -398,18 +400,7 @@ impl Db {
 impl DbInner {
     /// True when some family has a compaction the picker would start now.
     fn compaction_due(&self, st: &DbState) -> bool {
-        let now = now_secs();
-        st.cfs.iter().any(|(&id, cf)| {
-            st.versions.current(id).is_some_and(|version| {
-                pick_compaction(&PickerInput {
-                    version: &version,
-                    options: &cf.data.options,
-                    running: &cf.running,
-                    now_secs: now,
-                })
-                .is_some()
-            })
-        })
+        next_plan(st).is_some()
     }
 
     /// Drives a [`ManualCompaction`] to the end on the caller's thread, waiting for background

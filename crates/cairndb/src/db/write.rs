@@ -237,9 +237,10 @@ impl DbInner {
         // The WAL and the memtables are stable while `leader_active` is set: memtable
         // switches, manual flushes, family drops and close wait for it to clear.
         let mut wal = if disable_wal { None } else { st.wal.take() };
+        // Only the families the group writes (most groups: the default one alone).
         let mems: Vec<(u32, Arc<MemTable>)> = st
             .cfs
-            .iter()
+            .range(..=combined.max_column_family())
             .map(|(&id, cf)| (id, Arc::clone(&cf.mem)))
             .collect();
         let result = MutexGuard::unlocked(st, || {
