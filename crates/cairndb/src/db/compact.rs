@@ -460,6 +460,8 @@ pub struct LevelStats {
     pub trivial_moves: u64,
     /// Bytes read from the input levels.
     pub bytes_read: u64,
+    /// Of `bytes_read`, bytes read from the output level itself (RocksDB's Rnp1).
+    pub bytes_read_output_level: u64,
     /// Bytes written to the level.
     pub bytes_written: u64,
     /// Bytes moved into the level by trivial moves.
@@ -487,6 +489,14 @@ impl CompactionStats {
             s.bytes_moved += plan.input_bytes();
         }
         s.bytes_read += outcome.bytes_read;
+        if !plan.is_trivial_move {
+            s.bytes_read_output_level += plan
+                .inputs
+                .iter()
+                .filter(|i| i.level == level)
+                .map(|i| i.bytes())
+                .sum::<u64>();
+        }
         s.bytes_written += outcome.bytes_written;
         s.files_written += outcome.outputs;
         s.keys_in += outcome.keys_in;

@@ -154,6 +154,7 @@ impl DbInner {
         let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
         st.flushing = true;
+        let started = std::time::Instant::now();
         let built = MutexGuard::unlocked(st, || {
             build_l0_table(
                 &*self.fs,
@@ -164,7 +165,16 @@ impl DbInner {
                 pending.number(),
             )
         });
-        let result = built.and_then(|meta| self.install_flush(st, id, meta, next_log));
+        let result = built.and_then(|meta| {
+            let size = meta.as_ref().map(|m| m.size);
+            self.install_flush(st, id, meta, next_log)?;
+            if let Some(bytes) = size {
+                let keys = mem.num_entries();
+                self.counters
+                    .record_flush(id, bytes, keys, started.elapsed());
+            }
+            Ok(())
+        });
         st.flushing = false;
         drop(pending);
         match &result {
@@ -228,6 +238,10 @@ impl DbInner {
 
     /// Deletes the files the version set reports obsolete, and forgets their cached state.
     pub(super) fn delete_obsolete_files(&self, st: &DbState) {
+        // A checkpoint is linking or copying files (checkpoint.rs); it deletes when done.
+        if self.deletions_paused.load(std::sync::atomic::Ordering::Acquire) > 0 {
+            return;
+        }
         let Ok(listing) = self.fs.list(&self.dir) else {
             return;
         };

@@ -30,12 +30,16 @@
 //! 5. A WAL is synced before a newer WAL is started, so losing unsynced data on power loss only
 //!    ever loses a suffix of the history.
 
+mod checkpoint;
 mod column_family;
 mod compact;
 mod flush;
 mod iter;
 mod open;
+mod options_file;
+mod properties;
 mod read;
+pub mod statistics;
 mod write;
 pub mod write_control;
 
@@ -51,7 +55,9 @@ use std::thread::JoinHandle;
 use parking_lot::{Condvar, Mutex};
 
 pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
+pub use checkpoint::CheckpointReport;
 pub use iter::DbIter;
+pub use properties::PROPERTY_NAMES;
 
 use crate::compaction::plan::RunningCompactions;
 use column_family::CfData;
@@ -211,6 +217,10 @@ struct DbInner {
     /// column families.
     range_dels: Mutex<HashMap<u64, Arc<Vec<Tombstone>>>>,
     report: RecoveryReport,
+    /// Database-wide write, WAL and flush counters (`statistics.rs`).
+    counters: statistics::DbCounters,
+    /// While non-zero, obsolete files are kept (a checkpoint is linking and copying them).
+    deletions_paused: std::sync::atomic::AtomicUsize,
 }
 
 /// An open database. See the module contract.

@@ -275,8 +275,11 @@ fn open_inner(
         dir: dir.to_path_buf(),
         options,
         report,
+        counters: super::statistics::DbCounters::new(),
+        deletions_paused: std::sync::atomic::AtomicUsize::new(0),
     };
     persist_replayed(&inner, replayed, wal_number)?;
+    super::options_file::write_options_file(&inner)?;
     Ok(inner)
 }
 

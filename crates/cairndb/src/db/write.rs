@@ -252,12 +252,20 @@ impl DbInner {
             })
             .map_err(|e| (e, "memtable insert failed"))
         });
-        if wal.is_some() {
+        let used_wal = wal.is_some();
+        if used_wal {
             st.wal = wal;
         }
         let followers = &ids[1..];
         match result {
             Ok(()) => {
+                self.counters.record_group(
+                    ids.len() as u64,
+                    u64::from(combined.count()),
+                    combined.data_size() as u64,
+                    used_wal,
+                    sync && used_wal,
+                );
                 let last = first + u64::from(combined.count()) - 1;
                 st.versions.set_last_sequence(last);
                 self.last_sequence.store(last, Ordering::Release);

@@ -6,6 +6,7 @@
 //! - [`ReadOptions`], [`WriteOptions`] (`read_write.rs`): per call.
 //! - `parse.rs`: RocksDB option strings (`write_buffer_size=256m;compression=kLZ4Compression`),
 //!   in both directions.
+//! - `file.rs`: OPTIONS files (`OPTIONS-NNNNNN`, RocksDB's INI layout), written at every open.
 //! - Reference for every option with its default, unit and trade-off: `docs/design/options.md`.
 //!
 //! # Contract
@@ -28,6 +29,7 @@
 
 mod cf;
 mod db;
+pub(crate) mod file;
 mod parse;
 mod read_write;
 
@@ -36,6 +38,7 @@ mod tests;
 
 pub use cf::{CfOptions, TTL_AUTO};
 pub use db::DbOptions;
+pub use file::OptionsFile;
 pub use parse::{ParseConfig, ParseWarning};
 pub use read_write::{ReadOptions, WriteOptions};
 

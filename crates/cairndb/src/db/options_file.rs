@@ -1,0 +1,46 @@
+//! Writing the OPTIONS file of an open database (format and parsing: `options/file.rs`).
+
+use std::path::PathBuf;
+
+use super::{Db, DbInner};
+use crate::error::Result;
+use crate::options::file::options_file_numbers;
+use crate::options::OptionsFile;
+
+impl DbInner {
+    /// The effective options: the database's and every live family's, default first.
+    pub(super) fn options_file(&self) -> OptionsFile {
+        let st = self.state.lock();
+        OptionsFile {
+            db: self.options.db.clone(),
+            families: st
+                .cfs
+                .values()
+                .map(|c| (c.data.name.clone(), c.data.options.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// Writes `OPTIONS-NNNNNN` with the effective options under a fresh file number (numbers of
+/// existing OPTIONS files are marked used first, so the newest file always has the highest
+/// number, also after a crash that lost the MANIFEST's counter).
+pub(super) fn write_options_file(inner: &DbInner) -> Result<PathBuf> {
+    let file = inner.options_file();
+    let number = {
+        let mut st = inner.state.lock();
+        if let Some(&max) = options_file_numbers(&*inner.fs, &inner.dir)?.last() {
+            st.versions.mark_file_number_used(max);
+        }
+        st.versions.new_file_number()
+    };
+    file.write(&*inner.fs, &inner.dir, number)
+}
+
+impl Db {
+    /// The effective options of the database and its column families, as the OPTIONS file
+    /// holds them.
+    pub fn options_file(&self) -> OptionsFile {
+        self.inner.options_file()
+    }
+}

@@ -1,0 +1,444 @@
+//! Operability: properties under RocksDB's names checked against known workloads, the OPTIONS
+//! file written at open and parsed back (and every error path of its parser), and checkpoints,
+//! also under concurrent writes.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use cairndb::cache::CacheOptions;
+use cairndb::sstable::BlockCache;
+use cairndb::db::ColumnFamilyDescriptor;
+use cairndb::fs::{FileSystem, MemFs, RealFs};
+use cairndb::options::{CfOptions, Options, OptionsFile, ParseConfig, ReadOptions, WriteOptions};
+use cairndb::{Db, Error};
+
+const DIR: &str = "/db";
+
+fn opts() -> Options {
+    let mut o = Options::default();
+    o.db.create_if_missing = true;
+    o.cf.write_buffer_size = 64 << 10;
+    o.cf.disable_auto_compactions = true;
+    o
+}
+
+fn key(i: u32) -> Vec<u8> {
+    format!("key{i:06}").into_bytes()
+}
+
+fn put_range(db: &Db, range: std::ops::Range<u32>) {
+    let w = WriteOptions::default();
+    for i in range {
+        db.put(&w, &key(i), format!("value{i}").as_bytes())
+            .expect("put");
+    }
+}
+
+fn scan(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut it = db.iter(&ReadOptions::default()).expect("iter");
+    let mut out = BTreeMap::new();
+    it.seek_to_first();
+    while it.valid() {
+        out.insert(it.key().to_vec(), it.value().to_vec());
+        it.next();
+    }
+    it.status().expect("scan");
+    out
+}
+
+fn sst_bytes_in_dir(fs: &dyn FileSystem, dir: &Path) -> u64 {
+    fs.list(dir)
+        .expect("list")
+        .iter()
+        .filter(|n| n.ends_with(".sst"))
+        .map(|n| fs.size(&dir.join(n)).expect("size"))
+        .sum()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties.
+
+#[test]
+fn file_counts_sizes_and_key_estimates_follow_the_workload() {
+    let fs = MemFs::new().shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+    assert_eq!(db.property("rocksdb.num-files-at-level0").as_deref(), Some("0"));
+    assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(0));
+    put_range(&db, 0..100);
+    assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(100));
+    assert!(db.property_int("rocksdb.cur-size-all-mem-tables").unwrap() > 0);
+    assert_eq!(db.property_int("rocksdb.num-entries-active-mem-table"), Some(100));
+    for batch in 1..=3u32 {
+        put_range(&db, batch * 100..batch * 100 + 100);
+        db.flush().expect("flush");
+        assert_eq!(
+            db.property_int("rocksdb.num-files-at-level0"),
+            Some(u64::from(batch))
+        );
+    }
+    assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(400));
+    assert_eq!(db.property_int("rocksdb.num-entries-active-mem-table"), Some(0));
+    let live = db.property_int("rocksdb.live-sst-files-size").unwrap();
+    assert_eq!(live, sst_bytes_in_dir(&*fs, Path::new(DIR)));
+    assert_eq!(db.property_int("rocksdb.total-sst-files-size"), Some(live));
+    // The same names under CairnDB's prefix.
+    assert_eq!(db.property_int("cairndb.live-sst-files-size"), Some(live));
+    db.compact_range(None, None).expect("compact");
+    assert_eq!(db.property_int("rocksdb.num-files-at-level0"), Some(0));
+    let last = (1..7)
+        .map(|l| db.property_int(&format!("rocksdb.num-files-at-level{l}")).unwrap())
+        .sum::<u64>();
+    assert!(last >= 1, "compaction output is below L0");
+    // Deletions in a table hide one older entry each in the estimate.
+    let w = WriteOptions::default();
+    for i in 0..50 {
+        db.delete(&w, &key(i)).expect("delete");
+    }
+    db.flush().expect("flush");
+    assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(400 + 50 - 100));
+    db.close().expect("close");
+}
+
+#[test]
+fn unknown_names_and_levels_past_the_tree_have_no_value() {
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, opts()).expect("open");
+    assert_eq!(db.property("rocksdb.no-such-property"), None);
+    assert_eq!(db.property("stats"), None, "a prefix is required");
+    assert_eq!(db.property("leveldb.stats"), None);
+    assert_eq!(db.property("rocksdb.num-files-at-level7"), None);
+    assert_eq!(db.property("rocksdb.num-files-at-level"), None);
+    assert_eq!(db.property("rocksdb.num-files-at-level-1"), None);
+    assert_eq!(db.property("rocksdb.num-files-at-levelx"), None);
+    assert_eq!(db.property_int("rocksdb.stats"), None);
+    // No block cache configured: no usage to report.
+    assert_eq!(db.property("rocksdb.block-cache-usage"), None);
+    db.close().expect("close");
+}
+
+#[test]
+fn block_cache_usage_grows_with_reads() {
+    let mut o = opts();
+    let cache = Arc::new(BlockCache::new(CacheOptions::with_capacity(8 << 20)));
+    o.cf.table.block_cache = Some(cache);
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    put_range(&db, 0..500);
+    db.flush().expect("flush");
+    let before = db.property_int("rocksdb.block-cache-usage").unwrap();
+    assert_eq!(scan(&db).len(), 500);
+    let after = db.property_int("rocksdb.block-cache-usage").unwrap();
+    assert!(after > before, "usage {before} -> {after}");
+    assert_eq!(db.property_int("rocksdb.block-cache-capacity"), Some(8 << 20));
+    db.close().expect("close");
+}
+
+#[test]
+fn stats_show_the_compaction_table_and_cumulative_lines() {
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, opts()).expect("open");
+    let w = WriteOptions::default();
+    for i in 0..10 {
+        db.put(&w, &key(i), b"v").expect("put");
+    }
+    let sync = WriteOptions {
+        sync: true,
+        ..WriteOptions::default()
+    };
+    db.put(&sync, &key(10), b"v").expect("put");
+    db.flush().expect("flush");
+    put_range(&db, 0..11);
+    db.flush().expect("flush");
+    db.compact_range(None, None).expect("compact");
+    let stats = db.property("rocksdb.stats").expect("stats");
+    assert!(stats.contains("** Compaction Stats [default] **"), "{stats}");
+    let header = stats
+        .lines()
+        .find(|l| l.starts_with("Level "))
+        .expect("header");
+    for col in [
+        "Files", "Size", "Score", "Read(GB)", "Rn(GB)", "Rnp1(GB)", "Write(GB)", "Wnew(GB)",
+        "Moved(GB)", "W-Amp", "Rd(MB/s)", "Wr(MB/s)", "Comp(sec)", "CompMergeCPU(sec)",
+        "Comp(cnt)", "Avg(sec)", "KeyIn", "KeyDrop",
+    ] {
+        assert!(header.contains(col), "{col} missing from {header}");
+    }
+    // Two flushes into L0, one compaction out of it; 22 entries in, 11 dropped (overwrites).
+    let row = |name: &str| -> Vec<String> {
+        stats
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row in {stats}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    let sum = row("Sum ");
+    let comp_count: u64 = sum[17].parse().expect("Comp(cnt)");
+    assert_eq!(comp_count, 3, "2 flushes + 1 compaction: {sum:?}");
+    assert_eq!(sum[19], "22", "KeyIn");
+    assert_eq!(sum[20], "11", "KeyDrop");
+    assert!(stats.contains("** DB Stats **"));
+    assert!(
+        stats.contains("Cumulative writes: 22 writes, 22 keys, 22 commit groups, 1.0 writes per commit group"),
+        "{stats}"
+    );
+    assert!(stats.contains("Cumulative WAL: 22 writes, 1 syncs, 22.00 writes per sync"), "{stats}");
+    assert!(stats.contains("Cumulative stall: 00:00:00.000 H:M:S, 0.0 percent"));
+    assert!(stats.contains("Interval writes: 22 writes"));
+    assert!(stats.contains("Estimated pending compaction bytes: 0"));
+    let levels = db.property("rocksdb.levelstats").expect("levelstats");
+    assert!(levels.starts_with("Level Files Size(MB)\n--------------------\n"));
+    assert!(levels.contains("  0        0 "), "{levels}");
+    assert_eq!(db.property_int("rocksdb.estimate-pending-compaction-bytes"), Some(0));
+    db.close().expect("close");
+}
+
+#[test]
+fn properties_of_a_column_family_are_its_own() {
+    let fs = MemFs::new().shared();
+    let mut o = opts();
+    o.db.create_missing_column_families = true;
+    let db = Db::open_cf_with_fs(
+        fs,
+        DIR,
+        o.clone(),
+        vec![ColumnFamilyDescriptor::new("other", o.cf.clone())],
+    )
+    .expect("open");
+    let other = db.column_family("other").expect("cf");
+    db.put_cf(&WriteOptions::default(), &other, b"a", b"1")
+        .expect("put");
+    db.flush_cf(&other).expect("flush");
+    assert_eq!(
+        db.property_cf(&other, "rocksdb.num-files-at-level0").as_deref(),
+        Some("1")
+    );
+    assert_eq!(db.property("rocksdb.num-files-at-level0").as_deref(), Some("0"));
+    let stats = db.property_cf(&other, "rocksdb.cfstats").expect("cfstats");
+    assert!(stats.contains("** Compaction Stats [other] **"));
+    db.drop_column_family(&other).expect("drop");
+    assert_eq!(db.property_cf(&other, "rocksdb.num-files-at-level0"), None);
+    db.close().expect("close");
+}
+
+// ---------------------------------------------------------------------------------------------
+// OPTIONS files.
+
+fn options_files(fs: &dyn FileSystem) -> Vec<String> {
+    let mut v: Vec<String> = fs
+        .list(Path::new(DIR))
+        .expect("list")
+        .into_iter()
+        .filter(|n| n.starts_with("OPTIONS-"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn each_open_writes_an_options_file_and_two_are_kept() {
+    let fs = MemFs::new().shared();
+    let mut o = opts();
+    o.cf
+        .apply_options_string(
+            "write_buffer_size=1m;compression=kZSTD;block_based_table_factory={block_size=8k}",
+            &ParseConfig::default(),
+        )
+        .expect("parse");
+    let mut seen = Vec::new();
+    for round in 0..3 {
+        let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
+        db.close().expect("close");
+        let files = options_files(&*fs);
+        assert_eq!(files.len(), (round + 1).min(2), "{files:?}");
+        let latest = OptionsFile::latest(&*fs, Path::new(DIR))
+            .expect("latest")
+            .expect("some");
+        assert_eq!(latest.file_name().unwrap().to_str().unwrap(), files.last().unwrap());
+        assert!(!seen.contains(&latest), "a new file each open");
+        seen.push(latest.clone());
+        let (file, warnings) =
+            OptionsFile::load(&*fs, &latest, &ParseConfig::default()).expect("parse back");
+        assert!(warnings.is_empty());
+        let back = file.to_options();
+        assert_eq!(back.db.to_options_string(), o.db.to_options_string());
+        assert_eq!(back.cf.to_options_string(), o.cf.to_options_string());
+        assert_eq!(back.cf.write_buffer_size, 1 << 20);
+        assert_eq!(back.cf.table.block_size, 8 << 10);
+    }
+}
+
+#[test]
+fn options_file_round_trips_every_family_on_disk() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let mut o = opts();
+    o.db.create_missing_column_families = true;
+    let mut other = CfOptions::from_options_string(
+        "prefix_extractor=capped:12;memtable_prefix_bloom_size_ratio=0.05;\
+         block_based_table_factory={whole_key_filtering=0;filter_policy=bloomfilter:10:false};\
+         compaction_pri=kMinOverlappingRatio;compression_opts={level=7}",
+    )
+    .expect("parse");
+    other.write_buffer_size = 128 << 10;
+    let db = Db::open_cf(
+        &path,
+        o.clone(),
+        vec![ColumnFamilyDescriptor::new("weird \"name\"", other.clone())],
+    )
+    .expect("open");
+    let expected = db.options_file();
+    db.close().expect("close");
+    let latest = OptionsFile::latest(&*RealFs::shared(), &path)
+        .expect("list")
+        .expect("file");
+    let text = std::fs::read_to_string(&latest).expect("read");
+    assert!(text.contains("[DBOptions]"));
+    assert!(text.contains("[CFOptions \"default\"]"));
+    assert!(text.contains("[TableOptions/BlockBasedTable \"weird \\\"name\\\"\"]"));
+    let (file, _) = OptionsFile::parse(&text, &ParseConfig::default()).expect("parse");
+    assert_eq!(file.families.len(), expected.families.len());
+    for ((n1, a), (n2, b)) in file.families.iter().zip(&expected.families) {
+        assert_eq!(n1, n2);
+        assert_eq!(a.to_options_string(), b.to_options_string());
+    }
+    let back = file.family("weird \"name\"").expect("family");
+    assert_eq!(back.prefix_extractor.as_ref().map(|p| p.name()), Some("rocksdb.CappedPrefix.12"));
+    assert!(!back.table.whole_key_filtering);
+    assert_eq!(back.table.zstd_level, 7);
+    // Options::from_file: the database and default-family options.
+    let from = Options::from_file(&latest).expect("from_file");
+    assert_eq!(from.cf.to_options_string(), o.cf.to_options_string());
+    assert_eq!(from.db.to_options_string(), expected.db.to_options_string());
+}
+
+#[test]
+fn options_file_parse_errors_name_the_line() {
+    let strict = ParseConfig::default();
+    let cases: &[(&str, &str)] = &[
+        ("write_buffer_size=1\n", "line 1: an option outside any section"),
+        ("[DBOptions]\nnot a pair\n", "line 2: expected name=value"),
+        ("[Bogus]\n", "line 1: unknown section"),
+        ("[DBOptions\n", "line 1: malformed section"),
+        ("[CFOptions]\n", "line 1: unknown section"),
+        ("[CFOptions default]\n", "line 1: expected a quoted name"),
+        ("[CFOptions \"a\"b\"]\n", "line 1: unescaped quote"),
+        ("[CFOptions \"a\\\"]\n", "line 1: dangling escape"),
+        (
+            "[TableOptions/BlockBasedTable \"default\"]\nblock_size=1\n",
+            "line 1: table options for column family \"default\" before its CFOptions",
+        ),
+        (
+            "[CFOptions \"x\"]\n[CFOptions \"x\"]\n",
+            "line 2: column family \"x\" has two CFOptions sections",
+        ),
+        ("[DBOptions]\n\nno_such_option=1\n", "line 3: option no_such_option: unknown"),
+        ("[DBOptions]\nmax_open_files=abc\n", "line 2: option max_open_files"),
+        (
+            "[CFOptions \"default\"]\n[TableOptions/BlockBasedTable \"default\"]\nnope=1\n",
+            "line 3: option block_based_table_factory.nope: unknown",
+        ),
+    ];
+    for (text, want) in cases {
+        match OptionsFile::parse(text, &strict) {
+            Err(Error::InvalidArgument(m)) => assert!(m.contains(want), "{text:?}: {m}"),
+            other => panic!("{text:?}: expected an error containing {want:?}, got {other:?}"),
+        }
+    }
+    // Unknown names are warnings when asked; bad values are still errors.
+    let lenient = ParseConfig {
+        ignore_unknown_options: true,
+    };
+    let text = "[Version]\n  rocksdb_version=9.0\n[DBOptions]\n  no_such_option=1\n  \
+                max_background_jobs=4\n[CFOptions \"default\"]\n  statistics=x\n";
+    let (file, warnings) = OptionsFile::parse(text, &lenient).expect("lenient");
+    assert_eq!(file.db.max_background_jobs, 4);
+    let names: Vec<&str> = warnings.iter().map(|w| w.option.as_str()).collect();
+    assert_eq!(names, ["no_such_option", "statistics"]);
+    assert!(OptionsFile::parse("[DBOptions]\nmax_open_files=abc\n", &lenient).is_err());
+    // Not UTF-8.
+    let fs = MemFs::new().shared();
+    fs.create_dir_all(Path::new(DIR)).unwrap();
+    let p = Path::new(DIR).join("OPTIONS-000001");
+    let mut f = fs.create(&p).unwrap();
+    f.append(&[0xff, 0xfe]).unwrap();
+    f.sync().unwrap();
+    drop(f);
+    assert!(matches!(
+        OptionsFile::load(&*fs, &p, &strict),
+        Err(Error::InvalidArgument(_))
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoints.
+
+#[test]
+fn checkpoint_opens_with_identical_data() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let db = Db::open(&path, opts()).expect("open");
+    put_range(&db, 0..300);
+    db.flush().expect("flush");
+    put_range(&db, 200..400);
+    let w = WriteOptions {
+        disable_wal: true,
+        ..WriteOptions::default()
+    };
+    db.put(&w, b"unlogged", b"x").expect("put");
+    let expected = scan(&db);
+    let out = dir.path().join("cp");
+    let report = db.checkpoint(&out).expect("checkpoint");
+    assert!(report.tables_linked + report.tables_copied >= 2);
+    assert!(!dir.path().join("cp.tmp").exists());
+    // Writes after the checkpoint are not in it.
+    put_range(&db, 1000..1010);
+    assert!(matches!(db.checkpoint(&out), Err(Error::InvalidArgument(_))));
+    db.close().expect("close");
+    let cp = Db::open(&out, opts()).expect("open checkpoint");
+    assert_eq!(scan(&cp), expected);
+    cp.close().expect("close");
+    // The source is unchanged by the checkpoint and still opens.
+    let db = Db::open(&path, opts()).expect("reopen");
+    assert_eq!(scan(&db).len(), expected.len() + 10);
+}
+
+#[test]
+fn checkpoint_under_concurrent_writes_holds_a_prefix() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("db");
+        let mut o = opts();
+        o.cf.disable_auto_compactions = false;
+        o.cf.level0_file_num_compaction_trigger = 2;
+        let db = Arc::new(Db::open(&path, o.clone()).expect("open"));
+        let acked = Arc::new(AtomicU64::new(0));
+        let writer = {
+            let (db, acked) = (Arc::clone(&db), Arc::clone(&acked));
+            std::thread::spawn(move || {
+                let w = WriteOptions::default();
+                for i in 0..6000u32 {
+                    let value = vec![b'v'; 40 + (i % 50) as usize];
+                    db.put(&w, &key(i), &value).expect("put");
+                    acked.store(u64::from(i) + 1, Ordering::Release);
+                }
+            })
+        };
+        while acked.load(Ordering::Acquire) < 1500 {
+            std::thread::yield_now();
+        }
+        let before = acked.load(Ordering::Acquire);
+        let out = dir.path().join("cp");
+        db.checkpoint(&out).expect("checkpoint");
+        writer.join().expect("writer");
+        Arc::try_unwrap(db).expect("one handle").close().expect("close");
+        let cp = Db::open(&out, o).expect("open checkpoint");
+        let got = scan(&cp);
+        let n = got.len() as u64;
+        assert!(n >= before, "round {round}: {n} keys, {before} acknowledged before");
+        for (i, (k, _)) in got.iter().enumerate() {
+            assert_eq!(k, &key(i as u32), "round {round}: not a prefix at {i}");
+        }
+        cp.close().expect("close");
+    }
+}
