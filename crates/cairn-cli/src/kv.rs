@@ -8,6 +8,8 @@
 //! Exit status: 0 on success; 1 when `get` finds no value (with "not found" on stderr); 2 on
 //! any error (a directory that holds no database, a damaged one, bad hex, ...).
 //!
+//! Every verb takes `--options "<RocksDB option string>"` (see `dbopts.rs`).
+//!
 //! `get`, `delete` and `scan` never create a database: they open with `create_if_missing` false
 //! and refuse a directory that holds none. `put` creates one when missing.
 
@@ -15,7 +17,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::options::{ReadOptions, WriteOptions};
+
+use crate::dbopts::OptionsArgs;
 use cairndb::{Db, Error, Result};
 use clap::{Args, Subcommand};
 
@@ -49,6 +53,8 @@ pub struct GetArgs {
     /// The database directory.
     #[arg(long)]
     db: PathBuf,
+    #[command(flatten)]
+    opts: OptionsArgs,
     /// The key.
     key: String,
     /// Take the key and print the value as hex.
@@ -62,6 +68,8 @@ pub struct PutArgs {
     /// The database directory (created with the database when missing).
     #[arg(long)]
     db: PathBuf,
+    #[command(flatten)]
+    opts: OptionsArgs,
     /// The key.
     key: String,
     /// The value.
@@ -77,6 +85,8 @@ pub struct DeleteArgs {
     /// The database directory.
     #[arg(long)]
     db: PathBuf,
+    #[command(flatten)]
+    opts: OptionsArgs,
     /// The key.
     key: String,
     /// Take the key as hex.
@@ -90,6 +100,8 @@ pub struct ScanArgs {
     /// The database directory.
     #[arg(long)]
     db: PathBuf,
+    #[command(flatten)]
+    opts: OptionsArgs,
     /// First key (inclusive); from the first key of the database when absent.
     #[arg(long)]
     from: Option<String>,
@@ -119,7 +131,7 @@ pub fn run(cmd: &KvCommand) -> ExitCode {
 }
 
 /// Opens the database in `dir`; without `create`, a directory that holds none is an error.
-fn open(dir: &Path, create: bool) -> Result<Db> {
+fn open(dir: &Path, opts: &OptionsArgs, create: bool) -> Result<Db> {
     if !create && !dir.join("CURRENT").is_file() {
         let what = if dir.is_dir() {
             "holds no CairnDB database (no CURRENT file)"
@@ -131,7 +143,7 @@ fn open(dir: &Path, create: bool) -> Result<Db> {
             dir.display()
         )));
     }
-    let mut options = Options::default();
+    let mut options = opts.build()?;
     options.db.create_if_missing = create;
     Db::open(dir, options)
 }
@@ -186,7 +198,7 @@ fn print_line(out: &mut impl Write, line: &str) -> Result<bool> {
 
 fn get(a: &GetArgs) -> Result<ExitCode> {
     let key = decode(&a.key, a.hex, "key")?;
-    let db = open(&a.db, false)?;
+    let db = open(&a.db, &a.opts, false)?;
     let value = db.get(&ReadOptions::default(), &key)?;
     db.close()?;
     match value {
@@ -204,14 +216,14 @@ fn get(a: &GetArgs) -> Result<ExitCode> {
 fn put(a: &PutArgs) -> Result<()> {
     let key = decode(&a.key, a.hex, "key")?;
     let value = decode(&a.value, a.hex, "value")?;
-    let db = open(&a.db, true)?;
+    let db = open(&a.db, &a.opts, true)?;
     db.put(&durable(), &key, &value)?;
     db.close()
 }
 
 fn delete(a: &DeleteArgs) -> Result<()> {
     let key = decode(&a.key, a.hex, "key")?;
-    let db = open(&a.db, false)?;
+    let db = open(&a.db, &a.opts, false)?;
     db.delete(&durable(), &key)?;
     db.close()
 }
@@ -233,7 +245,7 @@ fn scan(a: &ScanArgs) -> Result<()> {
             ));
         }
     }
-    let db = open(&a.db, false)?;
+    let db = open(&a.db, &a.opts, false)?;
     let ro = ReadOptions {
         iterate_lower_bound: from.clone(),
         iterate_upper_bound: to,

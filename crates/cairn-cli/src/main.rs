@@ -6,10 +6,14 @@
 //! - `cairn get|put|delete|scan --db DIR ...`: read and write a database from a terminal.
 //! - `cairn sst dump FILE` / `cairn sst verify FILE`: inspect and check one SST file.
 //! - `cairn compact --db DIR` / `cairn stats --db DIR`: compact a database, show its levels.
+//! - `cairn lsm`, `cairn options`, `cairn checkpoint`, `cairn manifest dump`, `cairn wal dump`:
+//!   inspect a database's files and options, copy it while it runs.
 
 mod admin;
 mod bench;
+mod dbopts;
 mod kv;
+mod logdump;
 mod sst;
 
 use std::process::ExitCode;
@@ -43,10 +47,30 @@ enum Command {
     ///
     /// Example: cairn compact --db /data/db
     Compact(admin::CompactArgs),
-    /// Prints files, size, compaction score and target size per level of every column family.
+    /// Prints RocksDB's "Compaction Stats" table and DB stats of every column family, then the
+    /// score and target size per level; or one property with --property.
     ///
-    /// Example: cairn stats --db /data/db
+    /// Example: cairn stats --db /data/db --property rocksdb.estimate-num-keys
     Stats(admin::StatsArgs),
+    /// Prints every table of every level with its size, sequence range and key range.
+    ///
+    /// Example: cairn lsm --db /data/db
+    Lsm(admin::LsmArgs),
+    /// Prints the options the database was last opened with (its newest OPTIONS file).
+    ///
+    /// Example: cairn options --db /data/db
+    Options(admin::OptionsVerbArgs),
+    /// Writes a checkpoint: a copy that opens as a database with the same data (tables
+    /// hard-linked where possible).
+    ///
+    /// Example: cairn checkpoint --db /data/db /backup/db-2026-01-01
+    Checkpoint(admin::CheckpointArgs),
+    /// Dumps a MANIFEST's version edits.
+    #[command(subcommand)]
+    Manifest(logdump::ManifestCommand),
+    /// Dumps a WAL file's write batches.
+    #[command(subcommand)]
+    Wal(logdump::WalCommand),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +83,21 @@ fn main() -> ExitCode {
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
         Command::Stats(args) => admin::stats(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
+        Command::Lsm(args) => admin::lsm(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
+        Command::Options(args) => admin::options(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
+        Command::Checkpoint(args) => admin::checkpoint(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
+        Command::Manifest(cmd) => logdump::manifest(&cmd)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
+        Command::Wal(cmd) => logdump::wal(&cmd)
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
     };

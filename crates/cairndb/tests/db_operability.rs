@@ -442,3 +442,232 @@ fn checkpoint_under_concurrent_writes_holds_a_prefix() {
         cp.close().expect("close");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The MyRocks option string: every part parses and takes effect.
+
+const MYROCKS: &str = "write_buffer_size=256m;target_file_size_base=32m;\
+    max_bytes_for_level_base=512m;max_write_buffer_number=4;\
+    level0_file_num_compaction_trigger=4;level0_slowdown_writes_trigger=20;\
+    level0_stop_writes_trigger=30;block_based_table_factory={cache_index_and_filter_blocks=1;\
+    filter_policy=bloomfilter:10:false;whole_key_filtering=0};\
+    level_compaction_dynamic_level_bytes=true;optimize_filters_for_hits=true;\
+    memtable_prefix_bloom_size_ratio=0.05;prefix_extractor=capped:12;\
+    compaction_pri=kMinOverlappingRatio;compression=kLZ4Compression;\
+    bottommost_compression=kLZ4Compression";
+
+fn table_properties(
+    fs: &Arc<dyn FileSystem>,
+    number: u64,
+    size: u64,
+) -> cairndb::sstable::TableProperties {
+    let path = Path::new(DIR).join(format!("{number:06}.sst"));
+    let file = fs.open_read(&path).expect("open table");
+    cairndb::sstable::Table::open(file, &path, size, &Default::default())
+        .expect("table")
+        .properties()
+        .clone()
+}
+
+#[test]
+fn myrocks_option_string_parses_and_every_part_takes_effect() {
+    use cairndb::types::CompressionType;
+    let mut o = Options::from_options_string(MYROCKS).expect("parse");
+    o.db.create_if_missing = true;
+    o.validate().expect("valid");
+    assert_eq!(o.cf.write_buffer_size, 256 << 20);
+    assert_eq!(o.cf.target_file_size_base, 32 << 20);
+    assert_eq!(o.cf.max_bytes_for_level_base, 512 << 20);
+    assert_eq!(o.cf.max_write_buffer_number, 4);
+    assert_eq!(
+        (
+            o.cf.level0_file_num_compaction_trigger,
+            o.cf.level0_slowdown_writes_trigger,
+            o.cf.level0_stop_writes_trigger
+        ),
+        (4, 20, 30)
+    );
+    assert!(o.cf.level_compaction_dynamic_level_bytes && o.cf.optimize_filters_for_hits);
+    assert_eq!(o.cf.memtable_prefix_bloom_size_ratio, 0.05);
+    assert_eq!(o.cf.compression, CompressionType::Lz4);
+    assert_eq!(o.cf.bottommost_compression, Some(CompressionType::Lz4));
+    assert!(o.cf.table.cache_index_and_filter_blocks && !o.cf.table.whole_key_filtering);
+    assert_eq!(o.cf.table.bloom_bits_per_key, 10.0);
+
+    let fs = MemFs::new().shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o).expect("open");
+    // The effective options are what the string said (the OPTIONS file records them).
+    let eff = db.options_file();
+    assert_eq!(eff.family("default").unwrap().write_buffer_size, 256 << 20);
+    // Keys with a 12-byte prefix shared by 10 keys each.
+    let w = WriteOptions::default();
+    for p in 0..50u32 {
+        for s in 0..10u32 {
+            let k = format!("prefix{p:06}-suffix{s:03}");
+            db.put(&w, k.as_bytes(), &[b'x'; 100]).expect("put");
+        }
+    }
+    db.flush().expect("flush");
+    let levels = db.level_files_cf(&db.default_column_family());
+    let l0 = &levels[0][0];
+    let props = table_properties(&fs, l0.number, l0.size);
+    // capped:12 and whole_key_filtering=0: a prefix-only filter; LZ4 compression.
+    assert_eq!(props.prefix_extractor, "rocksdb.CappedPrefix.12");
+    assert!(!props.whole_key_filtering);
+    assert!(props.filter_bytes > 0, "L0 has a filter");
+    assert_eq!(props.compression, CompressionType::Lz4);
+    // cache_index_and_filter_blocks=1 with no cache given: RocksDB's default cache is created
+    // and the index and filter blocks are charged to it.
+    let ro = ReadOptions::default();
+    assert!(db.get(&ro, b"prefix000007-suffix003").expect("get").is_some());
+    assert_eq!(db.property_int("rocksdb.block-cache-capacity"), Some(32 << 20));
+    assert!(db.property_int("rocksdb.block-cache-usage").unwrap() > 0);
+    // A prefix absent from the table is answered by the prefix filter.
+    assert!(db.get(&ro, b"prefix999999-suffix000").expect("get").is_none());
+    // memtable_prefix_bloom_size_ratio with capped:12: lookups of absent prefixes skip the
+    // memtable search, present ones pass.
+    db.put(&w, b"prefix777777-a", b"v").expect("put");
+    let useful = |db: &Db| db.property_int("rocksdb.memtable-prefix-bloom-useful").unwrap();
+    let before = useful(&db);
+    for p in 0..20u32 {
+        let k = format!("absent{p:06}-x");
+        assert!(db.get(&ro, k.as_bytes()).expect("get").is_none());
+    }
+    assert!(useful(&db) - before >= 15, "{} of 20", useful(&db) - before);
+    assert_eq!(db.get(&ro, b"prefix777777-a").expect("get").as_deref(), Some(&b"v"[..]));
+    assert!(db.property_int("rocksdb.memtable-prefix-bloom-passed").unwrap() >= 1);
+    // optimize_filters_for_hits: tables a compaction writes to the last level have no filter
+    // (an overlapping write makes the compaction merge rather than move the L0 table, which
+    // would keep its filter, as in RocksDB).
+    db.put(&w, b"prefix000010-suffix000", b"new").expect("put");
+    db.compact_range(None, None).expect("compact");
+    let levels = db.level_files_cf(&db.default_column_family());
+    let last = levels
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .expect("a non-empty level");
+    assert!(last > 0);
+    for f in &levels[last] {
+        let p = table_properties(&fs, f.number, f.size);
+        assert_eq!(p.filter_bytes, 0, "bottommost table {} has no filter", f.number);
+        assert_eq!(p.compression, CompressionType::Lz4, "bottommost_compression");
+    }
+    assert_eq!(scan(&db).len(), 501);
+    db.close().expect("close");
+}
+
+#[test]
+fn unknown_options_fail_by_default_and_warn_when_ignored() {
+    let with_unknown = format!("{MYROCKS};statistics=1;no_such_thing=3");
+    match Options::from_options_string(&with_unknown) {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("statistics"), "{m}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+    let mut o = Options::default();
+    let warnings = o
+        .apply_options_string(
+            &with_unknown,
+            &ParseConfig {
+                ignore_unknown_options: true,
+            },
+        )
+        .expect("lenient");
+    let names: Vec<&str> = warnings.iter().map(|w| w.option.as_str()).collect();
+    assert_eq!(names, ["statistics", "no_such_thing"]);
+    assert_eq!(o.cf.write_buffer_size, 256 << 20, "the known parts still apply");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The info log.
+
+fn read_text(fs: &dyn FileSystem, path: &Path) -> String {
+    String::from_utf8(cairndb::fs::read_all(fs, path).expect("read")).expect("utf-8")
+}
+
+fn old_logs(fs: &dyn FileSystem) -> Vec<String> {
+    fs.list(Path::new(DIR))
+        .expect("list")
+        .into_iter()
+        .filter(|n| n.starts_with("LOG.old."))
+        .collect()
+}
+
+#[test]
+fn log_records_options_flushes_and_compactions() {
+    let fs = MemFs::new().shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+    put_range(&db, 0..100);
+    db.flush().expect("flush");
+    put_range(&db, 50..150);
+    db.flush().expect("flush");
+    db.compact_range(None, None).expect("compact");
+    let log = read_text(&*fs, &Path::new(DIR).join("LOG"));
+    assert!(log.contains("[HEADER] CairnDB version"), "{log}");
+    assert!(log.contains("[DBOptions]") && log.contains("write_buffer_size=65536"), "{log}");
+    assert!(log.contains("[INFO] Recovered: created true"), "{log}");
+    assert_eq!(log.matches("] Flush: table #").count(), 2, "{log}");
+    let comp = log
+        .lines()
+        .find(|l| l.contains("[default] Compaction"))
+        .expect("a compaction line");
+    assert!(comp.contains("inputs L0: ["), "{comp}");
+    assert!(comp.contains("write-amp"), "{comp}");
+    assert!(comp.contains("200 keys in, 50 dropped"), "{comp}");
+    // Every line starts with a timestamp.
+    for line in log.lines() {
+        let ts = line.split(' ').next().unwrap();
+        assert_eq!(ts.len(), 26, "{line}");
+        assert_eq!(&ts[4..5], "/", "{line}");
+    }
+    db.close().expect("close");
+}
+
+#[test]
+fn log_rotates_at_open_and_by_size_keeping_the_newest() {
+    let fs = MemFs::new().shared();
+    let mut o = opts();
+    o.db.keep_log_file_num = 2;
+    for _ in 0..4 {
+        let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
+        db.close().expect("close");
+    }
+    assert_eq!(old_logs(&*fs).len(), 2, "{:?}", old_logs(&*fs));
+    // By size: every open logs the options (several KB), past a 1 KiB limit.
+    o.db.max_log_file_size = 1024;
+    o.db.keep_log_file_num = 3;
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
+    for i in 0..10u32 {
+        put_range(&db, i * 10..i * 10 + 10);
+        db.flush().expect("flush");
+    }
+    db.close().expect("close");
+    assert_eq!(old_logs(&*fs).len(), 3);
+    let current = read_text(&*fs, &Path::new(DIR).join("LOG"));
+    assert!(current.len() < 1024 + 512, "rotated once past the limit");
+}
+
+#[test]
+fn statistics_are_dumped_to_the_log_every_period() {
+    let fs = MemFs::new().shared();
+    let mut o = opts();
+    o.db.stats_dump_period_sec = 1;
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o).expect("open");
+    put_range(&db, 0..10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let log = read_text(&*fs, &Path::new(DIR).join("LOG"));
+        // Dumps repeat every second; one after the writes shows them.
+        if log.contains("Cumulative writes: 10 writes") {
+            assert!(log.contains("------- DUMPING STATS -------"), "{log}");
+            assert!(log.contains("** DB Stats **"), "{log}");
+            assert!(log.contains("** Compaction Stats [default] **"), "{log}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no dump within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // After a dump, the interval lines restart from it.
+    let stats = db.property("rocksdb.dbstats").unwrap();
+    assert!(stats.contains("Interval writes: 0 writes"), "{stats}");
+    db.close().expect("close");
+}

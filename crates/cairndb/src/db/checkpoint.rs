@@ -103,7 +103,11 @@ impl Db {
             .write_checkpoint(&cut, &tmp)
             .and_then(|mut report| {
                 fs.rename(&tmp, dir)?;
-                fs.sync_dir(dir.parent().unwrap_or_else(|| Path::new(".")))?;
+                let parent = dir
+                    .parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or_else(|| Path::new("."));
+                fs.sync_dir(parent)?;
                 report.dir = dir.to_path_buf();
                 Ok(report)
             });

@@ -279,6 +279,7 @@ pub(super) fn new_cf_data(
     name: &str,
     options: CfOptions,
 ) -> CfData {
+    let options = super::options_file::with_default_block_cache(options);
     let table_cache = TableCache::new(
         Arc::clone(fs),
         dir,

@@ -154,6 +154,8 @@ impl DbInner {
                 st.background_failures += 1;
             }
         }
+        let name = st.cf(id).data.name.clone();
+        self.log_compaction(&name, plan, &result, started.elapsed());
         self.publish_view(st, id);
         self.delete_obsolete_files(st);
         self.update_pressure(st);

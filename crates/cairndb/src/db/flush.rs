@@ -166,12 +166,17 @@ impl DbInner {
             )
         });
         let result = built.and_then(|meta| {
-            let size = meta.as_ref().map(|m| m.size);
+            let size = meta.as_ref().map(|m| (m.number, m.size));
             self.install_flush(st, id, meta, next_log)?;
-            if let Some(bytes) = size {
+            if let Some((number, bytes)) = size {
                 let keys = mem.num_entries();
                 self.counters
                     .record_flush(id, bytes, keys, started.elapsed());
+                self.info_log.info(&format!(
+                    "[{}] Flush: table #{number}, {bytes} bytes, {keys} entries, {:.3} s",
+                    data.name,
+                    started.elapsed().as_secs_f64()
+                ));
             }
             Ok(())
         });
@@ -181,6 +186,7 @@ impl DbInner {
             Ok(()) => st.flush_error = None,
             // The partial table was removed by `build_l0_table` or `install_flush`.
             Err(e) => {
+                self.log_error("flush", e);
                 st.flush_error = Some(e.to_string());
                 st.background_failures += 1;
             }

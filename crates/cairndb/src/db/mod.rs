@@ -34,6 +34,7 @@ mod checkpoint;
 mod column_family;
 mod compact;
 mod flush;
+mod info_log;
 mod iter;
 mod open;
 mod options_file;
@@ -221,6 +222,8 @@ struct DbInner {
     counters: statistics::DbCounters,
     /// While non-zero, obsolete files are kept (a checkpoint is linking and copying them).
     deletions_paused: std::sync::atomic::AtomicUsize,
+    /// The `LOG` file (`info_log.rs`).
+    info_log: info_log::InfoLog,
 }
 
 /// An open database. See the module contract.

@@ -102,6 +102,7 @@ impl Db {
         let inner = Arc::new(open_inner(fs, &dir, options, families)?);
         let mut workers = vec![super::flush::spawn_flusher(Arc::clone(&inner))?];
         workers.extend(super::compact::spawn_compactors(&inner)?);
+        workers.extend(super::info_log::spawn_stats_dumper(&inner)?);
         Ok(Db {
             inner,
             workers: Mutex::new(workers),
@@ -245,6 +246,7 @@ fn open_inner(
         cfs.insert(info.id, state);
     }
     let default_cf = Arc::clone(&cfs.get(&DEFAULT_CF_ID).expect("default family").data);
+    let info_log = super::info_log::InfoLog::open(Arc::clone(&fs), dir, &options.db);
     let inner = DbInner {
         last_sequence: AtomicU64::new(versions.last_sequence()),
         closed: AtomicBool::new(false),
@@ -277,9 +279,11 @@ fn open_inner(
         report,
         counters: super::statistics::DbCounters::new(),
         deletions_paused: std::sync::atomic::AtomicUsize::new(0),
+        info_log,
     };
     persist_replayed(&inner, replayed, wal_number)?;
     super::options_file::write_options_file(&inner)?;
+    inner.log_open();
     Ok(inner)
 }
 
@@ -302,11 +306,17 @@ pub(super) fn new_memtable(options: &CfOptions) -> Arc<MemTable> {
     } else {
         (eighth.clamp(4096, DEFAULT_BLOCK_SIZE), 0)
     };
-    Arc::new(MemTable::new(MemTableOptions {
+    let mem = MemTable::new(MemTableOptions {
         arena_block_size: block,
         huge_page_size: huge,
         ..MemTableOptions::default()
-    }))
+    });
+    let bloom_bytes = (options.write_buffer_size as f64 * options.memtable_prefix_bloom_size_ratio)
+        as usize;
+    Arc::new(match &options.prefix_extractor {
+        Some(p) if bloom_bytes > 0 => mem.with_prefix_bloom(Arc::clone(p), bloom_bytes),
+        _ => mem,
+    })
 }
 
 /// Creates WAL `number`, and syncs the directory so the name survives a power cut before the

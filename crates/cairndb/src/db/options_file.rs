@@ -2,10 +2,31 @@
 
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
 use super::{Db, DbInner};
+use crate::cache::CacheOptions;
 use crate::error::Result;
 use crate::options::file::options_file_numbers;
-use crate::options::OptionsFile;
+use crate::options::{CfOptions, OptionsFile};
+use crate::sstable::BlockCache;
+
+/// RocksDB's default block cache capacity (`BlockBasedTableOptions::block_cache` left null).
+pub const DEFAULT_BLOCK_CACHE_BYTES: usize = 32 << 20;
+
+/// `options` with a block cache of RocksDB's default capacity when
+/// `cache_index_and_filter_blocks` asks for one and none is set: RocksDB always has a cache,
+/// so an option string such as MyRocks' `cache_index_and_filter_blocks=1` relies on one being
+/// there; without it the option would silently do nothing. Without that option CairnDB keeps
+/// its default of no cache (reads go through the OS page cache).
+pub(super) fn with_default_block_cache(mut options: CfOptions) -> CfOptions {
+    if options.table.cache_index_and_filter_blocks && options.table.block_cache.is_none() {
+        options.table.block_cache = Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(
+            DEFAULT_BLOCK_CACHE_BYTES,
+        ))));
+    }
+    options
+}
 
 impl DbInner {
     /// The effective options: the database's and every live family's, default first.

@@ -40,6 +40,8 @@ pub const PROPERTY_NAMES: &[&str] = &[
     "size-all-mem-tables",
     "num-immutable-mem-table",
     "num-entries-active-mem-table",
+    "memtable-prefix-bloom-useful",
+    "memtable-prefix-bloom-passed",
     "block-cache-usage",
     "block-cache-capacity",
     "estimate-pending-compaction-bytes",
@@ -76,6 +78,21 @@ impl Db {
         }
     }
 
+    /// The tables of each level of `cf`'s current version, L0 first (newest first within L0);
+    /// empty for a dropped family.
+    pub fn level_files_cf(
+        &self,
+        cf: &ColumnFamily,
+    ) -> Vec<Vec<std::sync::Arc<crate::version::FileMetaData>>> {
+        if cf.data.check_live().is_err() {
+            return Vec::new();
+        }
+        let version = cf.data.read_view().version.clone();
+        (0..version.num_levels())
+            .map(|l| version.files(l).to_vec())
+            .collect()
+    }
+
     /// An integer property of the default column family (`rocksdb.estimate-num-keys`, ...).
     pub fn property_int(&self, name: &str) -> Option<u64> {
         self.property_int_cf(&self.default_column_family(), name)
@@ -102,6 +119,14 @@ impl Db {
                 mem_usage(&view.mem) + view.imms.iter().map(|m| mem_usage(m)).sum::<u64>()
             }
             "num-immutable-mem-table" => view.imms.len() as u64,
+            "memtable-prefix-bloom-useful" | "memtable-prefix-bloom-passed" => {
+                let useful = name.ends_with("useful");
+                std::iter::once(&view.mem)
+                    .chain(view.imms.iter())
+                    .filter_map(|m| m.prefix_bloom())
+                    .map(|b| if useful { b.stats().0 } else { b.stats().1 })
+                    .sum()
+            }
             "num-entries-active-mem-table" => view.mem.num_entries(),
             "block-cache-usage" => cf.data.options.table.block_cache.as_ref()?.usage() as u64,
             "block-cache-capacity" => {

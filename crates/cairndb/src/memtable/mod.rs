@@ -43,6 +43,7 @@ mod apply;
 mod arena;
 mod iter;
 mod node;
+mod prefix_bloom;
 mod skiplist;
 #[cfg(test)]
 mod tests;
@@ -56,6 +57,7 @@ use parking_lot::Mutex;
 pub use apply::insert_batch;
 pub use arena::DEFAULT_BLOCK_SIZE;
 pub use iter::MemTableIter;
+pub use prefix_bloom::PrefixBloom;
 pub use skiplist::MAX_HEIGHT;
 
 use iter::{Pos, Source, Table};
@@ -64,6 +66,7 @@ use vector::VectorRep;
 
 use crate::batch::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::error::{Error, Result};
+use crate::sstable::PrefixExtractor;
 use crate::types::{
     pack_trailer, seek_key, trailer, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE, TRAILER_LEN,
 };
@@ -186,6 +189,9 @@ pub struct MemTable {
     range_dels_splice: Mutex<Splice>,
     stats: Stats,
     read_only: AtomicBool,
+    /// The prefix Bloom filter, when the column family has one
+    /// (`memtable_prefix_bloom_size_ratio`); see [`MemTable::with_prefix_bloom`].
+    prefix_bloom: Option<PrefixBloom>,
 }
 
 impl Default for MemTable {
@@ -217,7 +223,20 @@ impl MemTable {
                 largest_seq: AtomicU64::new(0),
             },
             read_only: AtomicBool::new(false),
+            prefix_bloom: None,
         }
+    }
+
+    /// This (empty) memtable with a prefix Bloom filter of `bytes` bytes over the prefixes
+    /// `extractor` takes: point lookups of a prefix never inserted skip the search.
+    pub fn with_prefix_bloom(mut self, extractor: Arc<dyn PrefixExtractor>, bytes: usize) -> Self {
+        self.prefix_bloom = Some(PrefixBloom::new(extractor, bytes));
+        self
+    }
+
+    /// The prefix Bloom filter, if any (for its statistics).
+    pub fn prefix_bloom(&self) -> Option<&PrefixBloom> {
+        self.prefix_bloom.as_ref()
     }
 
     /// The rep this memtable was created with.
@@ -267,6 +286,10 @@ impl MemTable {
         value: &[u8],
     ) -> Result<()> {
         self.check(seq, kind, user_key, value)?;
+        // Before the entry is published, so a reader that finds the entry also finds its bits.
+        if let (Some(b), false) = (&self.prefix_bloom, kind == ValueKind::RangeDelete) {
+            b.add(user_key);
+        }
         let trailer = pack_trailer(seq, kind as u8);
         let (own_points, own_range_dels) = match splices {
             Some((p, r)) => (Some(p), Some(r)),
@@ -349,6 +372,14 @@ impl MemTable {
     /// memtable's range deletions in (see the module doc). `None` when this memtable knows
     /// nothing about the key at that snapshot: look in older sources.
     pub fn get(&self, user_key: &[u8], snapshot: SequenceNumber) -> Option<MemGet<'_>> {
+        // The filter covers point entries only: with range deletions the search must run.
+        if let Some(b) = &self.prefix_bloom {
+            if self.stats.range_deletes.load(AtomicOrdering::Acquire) == 0
+                && !b.may_contain(user_key)
+            {
+                return None;
+            }
+        }
         let snapshot = snapshot.min(MAX_SEQUENCE);
         let tombstone = self.max_covering_tombstone_seq(user_key, snapshot);
         let sorted;
