@@ -34,12 +34,10 @@ impl OptionsArgs {
             let cfg = ParseConfig {
                 ignore_unknown_options: self.ignore_unknown_options,
             };
-            let warnings = options
-                .apply_options_string(s, &cfg)
-                .map_err(|e| match e {
-                    Error::InvalidArgument(m) => Error::InvalidArgument(format!("--options: {m}")),
-                    other => other,
-                })?;
+            let warnings = options.apply_options_string(s, &cfg).map_err(|e| match e {
+                Error::InvalidArgument(m) => Error::InvalidArgument(format!("--options: {m}")),
+                other => other,
+            })?;
             for w in warnings {
                 eprintln!("cairn: warning: {w}");
             }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use cairndb::batch::WriteBatch;
 use cairndb::fs::RealFs;
-use cairndb::version::{parse_file_name, read_current, FileType, ManifestEntry, ManifestReader};
 use cairndb::version::filenames::manifest_file_name;
+use cairndb::version::{parse_file_name, read_current, FileType, ManifestEntry, ManifestReader};
 use cairndb::wal::{DamageKind, LogEvent, LogReader};
 use cairndb::{Error, Result};
 use clap::{Args, Subcommand};
@@ -125,9 +125,15 @@ fn print_edit(e: &cairndb::version::VersionEdit) {
     opt("comparator", e.comparator.clone());
     opt("log_number", e.log_number.map(|v| v.to_string()));
     opt("prev_log_number", e.prev_log_number.map(|v| v.to_string()));
-    opt("next_file_number", e.next_file_number.map(|v| v.to_string()));
+    opt(
+        "next_file_number",
+        e.next_file_number.map(|v| v.to_string()),
+    );
     opt("last_sequence", e.last_sequence.map(|v| v.to_string()));
-    opt("max_column_family", e.max_column_family.map(|v| v.to_string()));
+    opt(
+        "max_column_family",
+        e.max_column_family.map(|v| v.to_string()),
+    );
     println!("  {}", fields.join(", "));
     for d in &e.deleted_files {
         println!("  delete L{} {:06}.sst", d.level, d.number);

@@ -56,11 +56,23 @@ fn stats_print_the_compaction_table_and_properties() {
     assert!(t.contains("Cumulative writes:"), "{t}");
     assert!(t.contains("Pending compaction bytes"), "{t}");
     // The 10 keys of the WAL were flushed at open: 20 keys in all.
-    let n = ok(&["stats", "--db", &db, "--property", "rocksdb.estimate-num-keys"]);
+    let n = ok(&[
+        "stats",
+        "--db",
+        &db,
+        "--property",
+        "rocksdb.estimate-num-keys",
+    ]);
     assert_eq!(n.trim(), "20");
     // Each `put` opened the database and flushed the previous one's WAL: one table per key,
     // moved to the last level by `compact`.
-    let n = ok(&["stats", "--db", &db, "--property", "cairndb.num-files-at-level6"]);
+    let n = ok(&[
+        "stats",
+        "--db",
+        &db,
+        "--property",
+        "cairndb.num-files-at-level6",
+    ]);
     assert!(n.trim().parse::<u64>().expect("a number") >= 9, "{n}");
     fails(
         &["stats", "--db", &db, "--property", "rocksdb.nope"],
@@ -80,7 +92,10 @@ fn lsm_lists_files_with_key_ranges() {
         .lines()
         .find(|l| l.contains("['k000' @ "))
         .expect("the table holding k000");
-    assert!(file_line.trim_start().starts_with('0') && file_line.contains(".sst"), "{t}");
+    assert!(
+        file_line.trim_start().starts_with('0') && file_line.contains(".sst"),
+        "{t}"
+    );
     assert!(file_line.contains(": Put]"), "{t}");
     assert!(t.lines().any(|l| l.starts_with("L0: ")), "{t}");
 }
@@ -90,18 +105,32 @@ fn options_prints_the_options_file_that_parses_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("db");
     let d = db.to_str().unwrap();
-    ok(&["put", "--db", d, "--options", "write_buffer_size=1m;num_levels=5", "k", "v"]);
+    ok(&[
+        "put",
+        "--db",
+        d,
+        "--options",
+        "write_buffer_size=1m;num_levels=5",
+        "k",
+        "v",
+    ]);
     let t = ok(&["options", "--db", d]);
     assert!(t.contains("[DBOptions]"), "{t}");
     assert!(t.contains("[CFOptions \"default\"]"), "{t}");
     assert!(t.contains("  write_buffer_size=1048576"), "{t}");
     assert!(t.contains("  num_levels=5"), "{t}");
-    assert!(t.contains("[TableOptions/BlockBasedTable \"default\"]"), "{t}");
+    assert!(
+        t.contains("[TableOptions/BlockBasedTable \"default\"]"),
+        "{t}"
+    );
     let body: String = t.lines().skip(1).map(|l| format!("{l}\n")).collect();
     let (file, _) =
         cairndb::options::OptionsFile::parse(&body, &Default::default()).expect("parses back");
     assert_eq!(file.family("default").unwrap().write_buffer_size, 1 << 20);
-    fails(&["options", "--db", dir.path().to_str().unwrap()], "no CairnDB database");
+    fails(
+        &["options", "--db", dir.path().to_str().unwrap()],
+        "no CairnDB database",
+    );
 }
 
 #[test]
@@ -124,7 +153,10 @@ fn manifest_and_wal_dumps_show_the_records() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = make_db(dir.path());
     let t = ok(&["manifest", "dump", &db]);
-    assert!(t.contains("add column family \"default\"") || t.contains("cf 0"), "{t}");
+    assert!(
+        t.contains("add column family \"default\"") || t.contains("cf 0"),
+        "{t}"
+    );
     assert!(t.contains("add L6 "), "{t}");
     assert!(t.lines().last().unwrap().ends_with(" edits"), "{t}");
     // A WAL written by puts after the last open: find the newest .log file.
@@ -140,7 +172,10 @@ fn manifest_and_wal_dumps_show_the_records() {
     let t = ok(&["wal", "dump", &wal, "--values"]);
     assert!(t.contains("cf 0 Put 'k019' => 'w'"), "{t}");
     assert!(t.contains("1 records, 1 entries"), "{t}");
-    fails(&["wal", "dump", &format!("{db}/CURRENT")], "not named as a Log file");
+    fails(
+        &["wal", "dump", &format!("{db}/CURRENT")],
+        "not named as a Log file",
+    );
     fails(&["manifest", "dump", &wal], "not named as a Manifest file");
     // Damage in the middle of a WAL fails the dump after naming its offset.
     let mut bytes = std::fs::read(&wal).unwrap();
@@ -154,7 +189,8 @@ fn manifest_and_wal_dumps_show_the_records() {
 fn every_verb_that_opens_a_database_takes_options() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = make_db(dir.path());
-    let good = "write_buffer_size=256m;block_based_table_factory={filter_policy=bloomfilter:10:false}";
+    let good =
+        "write_buffer_size=256m;block_based_table_factory={filter_policy=bloomfilter:10:false}";
     let cp = dir.path().join("cp2");
     let verbs: Vec<Vec<&str>> = vec![
         vec!["get", "--db", &db, "k001"],

@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use cairndb::cache::CacheOptions;
-use cairndb::sstable::BlockCache;
 use cairndb::db::ColumnFamilyDescriptor;
 use cairndb::fs::{FileSystem, MemFs, RealFs};
 use cairndb::options::{CfOptions, Options, OptionsFile, ParseConfig, ReadOptions, WriteOptions};
+use cairndb::sstable::BlockCache;
 use cairndb::{Db, Error};
 
 const DIR: &str = "/db";
@@ -64,12 +64,18 @@ fn sst_bytes_in_dir(fs: &dyn FileSystem, dir: &Path) -> u64 {
 fn file_counts_sizes_and_key_estimates_follow_the_workload() {
     let fs = MemFs::new().shared();
     let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
-    assert_eq!(db.property("rocksdb.num-files-at-level0").as_deref(), Some("0"));
+    assert_eq!(
+        db.property("rocksdb.num-files-at-level0").as_deref(),
+        Some("0")
+    );
     assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(0));
     put_range(&db, 0..100);
     assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(100));
     assert!(db.property_int("rocksdb.cur-size-all-mem-tables").unwrap() > 0);
-    assert_eq!(db.property_int("rocksdb.num-entries-active-mem-table"), Some(100));
+    assert_eq!(
+        db.property_int("rocksdb.num-entries-active-mem-table"),
+        Some(100)
+    );
     for batch in 1..=3u32 {
         put_range(&db, batch * 100..batch * 100 + 100);
         db.flush().expect("flush");
@@ -79,7 +85,10 @@ fn file_counts_sizes_and_key_estimates_follow_the_workload() {
         );
     }
     assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(400));
-    assert_eq!(db.property_int("rocksdb.num-entries-active-mem-table"), Some(0));
+    assert_eq!(
+        db.property_int("rocksdb.num-entries-active-mem-table"),
+        Some(0)
+    );
     let live = db.property_int("rocksdb.live-sst-files-size").unwrap();
     assert_eq!(live, sst_bytes_in_dir(&*fs, Path::new(DIR)));
     assert_eq!(db.property_int("rocksdb.total-sst-files-size"), Some(live));
@@ -88,7 +97,10 @@ fn file_counts_sizes_and_key_estimates_follow_the_workload() {
     db.compact_range(None, None).expect("compact");
     assert_eq!(db.property_int("rocksdb.num-files-at-level0"), Some(0));
     let last = (1..7)
-        .map(|l| db.property_int(&format!("rocksdb.num-files-at-level{l}")).unwrap())
+        .map(|l| {
+            db.property_int(&format!("rocksdb.num-files-at-level{l}"))
+                .unwrap()
+        })
         .sum::<u64>();
     assert!(last >= 1, "compaction output is below L0");
     // Deletions in a table hide one older entry each in the estimate.
@@ -97,7 +109,10 @@ fn file_counts_sizes_and_key_estimates_follow_the_workload() {
         db.delete(&w, &key(i)).expect("delete");
     }
     db.flush().expect("flush");
-    assert_eq!(db.property_int("rocksdb.estimate-num-keys"), Some(400 + 50 - 100));
+    assert_eq!(
+        db.property_int("rocksdb.estimate-num-keys"),
+        Some(400 + 50 - 100)
+    );
     db.close().expect("close");
 }
 
@@ -129,7 +144,10 @@ fn block_cache_usage_grows_with_reads() {
     assert_eq!(scan(&db).len(), 500);
     let after = db.property_int("rocksdb.block-cache-usage").unwrap();
     assert!(after > before, "usage {before} -> {after}");
-    assert_eq!(db.property_int("rocksdb.block-cache-capacity"), Some(8 << 20));
+    assert_eq!(
+        db.property_int("rocksdb.block-cache-capacity"),
+        Some(8 << 20)
+    );
     db.close().expect("close");
 }
 
@@ -150,15 +168,33 @@ fn stats_show_the_compaction_table_and_cumulative_lines() {
     db.flush().expect("flush");
     db.compact_range(None, None).expect("compact");
     let stats = db.property("rocksdb.stats").expect("stats");
-    assert!(stats.contains("** Compaction Stats [default] **"), "{stats}");
+    assert!(
+        stats.contains("** Compaction Stats [default] **"),
+        "{stats}"
+    );
     let header = stats
         .lines()
         .find(|l| l.starts_with("Level "))
         .expect("header");
     for col in [
-        "Files", "Size", "Score", "Read(GB)", "Rn(GB)", "Rnp1(GB)", "Write(GB)", "Wnew(GB)",
-        "Moved(GB)", "W-Amp", "Rd(MB/s)", "Wr(MB/s)", "Comp(sec)", "CompMergeCPU(sec)",
-        "Comp(cnt)", "Avg(sec)", "KeyIn", "KeyDrop",
+        "Files",
+        "Size",
+        "Score",
+        "Read(GB)",
+        "Rn(GB)",
+        "Rnp1(GB)",
+        "Write(GB)",
+        "Wnew(GB)",
+        "Moved(GB)",
+        "W-Amp",
+        "Rd(MB/s)",
+        "Wr(MB/s)",
+        "Comp(sec)",
+        "CompMergeCPU(sec)",
+        "Comp(cnt)",
+        "Avg(sec)",
+        "KeyIn",
+        "KeyDrop",
     ] {
         assert!(header.contains(col), "{col} missing from {header}");
     }
@@ -179,17 +215,25 @@ fn stats_show_the_compaction_table_and_cumulative_lines() {
     assert_eq!(sum[20], "11", "KeyDrop");
     assert!(stats.contains("** DB Stats **"));
     assert!(
-        stats.contains("Cumulative writes: 22 writes, 22 keys, 22 commit groups, 1.0 writes per commit group"),
+        stats.contains(
+            "Cumulative writes: 22 writes, 22 keys, 22 commit groups, 1.0 writes per commit group"
+        ),
         "{stats}"
     );
-    assert!(stats.contains("Cumulative WAL: 22 writes, 1 syncs, 22.00 writes per sync"), "{stats}");
+    assert!(
+        stats.contains("Cumulative WAL: 22 writes, 1 syncs, 22.00 writes per sync"),
+        "{stats}"
+    );
     assert!(stats.contains("Cumulative stall: 00:00:00.000 H:M:S, 0.0 percent"));
     assert!(stats.contains("Interval writes: 22 writes"));
     assert!(stats.contains("Estimated pending compaction bytes: 0"));
     let levels = db.property("rocksdb.levelstats").expect("levelstats");
     assert!(levels.starts_with("Level Files Size(MB)\n--------------------\n"));
     assert!(levels.contains("  0        0 "), "{levels}");
-    assert_eq!(db.property_int("rocksdb.estimate-pending-compaction-bytes"), Some(0));
+    assert_eq!(
+        db.property_int("rocksdb.estimate-pending-compaction-bytes"),
+        Some(0)
+    );
     db.close().expect("close");
 }
 
@@ -210,10 +254,14 @@ fn properties_of_a_column_family_are_its_own() {
         .expect("put");
     db.flush_cf(&other).expect("flush");
     assert_eq!(
-        db.property_cf(&other, "rocksdb.num-files-at-level0").as_deref(),
+        db.property_cf(&other, "rocksdb.num-files-at-level0")
+            .as_deref(),
         Some("1")
     );
-    assert_eq!(db.property("rocksdb.num-files-at-level0").as_deref(), Some("0"));
+    assert_eq!(
+        db.property("rocksdb.num-files-at-level0").as_deref(),
+        Some("0")
+    );
     let stats = db.property_cf(&other, "rocksdb.cfstats").expect("cfstats");
     assert!(stats.contains("** Compaction Stats [other] **"));
     db.drop_column_family(&other).expect("drop");
@@ -239,12 +287,11 @@ fn options_files(fs: &dyn FileSystem) -> Vec<String> {
 fn each_open_writes_an_options_file_and_two_are_kept() {
     let fs = MemFs::new().shared();
     let mut o = opts();
-    o.cf
-        .apply_options_string(
-            "write_buffer_size=1m;compression=kZSTD;block_based_table_factory={block_size=8k}",
-            &ParseConfig::default(),
-        )
-        .expect("parse");
+    o.cf.apply_options_string(
+        "write_buffer_size=1m;compression=kZSTD;block_based_table_factory={block_size=8k}",
+        &ParseConfig::default(),
+    )
+    .expect("parse");
     let mut seen = Vec::new();
     for round in 0..3 {
         let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
@@ -254,7 +301,10 @@ fn each_open_writes_an_options_file_and_two_are_kept() {
         let latest = OptionsFile::latest(&*fs, Path::new(DIR))
             .expect("latest")
             .expect("some");
-        assert_eq!(latest.file_name().unwrap().to_str().unwrap(), files.last().unwrap());
+        assert_eq!(
+            latest.file_name().unwrap().to_str().unwrap(),
+            files.last().unwrap()
+        );
         assert!(!seen.contains(&latest), "a new file each open");
         seen.push(latest.clone());
         let (file, warnings) =
@@ -303,7 +353,10 @@ fn options_file_round_trips_every_family_on_disk() {
         assert_eq!(a.to_options_string(), b.to_options_string());
     }
     let back = file.family("weird \"name\"").expect("family");
-    assert_eq!(back.prefix_extractor.as_ref().map(|p| p.name()), Some("rocksdb.CappedPrefix.12"));
+    assert_eq!(
+        back.prefix_extractor.as_ref().map(|p| p.name()),
+        Some("rocksdb.CappedPrefix.12")
+    );
     assert!(!back.table.whole_key_filtering);
     assert_eq!(back.table.zstd_level, 7);
     // Options::from_file: the database and default-family options.
@@ -316,7 +369,10 @@ fn options_file_round_trips_every_family_on_disk() {
 fn options_file_parse_errors_name_the_line() {
     let strict = ParseConfig::default();
     let cases: &[(&str, &str)] = &[
-        ("write_buffer_size=1\n", "line 1: an option outside any section"),
+        (
+            "write_buffer_size=1\n",
+            "line 1: an option outside any section",
+        ),
         ("[DBOptions]\nnot a pair\n", "line 2: expected name=value"),
         ("[Bogus]\n", "line 1: unknown section"),
         ("[DBOptions\n", "line 1: malformed section"),
@@ -332,8 +388,14 @@ fn options_file_parse_errors_name_the_line() {
             "[CFOptions \"x\"]\n[CFOptions \"x\"]\n",
             "line 2: column family \"x\" has two CFOptions sections",
         ),
-        ("[DBOptions]\n\nno_such_option=1\n", "line 3: option no_such_option: unknown"),
-        ("[DBOptions]\nmax_open_files=abc\n", "line 2: option max_open_files"),
+        (
+            "[DBOptions]\n\nno_such_option=1\n",
+            "line 3: option no_such_option: unknown",
+        ),
+        (
+            "[DBOptions]\nmax_open_files=abc\n",
+            "line 2: option max_open_files",
+        ),
         (
             "[CFOptions \"default\"]\n[TableOptions/BlockBasedTable \"default\"]\nnope=1\n",
             "line 3: option block_based_table_factory.nope: unknown",
@@ -393,7 +455,10 @@ fn checkpoint_opens_with_identical_data() {
     assert!(!dir.path().join("cp.tmp").exists());
     // Writes after the checkpoint are not in it.
     put_range(&db, 1000..1010);
-    assert!(matches!(db.checkpoint(&out), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        db.checkpoint(&out),
+        Err(Error::InvalidArgument(_))
+    ));
     db.close().expect("close");
     let cp = Db::open(&out, opts()).expect("open checkpoint");
     assert_eq!(scan(&cp), expected);
@@ -431,11 +496,17 @@ fn checkpoint_under_concurrent_writes_holds_a_prefix() {
         let out = dir.path().join("cp");
         db.checkpoint(&out).expect("checkpoint");
         writer.join().expect("writer");
-        Arc::try_unwrap(db).expect("one handle").close().expect("close");
+        Arc::try_unwrap(db)
+            .expect("one handle")
+            .close()
+            .expect("close");
         let cp = Db::open(&out, o).expect("open checkpoint");
         let got = scan(&cp);
         let n = got.len() as u64;
-        assert!(n >= before, "round {round}: {n} keys, {before} acknowledged before");
+        assert!(
+            n >= before,
+            "round {round}: {n} keys, {before} acknowledged before"
+        );
         for (i, (k, _)) in got.iter().enumerate() {
             assert_eq!(k, &key(i as u32), "round {round}: not a prefix at {i}");
         }
@@ -519,23 +590,42 @@ fn myrocks_option_string_parses_and_every_part_takes_effect() {
     // cache_index_and_filter_blocks=1 with no cache given: RocksDB's default cache is created
     // and the index and filter blocks are charged to it.
     let ro = ReadOptions::default();
-    assert!(db.get(&ro, b"prefix000007-suffix003").expect("get").is_some());
-    assert_eq!(db.property_int("rocksdb.block-cache-capacity"), Some(32 << 20));
+    assert!(db
+        .get(&ro, b"prefix000007-suffix003")
+        .expect("get")
+        .is_some());
+    assert_eq!(
+        db.property_int("rocksdb.block-cache-capacity"),
+        Some(32 << 20)
+    );
     assert!(db.property_int("rocksdb.block-cache-usage").unwrap() > 0);
     // A prefix absent from the table is answered by the prefix filter.
-    assert!(db.get(&ro, b"prefix999999-suffix000").expect("get").is_none());
+    assert!(db
+        .get(&ro, b"prefix999999-suffix000")
+        .expect("get")
+        .is_none());
     // memtable_prefix_bloom_size_ratio with capped:12: lookups of absent prefixes skip the
     // memtable search, present ones pass.
     db.put(&w, b"prefix777777-a", b"v").expect("put");
-    let useful = |db: &Db| db.property_int("rocksdb.memtable-prefix-bloom-useful").unwrap();
+    let useful = |db: &Db| {
+        db.property_int("rocksdb.memtable-prefix-bloom-useful")
+            .unwrap()
+    };
     let before = useful(&db);
     for p in 0..20u32 {
         let k = format!("absent{p:06}-x");
         assert!(db.get(&ro, k.as_bytes()).expect("get").is_none());
     }
     assert!(useful(&db) - before >= 15, "{} of 20", useful(&db) - before);
-    assert_eq!(db.get(&ro, b"prefix777777-a").expect("get").as_deref(), Some(&b"v"[..]));
-    assert!(db.property_int("rocksdb.memtable-prefix-bloom-passed").unwrap() >= 1);
+    assert_eq!(
+        db.get(&ro, b"prefix777777-a").expect("get").as_deref(),
+        Some(&b"v"[..])
+    );
+    assert!(
+        db.property_int("rocksdb.memtable-prefix-bloom-passed")
+            .unwrap()
+            >= 1
+    );
     // optimize_filters_for_hits: tables a compaction writes to the last level have no filter
     // (an overlapping write makes the compaction merge rather than move the L0 table, which
     // would keep its filter, as in RocksDB).
@@ -549,8 +639,16 @@ fn myrocks_option_string_parses_and_every_part_takes_effect() {
     assert!(last > 0);
     for f in &levels[last] {
         let p = table_properties(&fs, f.number, f.size);
-        assert_eq!(p.filter_bytes, 0, "bottommost table {} has no filter", f.number);
-        assert_eq!(p.compression, CompressionType::Lz4, "bottommost_compression");
+        assert_eq!(
+            p.filter_bytes, 0,
+            "bottommost table {} has no filter",
+            f.number
+        );
+        assert_eq!(
+            p.compression,
+            CompressionType::Lz4,
+            "bottommost_compression"
+        );
     }
     assert_eq!(scan(&db).len(), 501);
     db.close().expect("close");
@@ -574,7 +672,11 @@ fn unknown_options_fail_by_default_and_warn_when_ignored() {
         .expect("lenient");
     let names: Vec<&str> = warnings.iter().map(|w| w.option.as_str()).collect();
     assert_eq!(names, ["statistics", "no_such_thing"]);
-    assert_eq!(o.cf.write_buffer_size, 256 << 20, "the known parts still apply");
+    assert_eq!(
+        o.cf.write_buffer_size,
+        256 << 20,
+        "the known parts still apply"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -603,7 +705,10 @@ fn log_records_options_flushes_and_compactions() {
     db.compact_range(None, None).expect("compact");
     let log = read_text(&*fs, &Path::new(DIR).join("LOG"));
     assert!(log.contains("[HEADER] CairnDB version"), "{log}");
-    assert!(log.contains("[DBOptions]") && log.contains("write_buffer_size=65536"), "{log}");
+    assert!(
+        log.contains("[DBOptions]") && log.contains("write_buffer_size=65536"),
+        "{log}"
+    );
     assert!(log.contains("[INFO] Recovered: created true"), "{log}");
     assert_eq!(log.matches("] Flush: table #").count(), 2, "{log}");
     let comp = log
@@ -663,7 +768,10 @@ fn statistics_are_dumped_to_the_log_every_period() {
             assert!(log.contains("** Compaction Stats [default] **"), "{log}");
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "no dump within a minute");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no dump within a minute"
+        );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     // After a dump, the interval lines restart from it.

@@ -99,18 +99,16 @@ impl Db {
         if fs.exists(&tmp)? {
             remove_tree(fs, &tmp);
         }
-        let result = inner
-            .write_checkpoint(&cut, &tmp)
-            .and_then(|mut report| {
-                fs.rename(&tmp, dir)?;
-                let parent = dir
-                    .parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .unwrap_or_else(|| Path::new("."));
-                fs.sync_dir(parent)?;
-                report.dir = dir.to_path_buf();
-                Ok(report)
-            });
+        let result = inner.write_checkpoint(&cut, &tmp).and_then(|mut report| {
+            fs.rename(&tmp, dir)?;
+            let parent = dir
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or_else(|| Path::new("."));
+            fs.sync_dir(parent)?;
+            report.dir = dir.to_path_buf();
+            Ok(report)
+        });
         if result.is_err() {
             remove_tree(fs, &tmp);
         }

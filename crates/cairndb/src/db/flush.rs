@@ -245,7 +245,11 @@ impl DbInner {
     /// Deletes the files the version set reports obsolete, and forgets their cached state.
     pub(super) fn delete_obsolete_files(&self, st: &DbState) {
         // A checkpoint is linking or copying files (checkpoint.rs); it deletes when done.
-        if self.deletions_paused.load(std::sync::atomic::Ordering::Acquire) > 0 {
+        if self
+            .deletions_paused
+            .load(std::sync::atomic::Ordering::Acquire)
+            > 0
+        {
             return;
         }
         let Ok(listing) = self.fs.list(&self.dir) else {

@@ -55,8 +55,8 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use checkpoint::CheckpointReport;
+pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use iter::DbIter;
 pub use properties::PROPERTY_NAMES;
 

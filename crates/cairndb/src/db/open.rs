@@ -311,8 +311,8 @@ pub(super) fn new_memtable(options: &CfOptions) -> Arc<MemTable> {
         huge_page_size: huge,
         ..MemTableOptions::default()
     });
-    let bloom_bytes = (options.write_buffer_size as f64 * options.memtable_prefix_bloom_size_ratio)
-        as usize;
+    let bloom_bytes =
+        (options.write_buffer_size as f64 * options.memtable_prefix_bloom_size_ratio) as usize;
     Arc::new(match &options.prefix_extractor {
         Some(p) if bloom_bytes > 0 => mem.with_prefix_bloom(Arc::clone(p), bloom_bytes),
         _ => mem,

@@ -129,9 +129,7 @@ impl Db {
             }
             "num-entries-active-mem-table" => view.mem.num_entries(),
             "block-cache-usage" => cf.data.options.table.block_cache.as_ref()?.usage() as u64,
-            "block-cache-capacity" => {
-                cf.data.options.table.block_cache.as_ref()?.capacity() as u64
-            }
+            "block-cache-capacity" => cf.data.options.table.block_cache.as_ref()?.capacity() as u64,
             "estimate-pending-compaction-bytes" => self.pending_compaction_bytes_cf(cf),
             "background-errors" => self.background_error_count(),
             "num-snapshots" => self.live_snapshots().len() as u64,
@@ -421,7 +419,12 @@ impl DbInner {
             let s = st.write_control.stops(c);
             delays += n;
             stops += s;
-            let _ = write!(stalls, "{}-delays: {n}, {}-stops: {s}, ", c.name(), c.name());
+            let _ = write!(
+                stalls,
+                "{}-delays: {n}, {}-stops: {s}, ",
+                c.name(),
+                c.name()
+            );
         }
         let _ = writeln!(
             out,
@@ -451,7 +454,11 @@ impl DbInner {
             .live_files()
             .into_iter()
             .filter(|n| !in_some_current.contains(n))
-            .map(|n| self.fs.size(&self.dir.join(table_file_name(n))).unwrap_or(0))
+            .map(|n| {
+                self.fs
+                    .size(&self.dir.join(table_file_name(n)))
+                    .unwrap_or(0)
+            })
             .sum();
         current.total_bytes() + held
     }

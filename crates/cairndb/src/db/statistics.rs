@@ -111,7 +111,14 @@ impl DbCounters {
 
     /// Records one committed group of `writers` writes holding `keys` entries and `bytes` of
     /// batch data; `wal` when it went to the WAL, `synced` when the WAL was synced for it.
-    pub(crate) fn record_group(&self, writers: u64, keys: u64, bytes: u64, wal: bool, synced: bool) {
+    pub(crate) fn record_group(
+        &self,
+        writers: u64,
+        keys: u64,
+        bytes: u64,
+        wal: bool,
+        synced: bool,
+    ) {
         self.writes_self.fetch_add(1, Ordering::Relaxed);
         self.writes_other
             .fetch_add(writers.saturating_sub(1), Ordering::Relaxed);

@@ -102,7 +102,10 @@ mod tests {
         let rejected = (0..1000u32)
             .filter(|i| !b.may_contain(format!("x{i:03}-k").as_bytes()))
             .count();
-        assert!(rejected > 900, "{rejected} of 1000 absent prefixes rejected");
+        assert!(
+            rejected > 900,
+            "{rejected} of 1000 absent prefixes rejected"
+        );
         let (useful, passed) = b.stats();
         assert_eq!(useful as usize, rejected);
         assert_eq!(passed as usize, 2000 - rejected);

@@ -238,7 +238,8 @@ impl Options {
     /// # Errors
     /// As [`OptionsFile::load`].
     pub fn from_file(path: impl AsRef<Path>) -> Result<Options> {
-        let (file, _) = OptionsFile::load(&*RealFs::shared(), path.as_ref(), &ParseConfig::default())?;
+        let (file, _) =
+            OptionsFile::load(&*RealFs::shared(), path.as_ref(), &ParseConfig::default())?;
         Ok(file.to_options())
     }
 }
@@ -333,9 +334,11 @@ fn unquote(s: &str) -> Result<String> {
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => out.push(chars.next().ok_or_else(|| {
-                Error::InvalidArgument(format!("dangling escape in {s}"))
-            })?),
+            '\\' => out.push(
+                chars
+                    .next()
+                    .ok_or_else(|| Error::InvalidArgument(format!("dangling escape in {s}")))?,
+            ),
             '"' => {
                 return Err(Error::InvalidArgument(format!(
                     "unescaped quote inside {s}"
