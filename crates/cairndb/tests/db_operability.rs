@@ -779,3 +779,25 @@ fn statistics_are_dumped_to_the_log_every_period() {
     assert!(stats.contains("Interval writes: 0 writes"), "{stats}");
     db.close().expect("close");
 }
+
+#[test]
+fn a_failing_log_never_fails_the_database() {
+    use cairndb::fs::{FaultFs, FaultKind, FaultRule, OpKind};
+    for op in [OpKind::Create, OpKind::Write, OpKind::Rename] {
+        let mem = MemFs::new();
+        let fault = FaultFs::new(mem.shared(), 7);
+        let mut rule = FaultRule::random(&[op], 1.0, FaultKind::Eio).on_paths("LOG");
+        rule.sticky = true;
+        fault.add_rule(rule);
+        let fs = fault.shared();
+        for _ in 0..2 {
+            let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+            put_range(&db, 0..200);
+            db.flush().expect("flush");
+            assert_eq!(scan(&db).len(), 200);
+            assert_eq!(db.background_error_count(), 0);
+            db.close().expect("close");
+        }
+        assert!(fault.injected() > 0, "{op:?}: the LOG fault fired");
+    }
+}

@@ -78,6 +78,8 @@ pub struct FaultRule {
     pub mutating_only: bool,
     /// Select only paths containing this substring.
     pub path_contains: Option<String>,
+    /// Skip paths whose file name is this (e.g. `LOG`, the best-effort info log).
+    pub path_excludes_file: Option<String>,
     /// Fire at each selected operation with this probability ...
     pub probability: f64,
     /// ... or exactly at the k-th selected operation (1-based), if set.
@@ -95,6 +97,7 @@ impl FaultRule {
             ops: vec![op],
             mutating_only: false,
             path_contains: None,
+            path_excludes_file: None,
             probability: 0.0,
             nth: Some(k),
             sticky: false,
@@ -108,6 +111,7 @@ impl FaultRule {
             ops: ops.to_vec(),
             mutating_only: false,
             path_contains: None,
+            path_excludes_file: None,
             probability: p,
             nth: None,
             sticky: false,
@@ -121,6 +125,7 @@ impl FaultRule {
             ops: Vec::new(),
             mutating_only: true,
             path_contains: None,
+            path_excludes_file: None,
             probability: 0.0,
             nth: Some(k),
             sticky: true,
@@ -135,8 +140,20 @@ impl FaultRule {
         self
     }
 
+    /// Narrows the rule to paths whose file name is not `name`.
+    #[must_use]
+    pub fn except_file(mut self, name: &str) -> Self {
+        self.path_excludes_file = Some(name.to_string());
+        self
+    }
+
     fn selects(&self, op: OpKind, path: &Path) -> bool {
-        (self.ops.is_empty() || self.ops.contains(&op))
+        let excluded = self
+            .path_excludes_file
+            .as_deref()
+            .is_some_and(|n| path.file_name().is_some_and(|f| f.to_string_lossy() == n));
+        !excluded
+            && (self.ops.is_empty() || self.ops.contains(&op))
             && (!self.mutating_only || op.is_mutating())
             && self
                 .path_contains
