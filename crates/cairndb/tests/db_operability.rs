@@ -243,7 +243,7 @@ fn properties_of_a_column_family_are_its_own() {
     let mut o = opts();
     o.db.create_missing_column_families = true;
     let db = Db::open_cf_with_fs(
-        fs,
+        Arc::clone(&fs),
         DIR,
         o.clone(),
         vec![ColumnFamilyDescriptor::new("other", o.cf.clone())],
@@ -262,6 +262,21 @@ fn properties_of_a_column_family_are_its_own() {
         db.property("rocksdb.num-files-at-level0").as_deref(),
         Some("0")
     );
+    // Creating and dropping families rewrites the OPTIONS file.
+    let created = db
+        .create_column_family("third", CfOptions::default())
+        .expect("create");
+    let fs2 = Arc::clone(&fs);
+    let latest = || {
+        let p = OptionsFile::latest(&*fs2, Path::new(DIR)).unwrap().unwrap();
+        OptionsFile::load(&*fs2, &p, &ParseConfig::default())
+            .unwrap()
+            .0
+    };
+    assert!(latest().family("third").is_some());
+    db.drop_column_family(&created).expect("drop");
+    assert!(latest().family("third").is_none());
+    assert!(latest().family("other").is_some());
     let stats = db.property_cf(&other, "rocksdb.cfstats").expect("cfstats");
     assert!(stats.contains("** Compaction Stats [other] **"));
     db.drop_column_family(&other).expect("drop");

@@ -208,6 +208,8 @@ impl Db {
                 stats: Default::default(),
             },
         );
+        drop(st);
+        inner.family_changed(&format!("created column family {name:?} (id {id})"));
         Ok(ColumnFamily { data })
     }
 
@@ -244,6 +246,8 @@ impl Db {
         st.cfs.remove(&cf.data.id);
         inner.delete_obsolete_files(&st);
         inner.cond.notify_all();
+        drop(st);
+        inner.family_changed(&format!("dropped column family {:?}", cf.data.name));
         Ok(())
     }
 }

@@ -58,6 +58,21 @@ pub(super) fn write_options_file(inner: &DbInner) -> Result<PathBuf> {
     file.write(&*inner.fs, &inner.dir, number)
 }
 
+impl DbInner {
+    /// After a column family was created or dropped: logs `what` and rewrites the OPTIONS
+    /// file, as RocksDB does. The change itself is already durable, so a failure to write the
+    /// file is logged, not returned (the next open writes it again).
+    pub(super) fn family_changed(&self, what: &str) {
+        self.info_log.info(what);
+        if let Err(e) = write_options_file(self) {
+            self.info_log.log(
+                crate::options::InfoLogLevel::Warn,
+                &format!("writing the OPTIONS file after a column family change failed: {e}"),
+            );
+        }
+    }
+}
+
 impl Db {
     /// The effective options of the database and its column families, as the OPTIONS file
     /// holds them.
