@@ -214,6 +214,7 @@ fn stats_show_the_compaction_table_and_cumulative_lines() {
     assert_eq!(sum[19], "22", "KeyIn");
     assert_eq!(sum[20], "11", "KeyDrop");
     assert!(stats.contains("** DB Stats **"));
+    assert!(!stats.contains("-0.0"), "no negative zeros: {stats}");
     assert!(
         stats.contains(
             "Cumulative writes: 22 writes, 22 keys, 22 commit groups, 1.0 writes per commit group"

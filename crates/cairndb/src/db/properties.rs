@@ -392,7 +392,7 @@ impl DbInner {
         let up = self.counters.uptime().as_secs_f64().max(0.001);
         let compact_read: u64 = state.stats.levels.iter().map(|l| l.bytes_read).sum();
         let compact_write: u64 = state.stats.levels.iter().map(|l| l.bytes_written).sum();
-        let compact_secs: f64 = state.stats.levels.iter().map(|l| l.seconds).sum();
+        let compact_secs: f64 = state.stats.levels.iter().fold(0.0, |s, l| s + l.seconds);
         let _ = writeln!(out, "\nUptime(secs): {up:.1} total");
         let _ = writeln!(out, "Flush(GB): cumulative {:.3}", flush.bytes as f64 / GB);
         let _ = writeln!(
