@@ -225,15 +225,15 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
         match op {
             Op::Put(k, n) => {
                 let v = value(i, *n);
-                db.put(&w, &key(*k), &v).expect("put");
+                db.put(&w, &key(*k), &v).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "put")));
                 model.insert(key(*k), v);
             }
             Op::Delete(k) => {
-                db.delete(&w, &key(*k)).expect("delete");
+                db.delete(&w, &key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete")));
                 model.remove(&key(*k));
             }
             Op::DeleteRange(a, b) => {
-                db.delete_range(&w, &key(*a), &key(*b)).expect("delete_range");
+                db.delete_range(&w, &key(*a), &key(*b)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete_range")));
                 let (a, b) = (key(*a), key(*b));
                 model.retain(|k, _| !(a <= *k && *k < b));
             }
@@ -241,11 +241,11 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 let mut batch = WriteBatch::new();
                 for (k, v) in entries {
                     match v {
-                        Some(n) => batch.put(&key(*k), &value(i, *n)).expect("batch put"),
-                        None => batch.delete(&key(*k)).expect("batch delete"),
+                        Some(n) => batch.put(&key(*k), &value(i, *n)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch put"))),
+                        None => batch.delete(&key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch delete"))),
                     }
                 }
-                db.write(&w, batch).expect("write");
+                db.write(&w, batch).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "write")));
                 for (k, v) in entries {
                     match v {
                         Some(n) => model.insert(key(*k), value(i, *n)),
@@ -254,7 +254,7 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 }
             }
             Op::Get(k) => {
-                let got = db.get(&ReadOptions::default(), &key(*k)).expect("get");
+                let got = db.get(&ReadOptions::default(), &key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "get")));
                 assert_eq!(got.as_ref(), model.get(&key(*k)), "{}", ctx(i, "get"));
                 let out: Vec<_> = got.into_iter().map(|v| (key(*k), v)).collect();
                 record(&mut history, &out);
@@ -272,25 +272,25 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 assert_eq!(got, want, "{}", ctx(i, "scan"));
                 record(&mut history, &got);
             }
-            Op::Flush => db.flush().expect("flush"),
+            Op::Flush => db.flush().unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "flush"))),
             Op::Compact(range) => {
                 let r = range.map(|(a, b)| (key(a), key(b)));
                 match &r {
                     Some((a, b)) => db.compact_range(Some(a), Some(b)),
                     None => db.compact_range(None, None),
                 }
-                .expect("compact_range");
+                .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "compact_range")));
             }
             Op::Reopen => {
                 snaps.clear();
-                db.close().expect("close");
-                db = Db::open_with_fs(Arc::clone(&fs), DIR, opts.clone()).expect("reopen");
+                db.close().unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "close")));
+                db = Db::open_with_fs(Arc::clone(&fs), DIR, opts.clone()).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "reopen")));
             }
             Op::Snapshot => {
                 if snaps.len() >= 4 {
                     snaps.remove(0);
                 }
-                snaps.push((db.snapshot().expect("snapshot"), model.clone()));
+                snaps.push((db.snapshot().unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "snapshot"))), model.clone()));
             }
             Op::ReadSnapshot(s, k) => {
                 if snaps.is_empty() {
@@ -301,7 +301,7 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                     snapshot: Some(snap.sequence()),
                     ..ReadOptions::default()
                 };
-                let got = db.get(&ro, &key(*k)).expect("snapshot get");
+                let got = db.get(&ro, &key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "snapshot get")));
                 assert_eq!(got.as_ref(), m.get(&key(*k)), "{}", ctx(i, "snapshot get"));
                 let scan = db_scan(&db, &ro, &key(*k), 10, false);
                 assert_eq!(scan, model_scan(m, &key(*k), 10, false, None), "{}", ctx(i, "snapshot scan"));
