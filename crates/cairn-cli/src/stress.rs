@@ -232,11 +232,11 @@ pub fn run(args: &StressArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let exp = Arc::new(Expected::open(&expected_path, args.keys)?);
     let fs: Arc<dyn FileSystem> = match args.kill_at_fs_op {
         Some(k) => Arc::new(KillFs {
-            inner: RealFs::new().shared(),
+            inner: RealFs::shared(),
             ops: Arc::new(AtomicU64::new(0)),
             kill_at: k,
         }),
-        None => RealFs::new().shared(),
+        None => RealFs::shared(),
     };
     let db = Arc::new(Db::open_with_fs(fs, &args.db, options(args))?);
     match verify(&db, &exp, args) {

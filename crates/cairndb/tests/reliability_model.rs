@@ -372,3 +372,14 @@ fn model_and_metamorphic_smoke() {
 fn model_and_metamorphic_full() {
     suite(Volume::Full);
 }
+
+/// Regression (model case 0xe90971dd7e6084a7, option set 1): a full `compact_range` fails with
+/// "version edit rejected: inconsistent file set: level 6: file N must not come before file M".
+/// An engine bug in compaction, reported to its owner; ignored until fixed.
+#[test]
+#[ignore = "known engine bug in compaction: level-6 file order after compact_range"]
+fn regression_compact_range_level6_file_order() {
+    let seed = 0xe909_71dd_7e60_84a7;
+    let ops = gen_ops(seed, 2000);
+    run_case(&ops, 1, seed);
+}
