@@ -78,7 +78,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(&args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
-        Command::Stress(args) => stress::run(&args).map_err(Into::into),
+        Command::Stress(args) => stress::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -240,7 +240,9 @@ pub fn run(args: &StressArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     };
     let db = Arc::new(Db::open_with_fs(fs, &args.db, options(args))?);
     match verify(&db, &exp, args) {
-        Ok((keys, resolved)) => println!("stress: verified {keys} keys ({resolved} pending markers resolved)"),
+        Ok((keys, resolved)) => {
+            println!("stress: verified {keys} keys ({resolved} pending markers resolved)")
+        }
         Err(e) => {
             eprintln!("stress: {e}");
             return Ok(ExitCode::from(3));
@@ -314,7 +316,9 @@ fn worker(
         i += 1;
         if rng.gen_range(0..100) < args.read_percent {
             let key = pick(&mut rng);
-            let got = db.get(&r, &key_bytes(key)).map_err(|e| format!("get: {e}"))?;
+            let got = db
+                .get(&r, &key_bytes(key))
+                .map_err(|e| format!("get: {e}"))?;
             // Only this thread writes the key, so its expected state is exact.
             let (cur, _) = exp.read(key).map_err(|e| e.to_string())?;
             let seen = observed_state(key, got.as_deref(), args.value_size);
@@ -324,7 +328,9 @@ fn worker(
                 None => false,
             };
             if !ok {
-                return Err(format!("MISMATCH on read of key {key}: expected {cur:#x}, got {seen:?}"));
+                return Err(format!(
+                    "MISMATCH on read of key {key}: expected {cur:#x}, got {seen:?}"
+                ));
             }
             continue;
         }

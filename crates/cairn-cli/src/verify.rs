@@ -25,7 +25,11 @@ pub fn run(args: &VerifyArgs) -> cairndb::Result<()> {
         }
         None => e,
     })?;
-    println!("manifest: {} ({} entries)", r.manifest.display(), r.manifest_entries);
+    println!(
+        "manifest: {} ({} entries)",
+        r.manifest.display(),
+        r.manifest_entries
+    );
     println!(
         "tables: {} ({} bytes, {} data blocks)",
         r.tables, r.table_bytes, r.data_blocks

@@ -23,9 +23,25 @@ fn stress(db: &Path, seed: u64) -> Command {
     c.arg("stress")
         .arg("--db")
         .arg(db)
-        .args(["--threads", "3", "--keys", "2000", "--ops", "0", "--seconds", "20"])
+        .args([
+            "--threads",
+            "3",
+            "--keys",
+            "2000",
+            "--ops",
+            "0",
+            "--seconds",
+            "20",
+        ])
         .args(["--value-size", "64", "--write-buffer-size", "65536"])
-        .args(["--flush-every", "400", "--compact-every", "1500", "--sync-ratio", "0.05"])
+        .args([
+            "--flush-every",
+            "400",
+            "--compact-every",
+            "1500",
+            "--sync-ratio",
+            "0.05",
+        ])
         .args(["--seed", &seed.max(1).to_string()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -64,7 +80,10 @@ fn suite(volume: Volume) {
         let mut cmd = stress(&db, seed);
         let fail_point = rng.gen_ratio(1, 3);
         if fail_point {
-            cmd.args(["--kill-at-fs-op", &child_rng.gen_range(1..3000u64).to_string()]);
+            cmd.args([
+                "--kill-at-fs-op",
+                &child_rng.gen_range(1..3000u64).to_string(),
+            ]);
         }
         let mut child = cmd.spawn().expect("spawn cairn stress");
         std::thread::sleep(Duration::from_millis(child_rng.gen_range(30..400)));
@@ -100,7 +119,8 @@ fn suite(volume: Volume) {
     let mut last = stress(&db, 1);
     last.arg("--verify-only");
     let out = last.output().expect("run the final verification");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         c.mismatches += 1;
     }
@@ -117,7 +137,10 @@ fn suite(volume: Volume) {
         ],
         &["acked_lost"],
     );
-    assert!(c.verified_starts > c.cycles / 2, "too few restarts got as far as verifying");
+    assert!(
+        c.verified_starts > c.cycles / 2,
+        "too few restarts got as far as verifying"
+    );
 }
 
 #[test]

@@ -16,14 +16,34 @@ fn verify_passes_a_clean_database_and_names_the_damage() {
         .arg("--db")
         .arg(&db)
         .args(["--threads", "2", "--keys", "2000", "--ops", "2000"])
-        .args(["--write-buffer-size", "65536", "--flush-every", "400", "--compact-every", "0"])
+        .args([
+            "--write-buffer-size",
+            "65536",
+            "--flush-every",
+            "400",
+            "--compact-every",
+            "0",
+        ])
         .output()
         .expect("run stress");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
-    let ok = cairn().arg("verify").arg("--db").arg(&db).output().expect("verify");
+    let ok = cairn()
+        .arg("verify")
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .expect("verify");
     let text = String::from_utf8_lossy(&ok.stdout);
-    assert!(ok.status.success(), "{text}{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        ok.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     assert!(text.contains("no corruption"), "{text}");
 
     let sst = std::fs::read_dir(&db)
@@ -35,7 +55,12 @@ fn verify_passes_a_clean_database_and_names_the_damage() {
     let mut bytes = std::fs::read(&sst).expect("read");
     bytes[200] ^= 0x04;
     std::fs::write(&sst, bytes).expect("write");
-    let bad = cairn().arg("verify").arg("--db").arg(&db).output().expect("verify");
+    let bad = cairn()
+        .arg("verify")
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .expect("verify");
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(!bad.status.success(), "damage found");
     assert!(err.contains(&sst.display().to_string()), "{err}");

@@ -135,7 +135,12 @@ fn check_table(
     Ok(())
 }
 
-fn check_wal(fs: &dyn FileSystem, path: &Path, number: u64, report: &mut VerifyReport) -> Result<()> {
+fn check_wal(
+    fs: &dyn FileSystem,
+    path: &Path,
+    number: u64,
+    report: &mut VerifyReport,
+) -> Result<()> {
     let mut reader = LogReader::open(fs, path, number)?;
     while let Some(event) = reader.next_event()? {
         match event {

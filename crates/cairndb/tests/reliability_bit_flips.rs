@@ -154,19 +154,30 @@ fn regions(fs: &MemFs) -> BTreeMap<Region, Vec<(PathBuf, u64, u64)>> {
             add(Region::Options, &path, 0, size);
         } else if name.ends_with(".sst") {
             let file = fs.open_read(&path).expect("open");
-            let t = Arc::new(Table::open(file, &path, size, &TableOptions::default()).expect("table"));
+            let t =
+                Arc::new(Table::open(file, &path, size, &TableOptions::default()).expect("table"));
             let f = *t.footer();
             let trailer = BLOCK_TRAILER_LEN as u64;
             let mut data_end = 0;
             for (_, h) in t.index_entries().expect("index") {
-                add(Region::SstData, &path, h.offset, h.offset + h.size + trailer);
+                add(
+                    Region::SstData,
+                    &path,
+                    h.offset,
+                    h.offset + h.size + trailer,
+                );
                 data_end = h.offset + h.size + trailer;
             }
             add(Region::SstFilter, &path, data_end, f.index.offset);
             let index_end = f.index.offset + f.index.size + trailer;
             add(Region::SstIndex, &path, f.index.offset, index_end);
             add(Region::SstProperties, &path, index_end, f.metaindex.offset);
-            add(Region::SstMetaindex, &path, f.metaindex.offset, size - FOOTER_LEN as u64);
+            add(
+                Region::SstMetaindex,
+                &path,
+                f.metaindex.offset,
+                size - FOOTER_LEN as u64,
+            );
             add(Region::SstFooter, &path, size - FOOTER_LEN as u64, size);
         }
     }
@@ -208,8 +219,12 @@ fn flip(seed: u64, c: &mut Counts) {
     let offset = rng.gen_range(*a..*b);
     let bit = rng.gen_range(0..8);
     let fs = t.fs.process_crash_clone();
-    fs.corrupt_byte(path, offset, |x| x ^ (1 << bit)).expect("flip");
-    let what = format!("flip {seed:#x}: {region:?} {} offset {offset} bit {bit}", path.display());
+    fs.corrupt_byte(path, offset, |x| x ^ (1 << bit))
+        .expect("flip");
+    let what = format!(
+        "flip {seed:#x}: {region:?} {} offset {offset} bit {bit}",
+        path.display()
+    );
     c.flips += 1;
     *c.by_region.entry(region).or_default() += 1;
 
@@ -235,7 +250,10 @@ fn flip(seed: u64, c: &mut Counts) {
     let db = match Db::open_with_fs(fs.shared(), DIR, t.opts.clone()) {
         Ok(db) => {
             if std::env::var_os("CAIRN_RELIABILITY_REPLAY").is_some() {
-                println!("{what}: opened; verify said {verdict:?}; recovery {:?}", db.recovery_report());
+                println!(
+                    "{what}: opened; verify said {verdict:?}; recovery {:?}",
+                    db.recovery_report()
+                );
             }
             db
         }
@@ -293,9 +311,17 @@ fn suite(volume: Volume) {
     if let Some(f) = &c.first_failure {
         println!("first failure: {f}");
     }
-    let by_region: Vec<String> = c.by_region.iter().map(|(r, n)| format!("{r:?}:{n}")).collect();
+    let by_region: Vec<String> = c
+        .by_region
+        .iter()
+        .map(|(r, n)| format!("{r:?}:{n}"))
+        .collect();
     println!("bit_flips by region: {}", by_region.join(" "));
-    let pct = if c.checksummed == 0 { 0.0 } else { 100.0 * c.detected as f64 / c.checksummed as f64 };
+    let pct = if c.checksummed == 0 {
+        0.0
+    } else {
+        100.0 * c.detected as f64 / c.checksummed as f64
+    };
     println!("bit_flips detected {pct:.2}% of checksummed flips");
     suite.finish(
         &[

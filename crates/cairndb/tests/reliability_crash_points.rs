@@ -122,7 +122,11 @@ fn crash_points(s: &Scenario, every_k: bool, seed: u64) -> u64 {
                 reopen(
                     &torn,
                     synced,
-                    &format!("{}: power cut with torn tails at op {k} (seed {:#x})", s.name, seed ^ k),
+                    &format!(
+                        "{}: power cut with torn tails at op {k} (seed {:#x})",
+                        s.name,
+                        seed ^ k
+                    ),
                 );
                 acked
             }
@@ -133,7 +137,10 @@ fn crash_points(s: &Scenario, every_k: bool, seed: u64) -> u64 {
         reopen(&mem, acked, &format!("{}: process crash at op {k}", s.name));
         points += 1;
     }
-    println!("crash_points {}: {points} points of {total} mutating operations", s.name);
+    println!(
+        "crash_points {}: {points} points of {total} mutating operations",
+        s.name
+    );
     points
 }
 

@@ -19,11 +19,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use cairndb::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
+use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::Db;
 use common::{Suite, Volume};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use cairndb::options::{Options, ReadOptions, WriteOptions};
-use cairndb::Db;
 
 const DIR: &str = "/db";
 const WRITES: u32 = 240;
@@ -172,23 +172,19 @@ fn run(name: &str, seed: u64, rules: Vec<FaultRule>) -> (bool, bool) {
         let got = db
             .get(&r, key)
             .unwrap_or_else(|e| panic!("{name}: get after reopen: {e}"));
-        assert_eq!(got.as_ref(), Some(v), "{name}: silent loss of acknowledged {key:?}");
+        assert_eq!(
+            got.as_ref(),
+            Some(v),
+            "{name}: silent loss of acknowledged {key:?}"
+        );
     }
     let mut check = Outcome {
         acked: out.acked.clone(),
         uncertain: out.uncertain.clone(),
         saw_error: false,
     };
-    check_reads(
-        &db,
-        &r,
-        &mut check,
-        &format!("{name} after reopen"),
-    );
-    assert!(
-        !check.saw_error,
-        "{name}: reads fail after reopen"
-    );
+    check_reads(&db, &r, &mut check, &format!("{name} after reopen"));
+    assert!(!check.saw_error, "{name}: reads fail after reopen");
     (injected, out.saw_error)
 }
 
@@ -239,20 +235,48 @@ fn one_run(i: u64, seed: u64, every_k: u64, max_k: u64, c: &mut Counts) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let (name, rules, silent_ok) = if i < every_k {
         let op = KINDS[(i / (2 * max_k)) as usize % KINDS.len()];
-        let kind = if (i / max_k) % 2 == 0 { FaultKind::Eio } else { FaultKind::Enospc };
+        let kind = if (i / max_k) % 2 == 0 {
+            FaultKind::Eio
+        } else {
+            FaultKind::Enospc
+        };
         let k = i % max_k + 1;
         c.every_k_runs += 1;
-        (format!("{op:?} #{k} {kind:?}"), vec![FaultRule::nth(op, k, kind)], SILENT_OK.contains(&op))
+        (
+            format!("{op:?} #{k} {kind:?}"),
+            vec![FaultRule::nth(op, k, kind)],
+            SILENT_OK.contains(&op),
+        )
     } else {
+        // Best-effort kinds are drawn apart from the others, so that a fault that fired can be
+        // told to be one whose error the caller must see.
+        let pool: Vec<OpKind> = if rng.gen_ratio(1, 5) {
+            SILENT_OK.to_vec()
+        } else {
+            KINDS
+                .iter()
+                .copied()
+                .filter(|k| !SILENT_OK.contains(k))
+                .collect()
+        };
         let n = rng.gen_range(1..=3);
-        let ops: Vec<OpKind> = (0..n).map(|_| KINDS[rng.gen_range(0..KINDS.len())]).collect();
-        let kind = if rng.gen_bool(0.5) { FaultKind::Eio } else { FaultKind::Enospc };
-        let p = [0.001, 0.01, 0.05][rng.gen_range(0..3)];
+        let ops: Vec<OpKind> = (0..n).map(|_| pool[rng.gen_range(0..pool.len())]).collect();
+        let kind = if rng.gen_bool(0.5) {
+            FaultKind::Eio
+        } else {
+            FaultKind::Enospc
+        };
+        let p = [0.005, 0.02, 0.1][rng.gen_range(0..3)];
         c.random_runs += 1;
         let silent = ops.iter().all(|o| SILENT_OK.contains(o));
-        (format!("random {ops:?} p={p} {kind:?} seed {seed:#x}"), vec![FaultRule::random(&ops, p, kind)], silent)
+        (
+            format!("random {ops:?} p={p} {kind:?} seed {seed:#x}"),
+            vec![FaultRule::random(&ops, p, kind)],
+            silent,
+        )
     };
     let what = name.clone();
+    let what2 = name.clone();
     let (injected, saw_error) = with_deadline(what, move || run(&name, seed, rules));
     c.runs += 1;
     if injected {
@@ -262,7 +286,7 @@ fn one_run(i: u64, seed: u64, every_k: u64, max_k: u64, c: &mut Counts) {
                 c.best_effort_unreported += 1;
             } else {
                 c.unreported_faults += 1;
-                panic!("run {i}: a fault fired but no caller saw an error");
+                panic!("run {i} ({what2}): a fault fired but no caller saw an error");
             }
         }
     }
@@ -305,8 +329,14 @@ fn d6(kind: FaultKind, op: OpKind, d: &mut D6) {
         db.put(&w, &key(4 * i), &value(4 * i)).expect("put");
     }
     let first = db.flush();
-    assert!(fault.injected() == 1, "D6 {kind:?} {op:?}: the flush fault fired");
-    assert!(first.is_err(), "D6 {kind:?} {op:?}: the failed flush reports its error");
+    assert!(
+        fault.injected() == 1,
+        "D6 {kind:?} {op:?}: the flush fault fired"
+    );
+    assert!(
+        first.is_err(),
+        "D6 {kind:?} {op:?}: the failed flush reports its error"
+    );
     d.flush_faults += 1;
     fault.clear_rules();
     db.put(&w, &key(1000), &value(1000))
@@ -350,9 +380,16 @@ fn d6(kind: FaultKind, op: OpKind, d: &mut D6) {
         .expect("D6: writes go on after a failed compaction");
     let r = ReadOptions::default();
     for n in 0..160 {
-        assert_eq!(db.get(&r, &key(n)).expect("get"), Some(value(n)), "D6: key {n}");
+        assert_eq!(
+            db.get(&r, &key(n)).expect("get"),
+            Some(value(n)),
+            "D6: key {n}"
+        );
     }
-    assert!(db.background_error_count() > 0, "D6: the failure was recorded");
+    assert!(
+        db.background_error_count() > 0,
+        "D6: the failure was recorded"
+    );
 }
 
 fn suite(volume: Volume) {
@@ -362,8 +399,11 @@ fn suite(volume: Volume) {
     let every_k = (KINDS.len() as u64 * 2 * max_k).min(suite.min_count);
     let mut c = Counts::default();
     let mut i = 0;
+    // A replayed case is a random run: every-k runs are named by their kind, fault and k.
+    let replay = suite.is_replay();
     suite.run(|seed| {
-        one_run(i, seed, every_k, max_k, &mut c);
+        let index = if replay { u64::MAX } else { i };
+        one_run(index, seed, every_k, max_k, &mut c);
         i += 1;
     });
     let mut d = D6::default();
@@ -396,11 +436,20 @@ fn suite(volume: Volume) {
             ("d6_flush_faults", d.flush_faults),
             ("d6_flush_retried_by_engine", d.flush_retried_by_engine),
             ("d6_compaction_faults", d.compaction_faults),
-            ("d6_compaction_retried_by_engine", d.compaction_retried_by_engine),
+            (
+                "d6_compaction_retried_by_engine",
+                d.compaction_retried_by_engine,
+            ),
         ],
         &["unreported_faults"],
     );
-    assert!(c.fired > c.runs / 2, "only {} of {} faults fired", c.fired, c.runs);
+    // High k of rare kinds (a rename, a truncate) do not occur in the workload: fewer fire.
+    assert!(
+        c.fired > c.runs / 3,
+        "only {} of {} faults fired",
+        c.fired,
+        c.runs
+    );
 }
 
 #[test]

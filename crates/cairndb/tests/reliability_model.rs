@@ -173,14 +173,27 @@ fn model_scan(
     let in_bounds = |k: &[u8]| bounds.is_none_or(|(lo, hi)| lo <= k && k < hi);
     let pick = |(k, v): (&Vec<u8>, &Vec<u8>)| in_bounds(k).then(|| (k.clone(), v.clone()));
     if reverse {
-        m.range(..=from.to_vec()).rev().filter_map(pick).take(n + 1).collect()
+        m.range(..=from.to_vec())
+            .rev()
+            .filter_map(pick)
+            .take(n + 1)
+            .collect()
     } else {
-        m.range(from.to_vec()..).filter_map(pick).take(n + 1).collect()
+        m.range(from.to_vec()..)
+            .filter_map(pick)
+            .take(n + 1)
+            .collect()
     }
 }
 
 /// What the database returns for the same scan: seek (or seek_for_prev), then n steps.
-fn db_scan(db: &Db, ro: &ReadOptions, from: &[u8], n: usize, reverse: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn db_scan(
+    db: &Db,
+    ro: &ReadOptions,
+    from: &[u8],
+    n: usize,
+    reverse: bool,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut it = db.iter(ro).expect("iter");
     if reverse {
         it.seek_for_prev(from);
@@ -211,7 +224,8 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
     let mut history = 0xcbf2_9ce4_8422_2325u64;
     let mut reads = 0u64;
     let w = WriteOptions::default();
-    let ctx = |i: usize, what: &str| format!("case {seed:#x} set {set} op {i} {what}: {:?}", ops[i]);
+    let ctx =
+        |i: usize, what: &str| format!("case {seed:#x} set {set} op {i} {what}: {:?}", ops[i]);
     let mut record = |history: &mut u64, out: &[(Vec<u8>, Vec<u8>)]| {
         for (k, v) in out {
             for b in k.iter().chain(v.iter()).chain([&0xffu8]) {
@@ -225,15 +239,18 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
         match op {
             Op::Put(k, n) => {
                 let v = value(i, *n);
-                db.put(&w, &key(*k), &v).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "put")));
+                db.put(&w, &key(*k), &v)
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "put")));
                 model.insert(key(*k), v);
             }
             Op::Delete(k) => {
-                db.delete(&w, &key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete")));
+                db.delete(&w, &key(*k))
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete")));
                 model.remove(&key(*k));
             }
             Op::DeleteRange(a, b) => {
-                db.delete_range(&w, &key(*a), &key(*b)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete_range")));
+                db.delete_range(&w, &key(*a), &key(*b))
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete_range")));
                 let (a, b) = (key(*a), key(*b));
                 model.retain(|k, _| !(a <= *k && *k < b));
             }
@@ -241,11 +258,16 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 let mut batch = WriteBatch::new();
                 for (k, v) in entries {
                     match v {
-                        Some(n) => batch.put(&key(*k), &value(i, *n)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch put"))),
-                        None => batch.delete(&key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch delete"))),
+                        Some(n) => batch
+                            .put(&key(*k), &value(i, *n))
+                            .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch put"))),
+                        None => batch
+                            .delete(&key(*k))
+                            .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch delete"))),
                     }
                 }
-                db.write(&w, batch).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "write")));
+                db.write(&w, batch)
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "write")));
                 for (k, v) in entries {
                     match v {
                         Some(n) => model.insert(key(*k), value(i, *n)),
@@ -254,12 +276,19 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 }
             }
             Op::Get(k) => {
-                let got = db.get(&ReadOptions::default(), &key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "get")));
+                let got = db
+                    .get(&ReadOptions::default(), &key(*k))
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "get")));
                 assert_eq!(got.as_ref(), model.get(&key(*k)), "{}", ctx(i, "get"));
                 let out: Vec<_> = got.into_iter().map(|v| (key(*k), v)).collect();
                 record(&mut history, &out);
             }
-            Op::Scan { from, n, reverse, bounds } => {
+            Op::Scan {
+                from,
+                n,
+                reverse,
+                bounds,
+            } => {
                 let mut ro = ReadOptions::default();
                 let b = bounds.map(|(a, b)| (key(a), key(b)));
                 if let Some((lo, hi)) = &b {
@@ -272,7 +301,9 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 assert_eq!(got, want, "{}", ctx(i, "scan"));
                 record(&mut history, &got);
             }
-            Op::Flush => db.flush().unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "flush"))),
+            Op::Flush => db
+                .flush()
+                .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "flush"))),
             Op::Compact(range) => {
                 let r = range.map(|(a, b)| (key(a), key(b)));
                 match &r {
@@ -283,14 +314,20 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
             }
             Op::Reopen => {
                 snaps.clear();
-                db.close().unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "close")));
-                db = Db::open_with_fs(Arc::clone(&fs), DIR, opts.clone()).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "reopen")));
+                db.close()
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "close")));
+                db = Db::open_with_fs(Arc::clone(&fs), DIR, opts.clone())
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "reopen")));
             }
             Op::Snapshot => {
                 if snaps.len() >= 4 {
                     snaps.remove(0);
                 }
-                snaps.push((db.snapshot().unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "snapshot"))), model.clone()));
+                snaps.push((
+                    db.snapshot()
+                        .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "snapshot"))),
+                    model.clone(),
+                ));
             }
             Op::ReadSnapshot(s, k) => {
                 if snaps.is_empty() {
@@ -301,10 +338,17 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                     snapshot: Some(snap.sequence()),
                     ..ReadOptions::default()
                 };
-                let got = db.get(&ro, &key(*k)).unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "snapshot get")));
+                let got = db
+                    .get(&ro, &key(*k))
+                    .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "snapshot get")));
                 assert_eq!(got.as_ref(), m.get(&key(*k)), "{}", ctx(i, "snapshot get"));
                 let scan = db_scan(&db, &ro, &key(*k), 10, false);
-                assert_eq!(scan, model_scan(m, &key(*k), 10, false, None), "{}", ctx(i, "snapshot scan"));
+                assert_eq!(
+                    scan,
+                    model_scan(m, &key(*k), 10, false, None),
+                    "{}",
+                    ctx(i, "snapshot scan")
+                );
                 record(&mut history, &scan);
             }
             Op::ReleaseSnapshot(s) => {
@@ -329,7 +373,10 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
     db.close().expect("close");
     let db = Db::open_with_fs(fs, DIR, opts).expect("final reopen");
     let got = full(&db);
-    assert_eq!(got, want, "case {seed:#x} set {set}: final state after reopen");
+    assert_eq!(
+        got, want,
+        "case {seed:#x} set {set}: final state after reopen"
+    );
     record(&mut history, &got);
     (history, reads)
 }
@@ -342,7 +389,10 @@ fn suite(volume: Volume) {
         let (want, reads) = run_case(&ops, 0, seed);
         for set in 1..OPTION_SETS {
             let (got, _) = run_case(&ops, set, seed);
-            assert_eq!(got, want, "case {seed:#x}: option set {set}'s history differs from set 0's");
+            assert_eq!(
+                got, want,
+                "case {seed:#x}: option set {set}'s history differs from set 0's"
+            );
         }
         ops_total += ops.len() as u64;
         reads_total += reads;

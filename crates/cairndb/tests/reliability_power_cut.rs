@@ -138,7 +138,10 @@ fn gen_batches(rng: &mut SmallRng) -> Vec<Batch> {
                     (k, v)
                 })
                 .collect();
-            b.push((SEQ_KEY.to_vec(), Some((i as u64 + 1).to_be_bytes().to_vec())));
+            b.push((
+                SEQ_KEY.to_vec(),
+                Some((i as u64 + 1).to_be_bytes().to_vec()),
+            ));
             b
         })
         .collect()
@@ -166,7 +169,15 @@ impl Counts {
 }
 
 /// Reopens `fs` and checks it against the history: `must_have` batches at least.
-fn check(fs: &MemFs, opts: &Options, batches: &[Batch], told: &Told, must_have: usize, c: &mut Counts, what: &str) {
+fn check(
+    fs: &MemFs,
+    opts: &Options,
+    batches: &[Batch],
+    told: &Told,
+    must_have: usize,
+    c: &mut Counts,
+    what: &str,
+) {
     let db = Db::open_with_fs(fs.shared(), DIR, opts.clone())
         .unwrap_or_else(|e| panic!("{what}: recovery failed: {e}"));
     let r = ReadOptions::default();
@@ -177,7 +188,8 @@ fn check(fs: &MemFs, opts: &Options, batches: &[Batch], told: &Told, must_have: 
         state.insert(it.key().to_vec(), it.value().to_vec());
         it.next();
     }
-    it.status().unwrap_or_else(|e| panic!("{what}: scan failed: {e}"));
+    it.status()
+        .unwrap_or_else(|e| panic!("{what}: scan failed: {e}"));
     let n = match state.get(SEQ_KEY) {
         None => 0,
         Some(v) => {
@@ -191,15 +203,21 @@ fn check(fs: &MemFs, opts: &Options, batches: &[Batch], told: &Told, must_have: 
         } else {
             c.acked_synced_lost += 1;
         }
-        c.fail(format!("{what}: recovered a prefix of {n} batches, {must_have} were durable"));
+        c.fail(format!(
+            "{what}: recovered a prefix of {n} batches, {must_have} were durable"
+        ));
     }
     if n > told.attempted || state != model_after(batches, n) {
         c.prefix_violations += 1;
-        c.fail(format!("{what}: the state is not the history after {n} batches"));
+        c.fail(format!(
+            "{what}: the state is not the history after {n} batches"
+        ));
         return;
     }
     for k in batches.iter().flatten().map(|(k, _)| k).take(40) {
-        let got = db.get(&r, k).unwrap_or_else(|e| panic!("{what}: get failed: {e}"));
+        let got = db
+            .get(&r, k)
+            .unwrap_or_else(|e| panic!("{what}: get failed: {e}"));
         if got.as_ref() != state.get(k) {
             c.wrong_answers += 1;
             c.fail(format!("{what}: get {k:?} disagrees with the scan"));
@@ -303,7 +321,12 @@ fn suite(volume: Volume) {
             ("prefix_violations", c.prefix_violations),
             ("wrong_answers", c.wrong_answers),
         ],
-        &["acked_synced_lost", "acked_lost", "prefix_violations", "wrong_answers"],
+        &[
+            "acked_synced_lost",
+            "acked_lost",
+            "prefix_violations",
+            "wrong_answers",
+        ],
     );
 }
 

@@ -78,7 +78,9 @@ impl Suite {
             Volume::Smoke => ((ci_count / 50).max(4), time_box_secs.max(60)),
             Volume::Full => (ci_count * scale(), time_box_secs * scale()),
         };
-        println!("RELIABILITY-START {name} min_count={min_count} time_box={time_box}s seed={seed:#x}");
+        println!(
+            "RELIABILITY-START {name} min_count={min_count} time_box={time_box}s seed={seed:#x}"
+        );
         Suite {
             name,
             seed,
@@ -87,6 +89,11 @@ impl Suite {
             start: Instant::now(),
             replay: env_u64("CAIRN_RELIABILITY_REPLAY"),
         }
+    }
+
+    /// True when this run replays one case (`CAIRN_RELIABILITY_REPLAY`).
+    pub fn is_replay(&self) -> bool {
+        self.replay.is_some()
     }
 
     /// The seed of case `i`.
