@@ -17,6 +17,9 @@
 //!
 //! - [`db`]: the database front that ties these together: open and WAL recovery, the commit
 //!   path, point reads, flush, snapshots and iterators (`docs/design/db.md`).
+//! - [`verify`]: offline check of every block of every live file (`cairn verify`).
+//!
+//! Durability guarantees (D1-D6) and the suites that test them: `docs/design/durability.md`.
 //!
 //! Errors: every fallible function returns [`Error`]; damaged persisted bytes are reported as
 //! [`Error::Corruption`] naming the file and offset, never as wrong data or a panic.
@@ -35,6 +38,7 @@ pub mod sstable;
 pub mod table_cache;
 pub mod types;
 pub mod util;
+pub mod verify;
 pub mod version;
 pub mod wal;
 

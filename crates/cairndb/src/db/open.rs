@@ -202,7 +202,11 @@ fn open_inner(
     };
     let mut report = RecoveryReport::default();
     let mut versions = if exists {
-        VersionSet::recover(Arc::clone(&fs), dir, vs_opts)?.0
+        let (versions, vs_report) = VersionSet::recover(Arc::clone(&fs), dir, vs_opts)?;
+        if let Some(damage) = &vs_report.torn_tail {
+            check_dropped_manifest_tail(&*fs, dir, &versions, damage)?;
+        }
+        versions
     } else {
         report.created = true;
         VersionSet::create(Arc::clone(&fs), dir, vs_opts)?
@@ -285,6 +289,37 @@ fn open_inner(
     super::options_file::write_options_file(&inner)?;
     inner.log_open();
     Ok(inner)
+}
+
+/// A MANIFEST whose last record is unreadable is taken as torn by a crash before that record was
+/// synced, hence never acknowledged. That is only possible while the oldest WAL the recovered
+/// state still needs exists: WALs are deleted only after the edit moving past them is synced. If
+/// that WAL is gone while a newer one exists, the dropped record was durable and the damage is
+/// corruption (a flipped bit in the last record), which must not silently lose its files.
+fn check_dropped_manifest_tail(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    versions: &VersionSet,
+    damage: &crate::wal::Damage,
+) -> Result<()> {
+    let need = versions.min_log_number_to_keep();
+    if need == 0 {
+        return Ok(());
+    }
+    let logs: Vec<u64> = fs
+        .list(dir)?
+        .iter()
+        .filter_map(|name| parse_file_name(name))
+        .filter(|&(kind, _)| kind == FileType::Log)
+        .map(|(_, number)| number)
+        .collect();
+    if logs.contains(&need) || !logs.iter().any(|&n| n > need) {
+        return Ok(());
+    }
+    Err(damage.to_error().context(format!(
+        "the MANIFEST's last record is damaged, yet WAL {need} that the state before it needs \
+         was deleted, so the record had been synced"
+    )))
 }
 
 fn missing_families<'a>(names: impl Iterator<Item = &'a String>) -> Error {

@@ -57,6 +57,29 @@ impl CrashOptions {
 }
 
 impl MemFs {
+    /// The file system a process crash at this instant would leave: every byte handed to the
+    /// file system and every directory entry survives (the operating system keeps them), as a
+    /// new, independent [`MemFs`] whose state is all durable. This file system is not changed.
+    pub fn process_crash_clone(&self) -> MemFs {
+        let s = self.state.lock();
+        let inodes = s
+            .inodes
+            .iter()
+            .map(|(id, inode)| {
+                let data = inode.data.clone();
+                let synced_len = data.len();
+                (*id, Inode { data, synced_len })
+            })
+            .collect();
+        MemFs::from_state(MemState {
+            inodes,
+            next_inode: s.next_inode,
+            durable_dirs: s.dirs.clone(),
+            dirs: s.dirs.clone(),
+            locks: Default::default(),
+        })
+    }
+
     /// The file system a power cut at this instant would leave, as a new, independent [`MemFs`]
     /// whose state is all durable. This file system is not changed.
     pub fn crash_clone(&self, opts: CrashOptions) -> MemFs {

@@ -1,9 +1,20 @@
-//! Exhaustive crash points: the process "dies" at the k-th mutating file-system operation of a
-//! workload with WAL rolls and flushes (every later mutating operation fails), for every k.
-//! Reopening must find every acknowledged write (D1) and a prefix of the history (D3); a power
-//! cut at the same instant must keep every acknowledged synced write (D2).
+//! Reliability suite `crash_points` (docs/design/durability.md, D1-D3): the process "dies" at
+//! the k-th mutating file-system operation of a scripted workload (every later mutating
+//! operation fails), for every k. Workloads roll the WAL, flush, compact, create and drop column
+//! families, and roll the MANIFEST (which swaps CURRENT). Reopening must find every acknowledged
+//! write (D1) and a prefix of the history (D3); a power cut at the same instant, keeping only
+//! synced data or a random part of the unsynced data with torn tails, must keep every
+//! acknowledged synced write (D2).
+//!
+//! The smoke run (`cargo test`) samples about 150 points per workload; the CI volume
+//! (`scripts/reliability.sh`) takes every k.
 
+mod common;
+
+use std::cell::Cell;
 use std::sync::Arc;
+
+use common::{Suite, Volume};
 
 use cairndb::batch::WriteBatch;
 use cairndb::db::ColumnFamilyDescriptor;
@@ -74,7 +85,7 @@ struct Scenario {
 /// Runs the scenario once without faults to count its mutating operations, then once per
 /// sampled k with the process dying at the k-th: the directory as the process left it must
 /// hold every acknowledged write, and a power cut at the same instant every synced one.
-fn crash_points(s: &Scenario) {
+fn crash_points(s: &Scenario, every_k: bool, seed: u64) -> u64 {
     let clean = FaultFs::new(MemFs::new().shared(), 0);
     {
         let db = (s.open)(clean.shared()).expect("open");
@@ -92,7 +103,8 @@ fn crash_points(s: &Scenario) {
         (s.check)(&db, at_least, what);
     };
     let mut points = 0;
-    for k in (1..=total).step_by(((total / 150).max(1)) as usize) {
+    let step = if every_k { 1 } else { (total / 150).max(1) };
+    for k in (1..=total).step_by(step as usize) {
         let mem = MemFs::new();
         let fault = FaultFs::new(mem.shared(), k);
         fault.add_rule(FaultRule::halt_at_mutating(k));
@@ -100,11 +112,21 @@ fn crash_points(s: &Scenario) {
             Ok(db) => {
                 let (acked, synced) = (s.workload)(&db);
                 let power_cut = mem.crash_clone(CrashOptions::synced_only());
+                let torn = mem.crash_clone(CrashOptions::random(seed ^ k));
                 drop(db);
                 reopen(
                     &power_cut,
                     synced,
                     &format!("{}: power cut at op {k}", s.name),
+                );
+                reopen(
+                    &torn,
+                    synced,
+                    &format!(
+                        "{}: power cut with torn tails at op {k} (seed {:#x})",
+                        s.name,
+                        seed ^ k
+                    ),
                 );
                 acked
             }
@@ -116,23 +138,23 @@ fn crash_points(s: &Scenario) {
         points += 1;
     }
     println!(
-        "RELIABILITY crash_points_{} points={points} total_ops={total}",
+        "crash_points {}: {points} points of {total} mutating operations",
         s.name
     );
+    points
 }
 
 fn open(fs: Arc<dyn FileSystem>) -> cairndb::Result<Db> {
     Db::open_with_fs(fs, DIR, opts())
 }
 
-#[test]
-fn every_crash_point() {
-    crash_points(&Scenario {
+fn single() -> Scenario {
+    Scenario {
         name: "single",
         open,
         workload,
         check,
-    });
+    }
 }
 
 /// Families for the multi-family workload: "b" flushes on its own, "c" comes and goes.
@@ -202,14 +224,13 @@ fn check_cf(db: &Db, at_least: u32, what: &str) {
     }
 }
 
-#[test]
-fn every_crash_point_with_column_families() {
-    crash_points(&Scenario {
+fn with_column_families() -> Scenario {
+    Scenario {
         name: "cf",
         open: open_cf,
         workload: cf_workload,
         check: check_cf,
-    });
+    }
 }
 
 /// Options under which the workload compacts: L0 compacts at 2 files into small outputs.
@@ -253,19 +274,127 @@ fn open_compacting(fs: Arc<dyn FileSystem>) -> cairndb::Result<Db> {
     Db::open_with_fs(fs, DIR, compacting_opts())
 }
 
-#[test]
-fn every_crash_point_with_compactions() {
-    {
-        let db = open_compacting(MemFs::new().shared()).expect("open");
-        assert_eq!(compacting_workload(&db).0, WRITES);
-        let stats = db.compaction_stats_cf(&db.default_column_family());
-        let merged: u64 = stats.levels.iter().map(|l| l.files_written).sum();
-        assert!(merged >= 2, "the workload compacts: {stats:?}");
-    }
-    crash_points(&Scenario {
+/// The workload compacts (checked once, without faults).
+fn assert_compacts() {
+    let db = open_compacting(MemFs::new().shared()).expect("open");
+    assert_eq!(compacting_workload(&db).0, WRITES);
+    let stats = db.compaction_stats_cf(&db.default_column_family());
+    let merged: u64 = stats.levels.iter().map(|l| l.files_written).sum();
+    assert!(merged >= 2, "the workload compacts: {stats:?}");
+}
+
+fn with_compactions() -> Scenario {
+    Scenario {
         name: "compaction",
         open: open_compacting,
         workload: compacting_workload,
         check,
+    }
+}
+
+/// Options under which the MANIFEST rolls (a new MANIFEST, then CURRENT swapped) every few
+/// edits, on top of the compacting workload.
+fn open_manifest_roll(fs: Arc<dyn FileSystem>) -> cairndb::Result<Db> {
+    let mut o = compacting_opts();
+    o.db.max_manifest_file_size = 1024;
+    Db::open_with_fs(fs, DIR, o)
+}
+
+/// Flushes every 15 writes (many small edits, so the MANIFEST rolls several times), compacting
+/// in the background, then compacts everything. Returns (acknowledged, acknowledged synced).
+fn manifest_workload(db: &Db) -> (u32, u32) {
+    let (mut acked, mut synced) = (0, 0);
+    for i in 0..WRITES {
+        let sync = i % 9 == 8;
+        let w = WriteOptions {
+            sync,
+            ..WriteOptions::default()
+        };
+        if db.put(&w, &i.to_be_bytes(), &[5; 100]).is_err() {
+            return (acked, synced);
+        }
+        acked = i + 1;
+        if sync {
+            synced = acked;
+        }
+        if i % 15 == 14 {
+            if db.flush().is_err() {
+                return (acked, synced);
+            }
+            // A successful flush makes every earlier write durable (D2).
+            synced = acked;
+        }
+    }
+    let _ = db.compact_range(None, None);
+    (acked, synced)
+}
+
+fn with_manifest_rolls() -> Scenario {
+    Scenario {
+        name: "manifest_roll",
+        open: open_manifest_roll,
+        workload: manifest_workload,
+        check,
+    }
+}
+
+/// The MANIFEST-rolling workload does roll it (checked once, without faults): CURRENT names a
+/// newer MANIFEST after the workload than after the open.
+fn assert_manifest_rolls() {
+    let mem = MemFs::new();
+    let db = open_manifest_roll(mem.shared()).expect("open");
+    let dir = std::path::Path::new(DIR);
+    let first = cairndb::version::read_current(&mem, dir).expect("CURRENT");
+    assert_eq!(manifest_workload(&db).0, WRITES);
+    let last = cairndb::version::read_current(&mem, dir).expect("CURRENT");
+    assert!(last > first + 1, "the MANIFEST rolled: {first} -> {last}");
+}
+
+fn scenarios() -> Vec<Scenario> {
+    vec![
+        single(),
+        with_column_families(),
+        with_compactions(),
+        with_manifest_rolls(),
+    ]
+}
+
+fn suite(volume: Volume) {
+    let every_k = volume == Volume::Full;
+    // The count is scenarios; each covers every k (or ~150 sampled ones in the smoke run).
+    let suite = Suite::new("crash_points", volume, 4, 900);
+    assert_compacts();
+    assert_manifest_rolls();
+    let all = scenarios();
+    let i = Cell::new(0usize);
+    let points = Cell::new(0u64);
+    let mut per = Vec::new();
+    suite.run(|seed| {
+        let s = &all[i.get() % all.len()];
+        let n = crash_points(s, every_k, seed);
+        points.set(points.get() + n);
+        per.push(format!("{}={n}", s.name));
+        i.set(i.get() + 1);
     });
+    println!("crash_points per workload: {}", per.join(" "));
+    suite.finish(
+        &[
+            ("workloads", i.get() as u64),
+            ("points", points.get()),
+            ("every_k", u64::from(every_k)),
+            ("failures", 0),
+        ],
+        &["failures"],
+    );
+}
+
+#[test]
+fn crash_points_smoke() {
+    suite(Volume::Smoke);
+}
+
+#[test]
+#[ignore = "CI volume: run by scripts/reliability.sh"]
+fn crash_points_full() {
+    suite(Volume::Full);
 }

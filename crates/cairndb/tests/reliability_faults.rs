@@ -1,0 +1,464 @@
+//! Reliability suite `faults` (docs/design/durability.md, D5 and D6): injected EIO and ENOSPC on
+//! every kind of file-system operation (read, write, fsync, directory fsync, open, create,
+//! rename, remove, truncate, metadata), at every k-th operation of each kind and at random, during
+//! a workload with WAL rolls, flushes, compactions, range deletions and reads. For each run:
+//! every read that succeeds is right (`wrong_answers`); the error reaches the caller as a call's
+//! error or the background error (`unreported_faults`: a fault fired and every call returned
+//! Ok); after reopening without faults every acknowledged write is there (`silent_losses`);
+//! nothing panics and nothing hangs (each run has a deadline; `hangs`).
+//!
+//! D6: transient ENOSPC/EIO in a flush or a compaction is retried by the engine, and writes go on
+//! without a reopen once the fault clears (`d6_*` counters).
+//!
+//! CI volume: 2,000 runs (every k in 1..=K per kind and fault, then random runs).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use cairndb::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
+use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::Db;
+use common::{Suite, Volume};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+const DIR: &str = "/db";
+const WRITES: u32 = 240;
+
+fn opts() -> Options {
+    let mut o = Options::default();
+    o.db.create_if_missing = true;
+    o.cf.write_buffer_size = 64 << 10;
+    o.cf.level0_file_num_compaction_trigger = 2;
+    o.cf.target_file_size_base = 32 << 10;
+    o.cf.max_bytes_for_level_base = 64 << 10;
+    o
+}
+
+fn key(i: u32) -> Vec<u8> {
+    format!("key{i:05}").into_bytes()
+}
+
+fn value(i: u32) -> Vec<u8> {
+    vec![(i % 251) as u8; 600]
+}
+
+/// What the caller was told.
+#[derive(Default)]
+struct Outcome {
+    /// Keys whose put returned Ok and were not deleted by an acknowledged range deletion.
+    acked: BTreeMap<Vec<u8>, Vec<u8>>,
+    /// Keys whose put or deletion failed: present or absent, but never with a wrong value.
+    uncertain: BTreeMap<Vec<u8>, Vec<u8>>,
+    /// Some call returned an error, or the database reported a background error.
+    saw_error: bool,
+}
+
+fn workload(db: &Db, out: &mut Outcome) {
+    let r = ReadOptions::default();
+    for i in 0..WRITES {
+        let sync = i % 10 == 9;
+        let w = WriteOptions {
+            sync,
+            ..WriteOptions::default()
+        };
+        match db.put(&w, &key(i), &value(i)) {
+            Ok(()) => {
+                out.acked.insert(key(i), value(i));
+            }
+            Err(_) => {
+                out.saw_error = true;
+                out.uncertain.insert(key(i), value(i));
+            }
+        }
+        if i % 60 == 59 {
+            // Deletes keys i-10 .. i-5.
+            let (a, b) = (key(i - 10), key(i - 5));
+            let doomed: Vec<Vec<u8>> = out
+                .acked
+                .range(a.clone()..b.clone())
+                .map(|(k, _)| k.clone())
+                .collect();
+            match db.delete_range(&WriteOptions::default(), &a, &b) {
+                Ok(()) => {
+                    for k in doomed {
+                        out.acked.remove(&k);
+                        out.uncertain.remove(&k);
+                    }
+                }
+                Err(_) => {
+                    out.saw_error = true;
+                    for k in doomed {
+                        let v = out.acked.remove(&k).expect("acked");
+                        out.uncertain.insert(k, v);
+                    }
+                }
+            }
+        }
+        if i % 80 == 79 && db.flush().is_err() {
+            out.saw_error = true;
+        }
+        if i % 7 == 0 {
+            check_reads(db, &r, out, &format!("during the workload at write {i}"));
+        }
+        out.saw_error |= db.background_error().is_some() || db.background_error_count() > 0;
+    }
+}
+
+/// Every successful read is right: acknowledged keys have their value (or the read fails),
+/// uncertain keys have their value or none, and no other key exists.
+fn check_reads(db: &Db, r: &ReadOptions, out: &mut Outcome, when: &str) {
+    for i in (0..WRITES).step_by(3) {
+        let k = key(i);
+        match db.get(r, &k) {
+            Ok(got) => {
+                if let Some(v) = out.acked.get(&k) {
+                    assert_eq!(got.as_ref(), Some(v), "{when}: acknowledged key {i}");
+                } else if let Some(v) = out.uncertain.get(&k) {
+                    assert!(got.is_none() || got.as_ref() == Some(v), "{when}: key {i}");
+                } else {
+                    assert!(got.is_none(), "{when}: key {i} was never acknowledged");
+                }
+            }
+            Err(_) => out.saw_error = true,
+        }
+    }
+}
+
+/// One run with `rules` injected; `name` names it in failures. Returns (a fault fired, some
+/// caller saw an error).
+fn run(name: &str, seed: u64, rules: Vec<FaultRule>) -> (bool, bool) {
+    let mem = MemFs::new();
+    let fault = FaultFs::new(mem.shared(), seed);
+    for r in rules {
+        fault.add_rule(r);
+    }
+    let mut out = Outcome::default();
+    match Db::open_with_fs(fault.shared(), DIR, opts()) {
+        Ok(db) => {
+            workload(&db, &mut out);
+            // An iterator that cannot be created (a table fails to open) is an error seen.
+            let mut it_ok = false;
+            if let Ok(mut it) = db.iter(&ReadOptions::default()) {
+                it.seek_to_first();
+                while it.valid() {
+                    let k = it.key().to_vec();
+                    let expected = out.acked.get(&k).or_else(|| out.uncertain.get(&k));
+                    assert_eq!(
+                        Some(it.value()),
+                        expected.map(Vec::as_slice),
+                        "{name}: value of {k:?}"
+                    );
+                    it.next();
+                }
+                it_ok = it.status().is_ok();
+            }
+            out.saw_error |= !it_ok;
+            out.saw_error |= db.close().is_err();
+            // Counted after close: a background job may fail while close waits for it.
+            out.saw_error |= db.background_error_count() > 0;
+        }
+        Err(_) => out.saw_error = true,
+    }
+    let injected = fault.injected() > 0;
+    // Reopen without faults, as after a process restart: every acknowledged write is there.
+    let db = Db::open_with_fs(mem.shared(), DIR, opts())
+        .unwrap_or_else(|e| panic!("{name}: reopen failed: {e}"));
+    let r = ReadOptions::default();
+    for (key, v) in &out.acked {
+        let got = db
+            .get(&r, key)
+            .unwrap_or_else(|e| panic!("{name}: get after reopen: {e}"));
+        assert_eq!(
+            got.as_ref(),
+            Some(v),
+            "{name}: silent loss of acknowledged {key:?}"
+        );
+    }
+    let mut check = Outcome {
+        acked: out.acked.clone(),
+        uncertain: out.uncertain.clone(),
+        saw_error: false,
+    };
+    check_reads(&db, &r, &mut check, &format!("{name} after reopen"));
+    assert!(!check.saw_error, "{name}: reads fail after reopen");
+    (injected, out.saw_error)
+}
+
+const KINDS: [OpKind; 10] = [
+    OpKind::Create,
+    OpKind::Open,
+    OpKind::Write,
+    OpKind::Sync,
+    OpKind::Read,
+    OpKind::Rename,
+    OpKind::Remove,
+    OpKind::SyncDir,
+    OpKind::Truncate,
+    OpKind::Metadata,
+];
+
+/// Deleting an obsolete file and listing the directory for it are best effort: a failure leaves
+/// a file to be deleted later and is not the caller's business.
+const SILENT_OK: [OpKind; 2] = [OpKind::Remove, OpKind::Metadata];
+
+/// Runs `f` on its own thread with a deadline: a run that does not finish is a hang.
+fn with_deadline<T: Send + 'static>(what: String, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let _ = tx.send(r);
+    });
+    match rx.recv_timeout(Duration::from_secs(120)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => std::panic::resume_unwind(e),
+        Err(_) => panic!("{what}: HANG (no result within 120 s)"),
+    }
+}
+
+#[derive(Default)]
+struct Counts {
+    runs: u64,
+    every_k_runs: u64,
+    random_runs: u64,
+    fired: u64,
+    unreported_faults: u64,
+    best_effort_unreported: u64,
+}
+
+/// Run `i` of the suite: the first `every_k` runs walk (kind, fault, k) for every k; the rest
+/// inject random faults of random kinds at random rates.
+fn one_run(i: u64, seed: u64, every_k: u64, max_k: u64, c: &mut Counts) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (name, rules, silent_ok) = if i < every_k {
+        let op = KINDS[(i / (2 * max_k)) as usize % KINDS.len()];
+        let kind = if (i / max_k) % 2 == 0 {
+            FaultKind::Eio
+        } else {
+            FaultKind::Enospc
+        };
+        let k = i % max_k + 1;
+        c.every_k_runs += 1;
+        (
+            format!("{op:?} #{k} {kind:?}"),
+            vec![FaultRule::nth(op, k, kind).except_file("LOG")],
+            SILENT_OK.contains(&op),
+        )
+    } else {
+        // Best-effort kinds are drawn apart from the others, so that a fault that fired can be
+        // told to be one whose error the caller must see.
+        let pool: Vec<OpKind> = if rng.gen_ratio(1, 5) {
+            SILENT_OK.to_vec()
+        } else {
+            KINDS
+                .iter()
+                .copied()
+                .filter(|k| !SILENT_OK.contains(k))
+                .collect()
+        };
+        let n = rng.gen_range(1..=3);
+        let ops: Vec<OpKind> = (0..n).map(|_| pool[rng.gen_range(0..pool.len())]).collect();
+        let kind = if rng.gen_bool(0.5) {
+            FaultKind::Eio
+        } else {
+            FaultKind::Enospc
+        };
+        let p = [0.005, 0.02, 0.1][rng.gen_range(0..3)];
+        c.random_runs += 1;
+        let silent = ops.iter().all(|o| SILENT_OK.contains(o));
+        (
+            format!("random {ops:?} p={p} {kind:?} seed {seed:#x}"),
+            vec![FaultRule::random(&ops, p, kind).except_file("LOG")],
+            silent,
+        )
+    };
+    let what = name.clone();
+    let what2 = name.clone();
+    let (injected, saw_error) = with_deadline(what, move || run(&name, seed, rules));
+    c.runs += 1;
+    if injected {
+        c.fired += 1;
+        if !saw_error {
+            if silent_ok {
+                c.best_effort_unreported += 1;
+            } else {
+                c.unreported_faults += 1;
+                panic!("run {i} ({what2}): a fault fired but no caller saw an error");
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct D6 {
+    flush_faults: u64,
+    flush_retried_by_engine: u64,
+    compaction_faults: u64,
+    compaction_retried_by_engine: u64,
+}
+
+/// Polls `done` for up to 20 s.
+fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    while std::time::Instant::now() < until {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    done()
+}
+
+/// D6: the first `op` on a table file fails once with `kind`, during a flush and then during a
+/// compaction. Without any further call to flush or compact, the engine retries on its own: the
+/// memtable gets flushed and L0 gets compacted, and writes go on without a reopen.
+fn d6(kind: FaultKind, op: OpKind, d: &mut D6) {
+    let mem = MemFs::new();
+    let fault = FaultFs::new(mem.shared(), 7);
+    let mut o = opts();
+    o.cf.level0_file_num_compaction_trigger = 4;
+    let db = Db::open_with_fs(fault.shared(), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    fault.add_rule(FaultRule::nth(op, 1, kind).on_paths(".sst"));
+    // Round r writes keys 4i + r, so that every table overlaps every other and compactions
+    // merge rather than move files.
+    for i in 0..40 {
+        db.put(&w, &key(4 * i), &value(4 * i)).expect("put");
+    }
+    let first = db.flush();
+    assert!(
+        fault.injected() == 1,
+        "D6 {kind:?} {op:?}: the flush fault fired"
+    );
+    assert!(
+        first.is_err(),
+        "D6 {kind:?} {op:?}: the failed flush reports its error"
+    );
+    d.flush_faults += 1;
+    fault.clear_rules();
+    db.put(&w, &key(1000), &value(1000))
+        .expect("D6: writes go on after a failed flush");
+    assert!(
+        eventually(|| db.num_immutable_memtables() == 0 && db.num_l0_files() == 1),
+        "D6 {kind:?} {op:?}: the engine did not retry the flush"
+    );
+    d.flush_retried_by_engine += 1;
+    if op == OpKind::Write {
+        // How many appends a table takes is the builder's business; the Create and Sync runs
+        // cover compaction outputs.
+        return;
+    }
+    // Three more tables make four and start the background compaction. The fault is armed for
+    // the second table create (or sync) from now: the first is the fourth flush's, the second
+    // the compaction output's.
+    for round in 1..4 {
+        for i in 0..40 {
+            let n = 4 * i + round;
+            db.put(&w, &key(n), &value(n)).expect("put");
+        }
+        if round == 3 {
+            fault.add_rule(FaultRule::nth(op, 2, kind).on_paths(".sst"));
+        }
+        db.flush().expect("flush");
+    }
+    assert!(
+        eventually(|| fault.injected() == 2),
+        "D6 {kind:?} {op:?}: the compaction fault fired"
+    );
+    fault.clear_rules();
+    d.compaction_faults += 1;
+    assert!(
+        eventually(|| db.num_l0_files() == 0 && db.num_immutable_memtables() == 0),
+        "D6 {kind:?} {op:?}: the engine did not retry (flush and) compaction: {} L0 files",
+        db.num_l0_files()
+    );
+    d.compaction_retried_by_engine += 1;
+    db.put(&w, &key(2000), &value(2000))
+        .expect("D6: writes go on after a failed compaction");
+    let r = ReadOptions::default();
+    for n in 0..160 {
+        assert_eq!(
+            db.get(&r, &key(n)).expect("get"),
+            Some(value(n)),
+            "D6: key {n}"
+        );
+    }
+    assert!(
+        db.background_error_count() > 0,
+        "D6: the failure was recorded"
+    );
+}
+
+fn suite(volume: Volume) {
+    let suite = Suite::new("faults", volume, 2000, 900);
+    // Every k in 1..=MAX_K for each kind and fault: 10 x 2 x 40 = 800 runs at CI volume.
+    let max_k = if suite.min_count >= 2000 { 40 } else { 2 };
+    let every_k = (KINDS.len() as u64 * 2 * max_k).min(suite.min_count);
+    let mut c = Counts::default();
+    let mut i = 0;
+    // A replayed case is a random run: every-k runs are named by their kind, fault and k.
+    let replay = suite.is_replay();
+    suite.run(|seed| {
+        let index = if replay { u64::MAX } else { i };
+        one_run(index, seed, every_k, max_k, &mut c);
+        i += 1;
+    });
+    let mut d = D6::default();
+    for kind in [FaultKind::Enospc, FaultKind::Eio] {
+        for op in [OpKind::Create, OpKind::Write, OpKind::Sync] {
+            let what = format!("D6 {kind:?} {op:?}");
+            let local = with_deadline(what, move || {
+                let mut local = D6::default();
+                d6(kind, op, &mut local);
+                local
+            });
+            d.flush_faults += local.flush_faults;
+            d.flush_retried_by_engine += local.flush_retried_by_engine;
+            d.compaction_faults += local.compaction_faults;
+            d.compaction_retried_by_engine += local.compaction_retried_by_engine;
+        }
+    }
+    suite.finish(
+        &[
+            ("runs", c.runs),
+            ("every_k_runs", c.every_k_runs),
+            ("random_runs", c.random_runs),
+            ("faults_fired", c.fired),
+            ("unreported_faults", c.unreported_faults),
+            ("best_effort_unreported", c.best_effort_unreported),
+            ("silent_losses", 0),
+            ("wrong_answers", 0),
+            ("panics", 0),
+            ("hangs", 0),
+            ("d6_flush_faults", d.flush_faults),
+            ("d6_flush_retried_by_engine", d.flush_retried_by_engine),
+            ("d6_compaction_faults", d.compaction_faults),
+            (
+                "d6_compaction_retried_by_engine",
+                d.compaction_retried_by_engine,
+            ),
+        ],
+        &["unreported_faults"],
+    );
+    // High k of rare kinds (a rename, a truncate) do not occur in the workload: fewer fire.
+    assert!(
+        c.fired > c.runs / 3,
+        "only {} of {} faults fired",
+        c.fired,
+        c.runs
+    );
+}
+
+#[test]
+fn faults_smoke() {
+    suite(Volume::Smoke);
+}
+
+#[test]
+#[ignore = "CI volume: run by scripts/reliability.sh"]
+fn faults_full() {
+    suite(Volume::Full);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every reliability suite of docs/design/durability.md at CI volume and prints each suite's
+# `RELIABILITY ...` line. Fails if any suite fails (a violation, a panic, or its time box reached
+# before its minimum count).
+#
+#   scripts/reliability.sh                          # CI volume
+#   CAIRN_RELIABILITY_SCALE=10 scripts/reliability.sh   # ten times the volume (and time boxes)
+#   CAIRN_RELIABILITY_SEED=0x1234 scripts/reliability.sh  # fixed suite seeds
+#   scripts/reliability.sh power_cut bit_flips      # only the named suites
+#   CAIRN_RELIABILITY_SKIP="model kill9" scripts/reliability.sh  # all but these (printed as SKIPPED)
+#
+# A failing case prints `CAIRN_RELIABILITY_REPLAY=0x...`; rerun its suite with that variable set
+# to replay exactly that case, e.g.
+#   CAIRN_RELIABILITY_REPLAY=0xabc cargo test -p cairndb --test reliability_power_cut -- --ignored
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# suite name -> cargo test arguments
+declare -A SUITES=(
+  [model]="-p cairndb --test reliability_model"
+  [power_cut]="-p cairndb --test reliability_power_cut"
+  [bit_flips]="-p cairndb --test reliability_bit_flips"
+  [faults]="-p cairndb --test reliability_faults"
+  [crash_points]="-p cairndb --test reliability_crash_points"
+  [concurrency]="-p cairndb --test reliability_concurrency"
+  [kill9]="-p cairn-cli --test reliability_kill9"
+)
+ORDER=(model power_cut bit_flips faults crash_points concurrency kill9)
+
+selected=("$@")
+if [ ${#selected[@]} -eq 0 ]; then
+  selected=("${ORDER[@]}")
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+start=$(date +%s)
+for s in "${selected[@]}"; do
+  if [[ " ${CAIRN_RELIABILITY_SKIP:-} " == *" $s "* ]]; then
+    echo "RELIABILITY $s SKIPPED (CAIRN_RELIABILITY_SKIP)"
+    continue
+  fi
+  args=${SUITES[$s]:-}
+  if [ -z "$args" ]; then
+    echo "reliability: unknown suite $s (known: ${ORDER[*]})" >&2
+    exit 2
+  fi
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  if cargo test $args -- --ignored --nocapture --test-threads=1 >"$log" 2>&1; then
+    grep -E '^RELIABILITY ' "$log" || { echo "reliability: $s printed no RELIABILITY line" >&2; status=1; }
+  else
+    grep -E '^RELIABILITY|FAILED|panicked|REPLAY' "$log" | head -n 40 || true
+    tail -n 30 "$log"
+    echo "RELIABILITY $s FAILED ($(($(date +%s) - t0)) s)"
+    status=1
+  fi
+done
+echo "reliability: ${#selected[@]} suites in $(($(date +%s) - start)) s, status $status"
+exit $status
