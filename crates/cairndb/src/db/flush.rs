@@ -29,7 +29,7 @@ use crate::options::{CfOptions, DbOptions};
 use crate::sstable::TableBuilder;
 use crate::types::ParsedKey;
 use crate::version::filenames::table_file_name;
-use crate::version::{parse_file_name, FileMetaData, FileType, VersionEdit};
+use crate::version::{FileMetaData, VersionEdit};
 
 /// Pause before the background thread retries a failed flush.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
@@ -187,7 +187,7 @@ impl DbInner {
     /// 3), so they do not keep old WALs alive.
     fn install_flush(
         &self,
-        st: &mut DbState,
+        st: &mut MutexGuard<'_, DbState>,
         id: u32,
         meta: Option<FileMetaData>,
         next_log: u64,
@@ -210,7 +210,7 @@ impl DbInner {
                 edits.push((other, bump));
             }
         }
-        if let Err(e) = st.versions.log_and_apply(edits) {
+        if let Err(e) = self.log_and_apply(st, edits) {
             // Delete the table only if the edit surely is not in the MANIFEST: after a failed
             // MANIFEST write or sync (the set is poisoned) the edit may be there, and the next
             // open may find the table named; it deletes it then if it is not.
@@ -221,26 +221,9 @@ impl DbInner {
         }
         st.cf_mut(id).imms.pop_front();
         self.publish_view(st, id);
-        self.delete_obsolete_files(st);
         self.update_pressure(st);
+        self.purge_obsolete_files(st);
         Ok(())
-    }
-
-    /// Deletes the files the version set reports obsolete, and forgets their cached state.
-    pub(super) fn delete_obsolete_files(&self, st: &DbState) {
-        let Ok(listing) = self.fs.list(&self.dir) else {
-            return;
-        };
-        for name in st.versions.obsolete_files(&listing) {
-            if let Some((FileType::Table, n)) = parse_file_name(&name) {
-                for cf in st.cfs.values() {
-                    cf.data.table_cache.evict(n);
-                }
-                self.range_dels.lock().remove(&n);
-            }
-            // A file that cannot be deleted now is found again by the next call.
-            let _ = self.fs.remove(&self.dir.join(&name));
-        }
     }
 }
 

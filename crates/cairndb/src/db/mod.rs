@@ -33,6 +33,7 @@
 mod column_family;
 mod compact;
 mod flush;
+mod install;
 mod iter;
 mod open;
 mod read;
