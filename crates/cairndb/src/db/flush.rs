@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use parking_lot::MutexGuard;
 
+use super::write::sync_retired_wals;
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -153,7 +154,26 @@ impl DbInner {
         let (mem, next_log) = (Arc::clone(&imm.mem), imm.next_log);
         let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
+        // The memtable's WALs are synced before its table is installed (contract 5).
+        let owed = st
+            .unsynced_wals
+            .iter()
+            .take_while(|(n, _)| *n < next_log)
+            .count();
+        let mut retired: Vec<_> = st.unsynced_wals.drain(..owed).collect();
         st.flushing = true;
+        st.syncing_retired_wals = !retired.is_empty();
+        let synced = MutexGuard::unlocked(st, || sync_retired_wals(&mut retired));
+        st.syncing_retired_wals = false;
+        self.cond.notify_all();
+        if let Err(e) = synced {
+            // As a failed WAL write: what the OS kept of the file is unknown.
+            st.poisoned = Some(format!("WAL sync failed: {e}"));
+            st.flushing = false;
+            st.flush_error = Some(e.to_string());
+            st.background_failures += 1;
+            return Err(e);
+        }
         let built = MutexGuard::unlocked(st, || {
             build_l0_table(
                 &*self.fs,
