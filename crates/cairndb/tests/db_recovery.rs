@@ -112,3 +112,85 @@ fn salvage_skips_only_the_damaged_records() {
     .expect("reopen");
     assert_eq!(present(&db), p);
 }
+
+/// A power cut can leave a retired WAL (one a memtable switch closed, not yet synced) cut at
+/// a record boundary while its successor's pages survived. Replaying the successor would leave
+/// a hole in the history; recovery must stop at the retired WAL, which lacks its seal.
+#[test]
+fn retired_wal_cut_at_a_record_boundary_ends_the_replay() {
+    use cairndb::fs::{FaultFs, FaultKind, FaultRule, OpKind};
+    use cairndb::wal::{LogEvent, LogReader};
+
+    let mem = MemFs::new();
+    // Flushes fail, so every WAL stays live and the memtables pile up in memory.
+    let fault = FaultFs::new(mem.shared(), 1);
+    let mut rule = FaultRule::random(&[OpKind::Create], 1.0, FaultKind::Eio).on_paths(".sst");
+    rule.sticky = true;
+    fault.add_rule(rule);
+    let mut o = opts(WalRecoveryMode::default());
+    o.cf.write_buffer_size = 64 << 10;
+    o.cf.max_write_buffer_number = 8;
+    let db = Db::open_with_fs(fault.shared(), DIR, o.clone()).expect("open");
+    let mut written = 0u32;
+    for i in 0..150u32 {
+        if db
+            .put(&WriteOptions::default(), &i.to_be_bytes(), &[7; 1024])
+            .is_err()
+        {
+            break;
+        }
+        written = i + 1;
+    }
+    drop(db);
+    let fs: Arc<dyn FileSystem> = mem.shared();
+    let mut logs: Vec<String> = fs
+        .list(Path::new(DIR))
+        .expect("list")
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    assert!(
+        logs.len() >= 3,
+        "memtable switches rolled the WAL: {logs:?}"
+    );
+    // Cut the oldest WAL just before its last data record (and its seal), on a boundary.
+    let oldest = Path::new(DIR).join(&logs[0]);
+    let number: u64 = logs[0].trim_end_matches(".log").parse().expect("number");
+    let mut reader = LogReader::open(&*fs, &oldest, number).expect("reader");
+    let mut offsets = Vec::new();
+    while let Some(event) = reader.next_event().expect("read") {
+        if let LogEvent::Record(rec) = event {
+            offsets.push(rec.offset);
+        }
+    }
+    assert!(offsets.len() >= 3, "{offsets:?}");
+    let cut = offsets[offsets.len() - 2];
+    let file = fs.open_read(&oldest).expect("open");
+    let mut bytes = vec![0; usize::try_from(cut).expect("small")];
+    file.read_exact_at(0, &mut bytes).expect("read");
+    drop(file);
+    let mut w = fs.create(&oldest).expect("rewrite");
+    w.append(&bytes).expect("append");
+    w.sync().expect("sync");
+    drop(w);
+
+    let db = Db::open_with_fs(fs, DIR, opts(WalRecoveryMode::default())).expect("reopen");
+    let report = db.recovery_report().clone();
+    assert!(
+        !report.logs_skipped.is_empty(),
+        "the WALs after the cut one are not replayed: {report:?}"
+    );
+    let r = ReadOptions::default();
+    let mut n = 0;
+    while n < written && db.get(&r, &n.to_be_bytes()).expect("get").is_some() {
+        n += 1;
+    }
+    assert!(n < written, "the cut lost the oldest WAL's last record");
+    for i in n..written {
+        assert!(
+            db.get(&r, &i.to_be_bytes()).expect("get").is_none(),
+            "key {i} present after a hole at {n}"
+        );
+    }
+}

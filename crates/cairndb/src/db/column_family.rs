@@ -191,7 +191,8 @@ impl Db {
         let inner = &self.inner;
         let mut st = inner.state.lock();
         inner.check_open()?;
-        while st.leader_active {
+        // A MANIFEST change in flight (db/install.rs) must finish before this one begins.
+        while st.leader_active || st.versions.apply_in_flight() {
             inner.cond.wait(&mut st);
         }
         let log_number = st.wal_number;
@@ -232,6 +233,7 @@ impl Db {
         // A running flush of this family would otherwise install an edit for a family that no
         // longer exists.
         while st.leader_active
+            || st.versions.apply_in_flight()
             || st.flushing
             || st
                 .cfs

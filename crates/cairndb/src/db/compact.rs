@@ -121,8 +121,7 @@ impl DbInner {
     ) -> Result<()> {
         let started = Instant::now();
         let result = if plan.is_trivial_move {
-            st.versions
-                .log_and_apply(vec![(id, plan.trivial_move_edit())])
+            self.log_and_apply(st, vec![(id, plan.trivial_move_edit())])
                 .map(|()| JobOutcome::default())
         } else {
             let data = Arc::clone(&st.cf(id).data);
@@ -130,7 +129,7 @@ impl DbInner {
             let ran = MutexGuard::unlocked(st, || self.run_job(&data, plan, &snapshots));
             ran.and_then(|(outcome, outputs, guards)| {
                 let numbers: Vec<u64> = outputs.iter().map(|m| m.number).collect();
-                let installed = st.versions.log_and_apply(vec![(id, plan.edit(outputs))]);
+                let installed = self.log_and_apply(st, vec![(id, plan.edit(outputs))]);
                 drop(guards);
                 // As for flushes: after a failed MANIFEST write or sync the edit may be in the
                 // MANIFEST, so the outputs stay for the next open to keep or delete.
@@ -157,9 +156,9 @@ impl DbInner {
         let name = st.cf(id).data.name.clone();
         self.log_compaction(&name, plan, &result, started.elapsed());
         self.publish_view(st, id);
-        self.delete_obsolete_files(st);
         self.update_pressure(st);
         self.cond.notify_all();
+        self.purge_obsolete_files(st);
         self.bg_cond.notify_all();
         result.map(|_| ())
     }

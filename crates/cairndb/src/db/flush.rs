@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use parking_lot::MutexGuard;
 
+use super::write::sync_retired_wals;
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -29,7 +30,7 @@ use crate::options::{CfOptions, DbOptions};
 use crate::sstable::TableBuilder;
 use crate::types::ParsedKey;
 use crate::version::filenames::table_file_name;
-use crate::version::{parse_file_name, FileMetaData, FileType, VersionEdit};
+use crate::version::{FileMetaData, VersionEdit};
 
 /// Pause before the background thread retries a failed flush.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
@@ -153,7 +154,26 @@ impl DbInner {
         let (mem, next_log) = (Arc::clone(&imm.mem), imm.next_log);
         let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
+        // The memtable's WALs are synced before its table is installed (contract 5).
+        let owed = st
+            .unsynced_wals
+            .iter()
+            .take_while(|(n, _)| *n < next_log)
+            .count();
+        let mut retired: Vec<_> = st.unsynced_wals.drain(..owed).collect();
         st.flushing = true;
+        st.syncing_retired_wals = !retired.is_empty();
+        let synced = MutexGuard::unlocked(st, || sync_retired_wals(&mut retired));
+        st.syncing_retired_wals = false;
+        self.cond.notify_all();
+        if let Err(e) = synced {
+            // As a failed WAL write: what the OS kept of the file is unknown.
+            st.poisoned = Some(format!("WAL sync failed: {e}"));
+            st.flushing = false;
+            st.flush_error = Some(e.to_string());
+            st.background_failures += 1;
+            return Err(e);
+        }
         let started = std::time::Instant::now();
         let built = MutexGuard::unlocked(st, || {
             build_l0_table(
@@ -203,7 +223,7 @@ impl DbInner {
     /// 3), so they do not keep old WALs alive.
     fn install_flush(
         &self,
-        st: &mut DbState,
+        st: &mut MutexGuard<'_, DbState>,
         id: u32,
         meta: Option<FileMetaData>,
         next_log: u64,
@@ -226,7 +246,7 @@ impl DbInner {
                 edits.push((other, bump));
             }
         }
-        if let Err(e) = st.versions.log_and_apply(edits) {
+        if let Err(e) = self.log_and_apply(st, edits) {
             // Delete the table only if the edit surely is not in the MANIFEST: after a failed
             // MANIFEST write or sync (the set is poisoned) the edit may be there, and the next
             // open may find the table named; it deletes it then if it is not.
@@ -237,34 +257,9 @@ impl DbInner {
         }
         st.cf_mut(id).imms.pop_front();
         self.publish_view(st, id);
-        self.delete_obsolete_files(st);
         self.update_pressure(st);
+        self.purge_obsolete_files(st);
         Ok(())
-    }
-
-    /// Deletes the files the version set reports obsolete, and forgets their cached state.
-    pub(super) fn delete_obsolete_files(&self, st: &DbState) {
-        // A checkpoint is linking or copying files (checkpoint.rs); it deletes when done.
-        if self
-            .deletions_paused
-            .load(std::sync::atomic::Ordering::Acquire)
-            > 0
-        {
-            return;
-        }
-        let Ok(listing) = self.fs.list(&self.dir) else {
-            return;
-        };
-        for name in st.versions.obsolete_files(&listing) {
-            if let Some((FileType::Table, n)) = parse_file_name(&name) {
-                for cf in st.cfs.values() {
-                    cf.data.table_cache.evict(n);
-                }
-                self.range_dels.lock().remove(&n);
-            }
-            // A file that cannot be deleted now is found again by the next call.
-            let _ = self.fs.remove(&self.dir.join(&name));
-        }
     }
 }
 

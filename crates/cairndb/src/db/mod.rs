@@ -27,14 +27,23 @@
 //! 4. Each family's immutable memtables are flushed oldest first, one flush at a time, so its L0
 //!    files are ordered by sequence numbers and its memtables hold only sequence numbers above
 //!    its tables'.
-//! 5. A WAL is synced before a newer WAL is started, so losing unsynced data on power loss only
-//!    ever loses a suffix of the history.
+//! 5. Losing unsynced data on power loss only ever loses a suffix of the history. A WAL retired
+//!    by a memtable switch is flushed to the OS at once, but its sync is owed (`unsynced_wals`)
+//!    rather than done on the switching writer's path (an fsync of a whole memtable's WAL stalls
+//!    that write for tens of milliseconds on a busy disk). The debt is paid before anything
+//!    could depend on it: a synced write syncs every retired WAL before its own record, and a
+//!    flush syncs the WALs of the memtable it writes before the table is installed. A retired
+//!    (or cleanly closed) WAL ends with a seal record, an empty batch; recovery replays the
+//!    WALs after one only if it is intact and sealed (`open.rs`). A retired WAL can lose its
+//!    tail only if nothing later was synced, so stopping there keeps a prefix and loses no
+//!    synced write.
 
 mod checkpoint;
 mod column_family;
 mod compact;
 mod flush;
 mod info_log;
+mod install;
 mod iter;
 mod open;
 mod options_file;
@@ -153,6 +162,13 @@ struct DbState {
     /// `None` only after close.
     wal: Option<LogWriter>,
     wal_number: u64,
+    /// WALs retired by a memtable switch whose sync is still owed (contract 5), oldest first:
+    /// the flush of their memtables or the next synced write syncs them, off the switching
+    /// writer's path.
+    unsynced_wals: Vec<(u64, LogWriter)>,
+    /// The flush thread is syncing retired WALs it took from `unsynced_wals`; a synced write
+    /// waits for it.
+    syncing_retired_wals: bool,
     /// The live column families by id.
     cfs: BTreeMap<u32, CfState>,
     /// Why writes are refused (invariant 2).
@@ -349,8 +365,9 @@ impl Db {
             while st.leader_active {
                 self.inner.cond.wait(&mut st);
             }
+            let next_sequence = st.versions.last_sequence() + 1;
             let result = match (st.wal.take(), &st.poisoned) {
-                (Some(mut wal), None) => wal.flush(),
+                (Some(mut wal), None) => write::seal_wal(&mut wal, next_sequence),
                 _ => Ok(()),
             };
             self.inner.cond.notify_all();

@@ -222,6 +222,11 @@ impl DbInner {
     /// Commits a group headed by this writer: one WAL record (synced if any member asked),
     /// written and inserted without the lock, then published. Fills in the followers' results.
     fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
+        // A synced record must not be acknowledged while retired WALs the flush thread is
+        // syncing may still be lost (contract 5); if that sync fails, the check below fails.
+        while st.syncing_retired_wals && st.writers.iter().any(|q| q.sync) {
+            self.cond.wait(st);
+        }
         let checked = self
             .check_writable(st)
             .and_then(|()| check_families(st, &st.writers[0].batch))
@@ -237,6 +242,12 @@ impl DbInner {
         // The WAL and the memtables are stable while `leader_active` is set: memtable
         // switches, manual flushes, family drops and close wait for it to clear.
         let mut wal = if disable_wal { None } else { st.wal.take() };
+        // A synced record must not outlive older records (contract 5): retired WALs first.
+        let mut retired = if sync && wal.is_some() {
+            std::mem::take(&mut st.unsynced_wals)
+        } else {
+            Vec::new()
+        };
         // Only the families the group writes (most groups: the default one alone).
         let mems: Vec<(u32, Arc<MemTable>)> = st
             .cfs
@@ -244,6 +255,7 @@ impl DbInner {
             .map(|(&id, cf)| (id, Arc::clone(&cf.mem)))
             .collect();
         let result = MutexGuard::unlocked(st, || {
+            sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
             if let Some(wal) = wal.as_mut() {
                 append_wal(wal, &combined, sync).map_err(|e| (e, "WAL write failed"))?;
             }
@@ -369,8 +381,8 @@ impl DbInner {
     }
 
     /// Retires the mutable memtables of families `ids` to their immutable lists and starts one
-    /// new WAL for all of them. The old WAL is synced first (contract 5). A failure poisons:
-    /// the WAL state is then unknown.
+    /// new WAL for all of them. The old WAL is flushed to the OS and its sync owed (contract
+    /// 5). A failure poisons: the WAL state is then unknown.
     pub(super) fn switch_memtables(&self, st: &mut DbState, ids: &[u32]) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
@@ -394,10 +406,12 @@ impl DbInner {
     }
 
     fn roll_wal(&self, st: &mut DbState) -> Result<()> {
-        st.wal.as_mut().ok_or(Error::Closed)?.sync()?;
+        let seal = st.versions.last_sequence() + 1;
+        seal_wal(st.wal.as_mut().ok_or(Error::Closed)?, seal)?;
         let number = st.versions.new_file_number();
         let wal = create_wal(&*self.fs, &self.dir, number, &self.options)?;
-        st.wal = Some(wal);
+        let old = st.wal.replace(wal).expect("checked above");
+        st.unsynced_wals.push((st.wal_number, old));
         st.wal_number = number;
         Ok(())
     }
@@ -453,6 +467,25 @@ fn take_group(st: &mut DbState) -> (WriteBatch, Vec<u64>, bool, bool) {
 
 /// Appends the group's record and hands it to the OS, syncing if asked. The writer poisons
 /// itself on failure; the caller poisons the database.
+/// Ends a WAL with its seal, an empty batch (contract 5), and hands everything to the OS.
+/// Recovery replays a WAL's successors only if the WAL ends with its seal, so a retired WAL
+/// whose unsynced tail a power cut lost ends the replay rather than leaving a hole.
+pub(super) fn seal_wal(wal: &mut LogWriter, next_sequence: u64) -> Result<()> {
+    let mut seal = WriteBatch::new();
+    seal.set_sequence(next_sequence);
+    wal.add_record(seal.data())?;
+    wal.flush()
+}
+
+/// Syncs retired WALs (contract 5), oldest first; each synced one is dropped (closed).
+pub(super) fn sync_retired_wals(wals: &mut Vec<(u64, LogWriter)>) -> Result<()> {
+    for (_, wal) in wals.iter_mut() {
+        wal.sync()?;
+    }
+    wals.clear();
+    Ok(())
+}
+
 fn append_wal(wal: &mut LogWriter, batch: &WriteBatch, sync: bool) -> Result<()> {
     wal.add_record(batch.data())?;
     wal.flush()?;

@@ -33,7 +33,7 @@ pub use edit::{
 pub use filenames::{parse_file_name, FileType};
 pub use manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
 pub use set::{
-    ColumnFamilyInfo, PendingOutput, RecoveryReport, VersionSet, VersionSetOptions,
+    ColumnFamilyInfo, PendingApply, PendingOutput, RecoveryReport, VersionSet, VersionSetOptions,
     BYTEWISE_COMPARATOR, DEFAULT_CF_ID, DEFAULT_CF_NAME,
 };
 pub use version::{Version, DEFAULT_NUM_LEVELS};

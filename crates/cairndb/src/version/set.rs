@@ -37,6 +37,7 @@
 //!    files that are not live are reported obsolete.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
@@ -385,6 +386,70 @@ pub struct VersionSet {
     /// Every version installed and possibly still held by a reader (invariant 6).
     installed: Vec<Weak<Version>>,
     pending_outputs: Arc<Mutex<BTreeMap<u64, usize>>>,
+    /// A change is between [`begin_apply`](Self::begin_apply) and
+    /// [`finish_apply`](Self::finish_apply): its MANIFEST write may be running.
+    apply_in_flight: bool,
+}
+
+/// A MANIFEST change whose file I/O runs while the caller's lock on the set is released:
+/// [`VersionSet::begin_apply`] prepares it, [`PendingApply::write`] writes and syncs it,
+/// [`VersionSet::finish_apply`] installs it (or poisons the set).
+///
+/// The write needs nothing of the set: the edits, the snapshot that starts a new MANIFEST and the
+/// writer of the open one are all carried here. The set refuses a second change while one is in
+/// flight, and lists no obsolete files then (a new MANIFEST and CURRENT's temporary file exist
+/// before the set knows them).
+#[must_use = "a begun change must be finished with VersionSet::finish_apply"]
+pub struct PendingApply {
+    fs: Arc<dyn FileSystem>,
+    dir: PathBuf,
+    edits: Vec<VersionEdit>,
+    next: State,
+    /// Appending to the open MANIFEST: its writer, taken from the set until the change finishes.
+    writer: Option<ManifestWriter>,
+    /// Starting a new MANIFEST: its number (protected while the change is in flight), the
+    /// snapshot of the state before the change, and, once written, its writer.
+    roll: Option<(PendingOutput, Vec<VersionEdit>, Option<ManifestWriter>)>,
+}
+
+impl fmt::Debug for PendingApply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PendingApply")
+            .field("edits", &self.edits.len())
+            .field("roll", &self.roll.as_ref().map(|r| r.0.number()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingApply {
+    /// Writes and syncs the change: appended to the open MANIFEST, or as a new MANIFEST (the
+    /// snapshot, then the change) that CURRENT is then switched to. Needs no lock.
+    ///
+    /// # Errors
+    /// I/O errors; pass the result to [`VersionSet::finish_apply`], which poisons the set.
+    pub fn write(&mut self) -> Result<()> {
+        match &mut self.roll {
+            Some((number, snapshot, written)) => {
+                let writer = write_new_manifest(
+                    &*self.fs,
+                    &self.dir,
+                    number.number(),
+                    snapshot,
+                    &self.edits,
+                )?;
+                *written = Some(writer);
+                Ok(())
+            }
+            None => {
+                let writer = self
+                    .writer
+                    .as_mut()
+                    .ok_or_else(|| Error::Poisoned("no MANIFEST is open".into()))?;
+                add_group(writer, &self.edits)?;
+                writer.sync()
+            }
+        }
+    }
 }
 
 impl VersionSet {
@@ -412,7 +477,7 @@ impl VersionSet {
         let state = Replay::empty(&opts).finish()?;
         let mut set = VersionSet::with_state(fs, dir, opts, state, 0);
         let number = set.new_file_number();
-        let writer = set.write_new_manifest(number, &[])?;
+        let writer = write_new_manifest(&*set.fs, &set.dir, number, &set.snapshot_edits(), &[])?;
         set.use_manifest(writer, number);
         Ok(set)
     }
@@ -473,6 +538,7 @@ impl VersionSet {
             roll_at_bytes: 0,
             poisoned: None,
             installed: Vec::new(),
+            apply_in_flight: false,
             pending_outputs: Arc::default(),
         };
         set.track_versions();
@@ -493,34 +559,99 @@ impl VersionSet {
     /// set stays usable); I/O errors writing the MANIFEST or CURRENT, after which the in-memory
     /// state is unchanged and the set is poisoned (invariant 3).
     pub fn log_and_apply(&mut self, edits: Vec<(u32, VersionEdit)>) -> Result<()> {
+        let Some(mut pending) = self.begin_apply(edits)? else {
+            return Ok(());
+        };
+        let written = pending.write();
+        self.finish_apply(pending, written)
+    }
+
+    /// The first step of [`log_and_apply`](Self::log_and_apply) for a caller that releases its
+    /// lock on the set during the MANIFEST write: checks and stamps `edits` and computes the
+    /// state they lead to. `Ok(None)` for empty `edits`. Until
+    /// [`finish_apply`](Self::finish_apply), the set refuses other changes, lists no obsolete
+    /// files, and may still hand out file numbers and advance the last sequence (the larger
+    /// counters win at the install).
+    ///
+    /// # Errors
+    /// As `log_and_apply` before anything is written; [`Error::InvalidArgument`] while another
+    /// change is in flight (a caller's bug: changes must be serialized).
+    pub fn begin_apply(&mut self, edits: Vec<(u32, VersionEdit)>) -> Result<Option<PendingApply>> {
         if let Some(why) = &self.poisoned {
             return Err(Error::Poisoned(why.clone()));
         }
+        if self.apply_in_flight {
+            return Err(Error::InvalidArgument(
+                "a MANIFEST change is already in flight".into(),
+            ));
+        }
         if edits.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         // The new MANIFEST's number is taken before the counters are stamped, so that the
         // recorded next_file_number already exceeds it (invariant 5).
-        let roll = self.needs_new_manifest().then(|| self.new_file_number());
+        let roll = self.needs_new_manifest().then(|| self.new_pending_output());
         let edits = self.prepare(edits)?;
         let next = self.replay_onto_current(&edits)?;
-        let written = match roll {
-            Some(number) => self.write_new_manifest(number, &edits).map(Some),
-            None => self.append(&edits).map(|()| None),
+        let (writer, roll) = match roll {
+            Some(number) => (None, Some((number, self.snapshot_edits(), None))),
+            None => {
+                let writer = self
+                    .manifest
+                    .take()
+                    .ok_or_else(|| Error::Poisoned("no MANIFEST is open".into()))?;
+                (Some(writer), None)
+            }
         };
-        match written {
-            Ok(new_writer) => {
-                if let (Some(writer), Some(number)) = (new_writer, roll) {
-                    self.use_manifest(writer, number);
-                }
-                self.install(next);
-                Ok(())
-            }
-            Err(e) => {
-                self.poisoned = Some(e.to_string());
-                Err(e)
-            }
+        self.apply_in_flight = true;
+        Ok(Some(PendingApply {
+            fs: Arc::clone(&self.fs),
+            dir: self.dir.clone(),
+            edits,
+            next,
+            writer,
+            roll,
+        }))
+    }
+
+    /// The last step of a change begun with [`begin_apply`](Self::begin_apply): with `written`
+    /// Ok, installs the new versions (counters advanced meanwhile are kept); otherwise the
+    /// in-memory state is unchanged and the set is poisoned (invariant 3).
+    ///
+    /// # Errors
+    /// `written`'s error.
+    pub fn finish_apply(&mut self, pending: PendingApply, written: Result<()>) -> Result<()> {
+        self.apply_in_flight = false;
+        let PendingApply {
+            mut next,
+            writer,
+            roll,
+            ..
+        } = pending;
+        if let Err(e) = written {
+            self.manifest = writer;
+            self.poisoned = Some(e.to_string());
+            return Err(e);
         }
+        match roll {
+            Some((number, _, Some(new_writer))) => self.use_manifest(new_writer, number.number()),
+            Some((_, _, None)) => {
+                let e = Error::Poisoned("the new MANIFEST was not written".into());
+                self.poisoned = Some(e.to_string());
+                return Err(e);
+            }
+            None => self.manifest = writer,
+        }
+        next.next_file_number = next.next_file_number.max(self.state.next_file_number);
+        next.last_sequence = next.last_sequence.max(self.state.last_sequence);
+        self.install(next);
+        Ok(())
+    }
+
+    /// A change is between [`begin_apply`](Self::begin_apply) and
+    /// [`finish_apply`](Self::finish_apply).
+    pub fn apply_in_flight(&self) -> bool {
+        self.apply_in_flight
     }
 
     fn needs_new_manifest(&self) -> bool {
@@ -576,32 +707,6 @@ impl VersionSet {
             replay.apply(e).map_err(rejected)?;
         }
         replay.finish().map_err(rejected)
-    }
-
-    fn append(&mut self, edits: &[VersionEdit]) -> Result<()> {
-        let writer = self
-            .manifest
-            .as_mut()
-            .ok_or_else(|| Error::Poisoned("no MANIFEST is open".into()))?;
-        add_group(writer, edits)?;
-        writer.sync()
-    }
-
-    /// Writes MANIFEST-`number`: a snapshot of the current state, then `edits`; syncs it and its
-    /// directory entry, then points CURRENT at it. The snapshot makes the new MANIFEST complete
-    /// on its own, so the old one (and any torn tail in it) is never read again.
-    fn write_new_manifest(&self, number: u64, edits: &[VersionEdit]) -> Result<ManifestWriter> {
-        let mut writer = ManifestWriter::create(&*self.fs, &self.dir, number)?;
-        writer.add_atomic_group(&self.snapshot_edits())?;
-        if !edits.is_empty() {
-            add_group(&mut writer, edits)?;
-        }
-        writer.sync()?;
-        // The new MANIFEST's name must be durable before CURRENT can name it: otherwise a power
-        // cut could keep the renamed CURRENT but lose the MANIFEST's directory entry.
-        self.fs.sync_dir(&self.dir)?;
-        set_current(&*self.fs, &self.dir, number)?;
-        Ok(writer)
     }
 
     /// The whole state as edits: counters first, then one edit per column family with all its
@@ -824,7 +929,7 @@ impl VersionSet {
     /// Call it under the database lock after `log_and_apply` returned: the edits that dropped
     /// these files are durable by then.
     pub fn obsolete_files(&self, listing: &[String]) -> Vec<String> {
-        if self.is_poisoned() {
+        if self.is_poisoned() || self.apply_in_flight {
             return Vec::new();
         }
         let live = self.live_files();
@@ -857,6 +962,29 @@ impl VersionSet {
         }
         out
     }
+}
+
+/// Writes MANIFEST-`number`: `snapshot` (the whole state), then `edits`; syncs it and its
+/// directory entry, then points CURRENT at it. The snapshot makes the new MANIFEST complete on
+/// its own, so the old one (and any torn tail in it) is never read again.
+fn write_new_manifest(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    number: u64,
+    snapshot: &[VersionEdit],
+    edits: &[VersionEdit],
+) -> Result<ManifestWriter> {
+    let mut writer = ManifestWriter::create(fs, dir, number)?;
+    writer.add_atomic_group(snapshot)?;
+    if !edits.is_empty() {
+        add_group(&mut writer, edits)?;
+    }
+    writer.sync()?;
+    // The new MANIFEST's name must be durable before CURRENT can name it: otherwise a power cut
+    // could keep the renamed CURRENT but lose the MANIFEST's directory entry.
+    fs.sync_dir(dir)?;
+    set_current(fs, dir, number)?;
+    Ok(writer)
 }
 
 fn add_group(writer: &mut ManifestWriter, edits: &[VersionEdit]) -> Result<()> {

@@ -737,3 +737,63 @@ fn fields_owned_by_the_set_are_refused() {
     }
     assert!(!set.is_poisoned());
 }
+
+/// A change written while its caller's lock is released (db/install.rs): counters advanced
+/// meanwhile survive the install, a second change is refused until the first finishes, and no
+/// file is listed obsolete in between (a rolled MANIFEST exists before the set knows it).
+#[test]
+fn change_in_flight_keeps_counters_refuses_a_second_and_hides_obsolete_files() {
+    for max_manifest in [1 << 30, 1] {
+        let mem = MemFs::new();
+        let fs: Arc<dyn FileSystem> = mem.shared();
+        let mut set = VersionSet::create(Arc::clone(&fs), dir(), opts(max_manifest)).unwrap();
+        flush(&mut set, 0, 1).unwrap();
+        let (edit, guard) = flush_edit(&mut set, 2);
+        let before_seq = set.last_sequence();
+        let mut pending = set.begin_apply(vec![(0, edit)]).unwrap().expect("a change");
+        assert!(set.apply_in_flight());
+        // Meanwhile: a WAL number is handed out and writers advance the sequence.
+        let wal = set.new_file_number();
+        set.set_last_sequence(before_seq + 1000);
+        let (second, _g2) = flush_edit(&mut set, 3);
+        let refused = set.begin_apply(vec![(0, second)]).unwrap_err();
+        assert!(matches!(refused, Error::InvalidArgument(_)), "{refused:?}");
+        let listing = fs.list(dir()).unwrap();
+        assert!(set.obsolete_files(&listing).is_empty(), "{listing:?}");
+        let written = pending.write();
+        set.finish_apply(pending, written).unwrap();
+        drop(guard);
+        assert!(!set.apply_in_flight());
+        assert!(
+            set.next_file_number() > wal,
+            "the WAL's number is never handed out again"
+        );
+        assert_eq!(set.last_sequence(), before_seq + 1000);
+        assert_eq!(set.current(0).unwrap().num_files(0), 2);
+        // Durable: recovery sees both flushed files.
+        drop(set);
+        let (recovered, _) = recover(Arc::clone(&fs), max_manifest).unwrap();
+        assert_eq!(recovered.current(0).unwrap().num_files(0), 2);
+        check_all(&recovered);
+    }
+}
+
+/// A failed write of a change begun unlocked leaves the state as it was and poisons the set.
+#[test]
+fn failed_write_of_a_change_in_flight_poisons_and_keeps_state() {
+    let mem = MemFs::new();
+    let mut set = VersionSet::create(mem.shared(), dir(), opts(1 << 30)).unwrap();
+    flush(&mut set, 0, 1).unwrap();
+    let dump = set.dump();
+    let (edit, _guard) = flush_edit(&mut set, 2);
+    let pending = set.begin_apply(vec![(0, edit)]).unwrap().expect("a change");
+    let failed = Err(Error::io(
+        "sync",
+        "MANIFEST",
+        std::io::Error::other("injected"),
+    ));
+    assert!(set.finish_apply(pending, failed).is_err());
+    assert!(set.is_poisoned());
+    assert!(!set.apply_in_flight());
+    assert_eq!(set.dump(), dump);
+}
