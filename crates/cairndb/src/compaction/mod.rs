@@ -4,6 +4,7 @@
 //!
 //! Design notes: `docs/design/compaction.md`.
 
+pub mod filter;
 pub mod iter;
 pub mod job;
 pub mod manual;
@@ -13,6 +14,9 @@ pub mod picker_universal;
 pub mod plan;
 pub mod score;
 
+pub use filter::{
+    CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
+};
 pub use manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
 pub use picker::{pick_compaction, PickerInput};
 pub use plan::{CompactionInputs, CompactionPlan, CompactionReason, RunningCompactions};

@@ -700,8 +700,13 @@ fn is_trivial_move(input: &PickerInput<'_>, plan: &CompactionPlan) -> bool {
     if plan.inputs.len() != 1 || plan.start_level() == plan.output_level || plan.is_deletion {
         return false;
     }
-    let last = v.num_levels() - 1;
     let opts = input.options;
+    let filtered = opts.compaction_filter.is_some() || opts.compaction_filter_factory.is_some();
+    if plan.reason == CompactionReason::Manual && filtered {
+        // As RocksDB: a manual compaction runs the filter over its inputs, so it must read them.
+        return false;
+    }
+    let last = v.num_levels() - 1;
     let start = plan.start_level();
     if opts.compression_for_level(start, start == last)
         != opts.compression_for_level(plan.output_level, plan.output_level == last)

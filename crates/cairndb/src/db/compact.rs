@@ -29,12 +29,14 @@ use parking_lot::MutexGuard;
 
 use super::write_control::{pressure, Cause, Debt, Pressure, Thresholds};
 use super::{CfData, ColumnFamily, Db, DbInner, DbState};
+use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
 use crate::compaction::iter::CompactionIterOptions;
 use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
 use crate::compaction::manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
-use crate::compaction::plan::CompactionPlan;
+use crate::compaction::plan::{CompactionPlan, CompactionReason};
 use crate::compaction::{compaction_report, pick_compaction, PickerInput};
 use crate::error::{Error, Result};
+use crate::options::CfOptions;
 use crate::types::SequenceNumber;
 use crate::version::filenames::table_file_name;
 use crate::version::{FileMetaData, PendingOutput};
@@ -124,10 +126,26 @@ impl DbInner {
             st.versions
                 .log_and_apply(vec![(id, plan.trivial_move_edit())])
                 .map(|()| JobOutcome::default())
+        } else if plan.is_deletion {
+            // FIFO's drops: the inputs leave the version unread; nothing is written.
+            st.versions
+                .log_and_apply(vec![(id, plan.edit(Vec::new()))])
+                .map(|()| JobOutcome::default())
         } else {
             let data = Arc::clone(&st.cf(id).data);
             let snapshots: Vec<SequenceNumber> = self.snapshots.lock().keys().copied().collect();
-            let ran = MutexGuard::unlocked(st, || self.run_job(&data, plan, &snapshots));
+            let filter_context = CompactionFilterContext {
+                is_full_compaction: st
+                    .versions
+                    .current(id)
+                    .is_some_and(|v| v.total_files() == plan.num_input_files()),
+                is_manual_compaction: plan.reason == CompactionReason::Manual,
+                column_family_id: id,
+                output_level: plan.output_level,
+            };
+            let ran = MutexGuard::unlocked(st, || {
+                self.run_job(&data, plan, &snapshots, &filter_context)
+            });
             ran.and_then(|(outcome, outputs, guards)| {
                 let numbers: Vec<u64> = outputs.iter().map(|m| m.number).collect();
                 let installed = st.versions.log_and_apply(vec![(id, plan.edit(outputs))]);
@@ -196,6 +214,7 @@ impl DbInner {
         cf: &CfData,
         plan: &CompactionPlan,
         snapshots: &[SequenceNumber],
+        filter_context: &CompactionFilterContext,
     ) -> Result<(JobOutcome, Vec<FileMetaData>, Vec<PendingOutput>)> {
         let read_options = cf.options.table_options_for_reads();
         let mut tables = Vec::with_capacity(plan.num_input_files());
@@ -225,7 +244,7 @@ impl DbInner {
                 snapshots: snapshots.to_vec(),
                 bottommost: plan.is_bottommost,
                 merge_operator: cf.options.merge_operator.clone(),
-                compaction_filter: None,
+                compaction_filter: compaction_filter_for(&cf.options, filter_context),
                 level: plan.start_level(),
                 zero_sequence_numbers: false,
             },
@@ -246,6 +265,20 @@ impl DbInner {
         };
         Ok((outcome, result.outputs, guards))
     }
+}
+
+/// The family's compaction filter for one job: `compaction_filter`, else what
+/// `compaction_filter_factory` creates for the job (RocksDB's precedence).
+fn compaction_filter_for(
+    options: &CfOptions,
+    context: &CompactionFilterContext,
+) -> Option<Arc<dyn CompactionFilter>> {
+    options.compaction_filter.clone().or_else(|| {
+        options
+            .compaction_filter_factory
+            .as_ref()
+            .and_then(|f| f.create(context))
+    })
 }
 
 /// One level of a column family, as [`Db::level_summary_cf`] reports it.

@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use super::{check_range, out_of_range, CompactionPri, CompactionStyle, DbOptions, TableOptions};
+use crate::compaction::filter::{CompactionFilter, CompactionFilterFactory};
 use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
 use crate::sstable::PrefixExtractor;
@@ -99,6 +100,15 @@ pub struct CfOptions {
     /// never a half-merged value. Not part of option strings (RocksDB's are names of built-in
     /// operators; CairnDB takes the object).
     pub merge_operator: Option<Arc<dyn MergeOperator>>,
+    /// Drops or rewrites values during compaction (RocksDB's `compaction_filter`). Default none.
+    /// It sees the newest version of each key in a compaction's inputs (whatever snapshots
+    /// exist, as RocksDB: a snapshot may lose a value the filter removes), never merge operands,
+    /// and never runs on flush. One object serves every job concurrently. Takes precedence over
+    /// `compaction_filter_factory`. Not part of option strings (a Rust object).
+    pub compaction_filter: Option<Arc<dyn CompactionFilter>>,
+    /// Creates a compaction filter per compaction job (RocksDB's `compaction_filter_factory`),
+    /// when `compaction_filter` is none. Default none. Not part of option strings.
+    pub compaction_filter_factory: Option<Arc<dyn CompactionFilterFactory>>,
     /// Size of the memtable's prefix Bloom filter as a fraction of `write_buffer_size`; 0
     /// disables. Default 0. Lets lookups of absent prefixes skip the memtable search, for that
     /// much extra memory. Needs a `prefix_extractor`. Range 0.0..=0.25.
@@ -118,8 +128,8 @@ pub struct CfOptions {
     /// leveled compaction, 0 otherwise.
     pub ttl: u64,
     /// Seconds after which a file is rewritten by compaction even if nothing else would pick it;
-    /// 0 disables. Default [`TTL_AUTO`]: 30 days with universal compaction, 0 otherwise (RocksDB
-    /// also enables it with a compaction filter, which CairnDB does not have yet).
+    /// 0 disables. Default [`TTL_AUTO`]: 30 days with universal compaction, with leveled
+    /// compaction when a compaction filter is set (as RocksDB), 0 otherwise.
     pub periodic_compaction_seconds: u64,
     /// Run no automatic compactions; only manual ones. Default false. For bulk loads followed by
     /// one manual compaction; writes stall once L0 reaches the stop trigger.
@@ -153,6 +163,8 @@ impl Default for CfOptions {
             bottommost_compression: None,
             prefix_extractor: None,
             merge_operator: None,
+            compaction_filter: None,
+            compaction_filter_factory: None,
             memtable_prefix_bloom_size_ratio: 0.0,
             optimize_filters_for_hits: false,
             memtable_huge_page_size: 0,
@@ -332,10 +344,13 @@ impl CfOptions {
     }
 
     /// `periodic_compaction_seconds` with [`TTL_AUTO`] resolved: 30 days with universal
-    /// compaction, else 0 (off).
+    /// compaction, and with leveled compaction when a compaction filter (or factory) is set
+    /// (so the filter eventually sees every file, as in RocksDB), else 0 (off).
     pub fn effective_periodic_compaction_seconds(&self) -> u64 {
+        let filtered = self.compaction_filter.is_some() || self.compaction_filter_factory.is_some();
         match (self.periodic_compaction_seconds, self.compaction_style) {
             (TTL_AUTO, CompactionStyle::Universal) => THIRTY_DAYS_SECS,
+            (TTL_AUTO, CompactionStyle::Level) if filtered => THIRTY_DAYS_SECS,
             (TTL_AUTO, _) => 0,
             (secs, _) => secs,
         }

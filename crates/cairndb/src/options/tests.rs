@@ -772,6 +772,7 @@ fn cf_options() -> impl Strategy<Value = CfOptions> {
         optimize_filters_for_hits: d.5,
         memtable_huge_page_size: (c.0 % 3) << 21,
         table: d.6,
+        ..CfOptions::default()
     })
 }
 
