@@ -4,7 +4,9 @@
 //!
 //! Design notes: `docs/design/compaction.md`.
 
+pub mod deletion_collector;
 pub mod filter;
+pub mod invariants;
 pub mod iter;
 pub mod job;
 pub mod manual;
@@ -12,8 +14,11 @@ pub mod picker;
 pub mod picker_fifo;
 pub mod picker_universal;
 pub mod plan;
+pub mod rate_limiter;
 pub mod score;
+pub mod subcompaction;
 
+pub use deletion_collector::{CompactOnDeletion, DeletionCollector};
 pub use filter::{
     CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
 };

@@ -11,7 +11,10 @@
 use std::sync::Arc;
 
 use super::{check_range, out_of_range, CompactionPri, CompactionStyle, DbOptions, TableOptions};
+use crate::compaction::deletion_collector::CompactOnDeletion;
 use crate::compaction::filter::{CompactionFilter, CompactionFilterFactory};
+use crate::compaction::picker_fifo::FifoOptions;
+use crate::compaction::picker_universal::UniversalOptions;
 use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
 use crate::sstable::PrefixExtractor;
@@ -131,6 +134,21 @@ pub struct CfOptions {
     /// 0 disables. Default [`TTL_AUTO`]: 30 days with universal compaction, with leveled
     /// compaction when a compaction filter is set (as RocksDB), 0 otherwise.
     pub periodic_compaction_seconds: u64,
+    /// Most bytes one compaction reads (inputs plus overlapping output files) when the leveled
+    /// picker expands it, and the grandparent overlap at which an output file is cut; 0 means
+    /// 25 × `target_file_size_base` (RocksDB's default). Larger compactions are more efficient
+    /// but hold their files (and write debt) longer.
+    pub max_compaction_bytes: u64,
+    /// Universal compaction's options (RocksDB's `compaction_options_universal`); used with
+    /// `compaction_style = kCompactionStyleUniversal`.
+    pub compaction_options_universal: UniversalOptions,
+    /// FIFO compaction's options (RocksDB's `compaction_options_fifo`); used with
+    /// `compaction_style = kCompactionStyleFIFO`.
+    pub compaction_options_fifo: FifoOptions,
+    /// Mark a table for compaction when it holds many deletions (RocksDB's
+    /// `CompactOnDeletionCollector` table-properties collector). Default `None` (off). Option
+    /// string: `compact_on_deletion={window_size=N;deletion_trigger=N;deletion_ratio=F}`.
+    pub compact_on_deletion: Option<CompactOnDeletion>,
     /// Run no automatic compactions; only manual ones. Default false. For bulk loads followed by
     /// one manual compaction; writes stall once L0 reaches the stop trigger.
     pub disable_auto_compactions: bool,
@@ -170,6 +188,10 @@ impl Default for CfOptions {
             memtable_huge_page_size: 0,
             ttl: TTL_AUTO,
             periodic_compaction_seconds: TTL_AUTO,
+            max_compaction_bytes: 0,
+            compaction_options_universal: UniversalOptions::default(),
+            compaction_options_fifo: FifoOptions::default(),
+            compact_on_deletion: None,
             disable_auto_compactions: false,
             table: TableOptions::default(),
         }
@@ -191,6 +213,22 @@ impl CfOptions {
             0.0,
             0.25,
         )?;
+        let u = &self.compaction_options_universal;
+        check_range(
+            "compaction_options_universal.min_merge_width",
+            u.min_merge_width,
+            2,
+            u32::MAX,
+        )?;
+        check_range(
+            "compaction_options_universal.max_merge_width",
+            u.max_merge_width,
+            u.min_merge_width,
+            u32::MAX,
+        )?;
+        if let Some(d) = &self.compact_on_deletion {
+            d.validate()?;
+        }
         // Name the table options as RocksDB users write them, keeping the error's kind.
         self.table.validate().map_err(|e| match e {
             Error::InvalidArgument(m) => {
@@ -332,6 +370,14 @@ impl CfOptions {
         let mut t = self.table.clone();
         t.prefix_extractor = self.prefix_extractor.clone();
         t
+    }
+
+    /// `max_compaction_bytes` with 0 resolved to 25 × `target_file_size_base`.
+    pub fn effective_max_compaction_bytes(&self) -> u64 {
+        match self.max_compaction_bytes {
+            0 => self.target_file_size_base.saturating_mul(25),
+            n => n,
+        }
     }
 
     /// `ttl` with [`TTL_AUTO`] resolved: 30 days with leveled compaction, else 0 (off).

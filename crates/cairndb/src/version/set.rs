@@ -504,6 +504,11 @@ impl VersionSet {
         let roll = self.needs_new_manifest().then(|| self.new_file_number());
         let edits = self.prepare(edits)?;
         let next = self.replay_onto_current(&edits)?;
+        // Test and debug builds: every version the engine makes passes the LSM checks.
+        #[cfg(any(test, debug_assertions, feature = "invariants"))]
+        for cf in next.cfs.values() {
+            crate::compaction::invariants::assert_lsm_invariants(&cf.current);
+        }
         let written = match roll {
             Some(number) => self.write_new_manifest(number, &edits).map(Some),
             None => self.append(&edits).map(|()| None),
