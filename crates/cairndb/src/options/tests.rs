@@ -930,8 +930,10 @@ fn compact_on_deletion_parses_myrocks_settings() {
 
 #[test]
 fn new_compaction_options_print_and_parse_back() {
-    let mut c = CfOptions::default();
-    c.max_compaction_bytes = 12345;
+    let mut c = CfOptions {
+        max_compaction_bytes: 12345,
+        ..CfOptions::default()
+    };
     c.compaction_options_universal.size_ratio = 7;
     c.compaction_options_fifo.allow_compaction = true;
     c.compact_on_deletion = Some(crate::compaction::CompactOnDeletion {
