@@ -33,9 +33,13 @@
 //!    is *not* dropped as hidden (except at the bottommost level in stripe 0): the newer entry
 //!    may itself be a `Put` that a later `SingleDelete` cancels, and this one must then still
 //!    hide what lies below (RocksDB's reasoning; see the design notes).
-//! 5. The [`CompactionFilter`] sees every `Put` value and every merge result that is visible to
-//!    no snapshot (tip stripe). `Remove` turns the entry into a `Delete` at the same sequence
-//!    number (so older versions stay hidden), `ChangeValue` replaces the value.
+//! 5. The [`CompactionFilter`] sees the newest entry of each user key in the input when it is a
+//!    `Put` (or a merge run folded into a `Put`), whatever snapshots exist: RocksDB's semantics
+//!    since `IgnoreSnapshots` became always true (`CompactionIterator::InvokeFilterIfNeeded` runs
+//!    on the first committed version of a user key only). So a value visible to a snapshot may
+//!    be removed or changed under it; older versions are never filtered. `Remove` turns the
+//!    entry into a `Delete` at the same sequence number (so older versions of its stripe stay
+//!    hidden; older stripes stay for their snapshots), `ChangeValue` replaces the value.
 //! 6. With `zero_sequence_numbers`, at the bottommost level a kept `Put` of stripe 0 gets sequence
 //!    number 0 (it is visible to every snapshot and nothing older exists), which compresses
 //!    better. Safe because range tombstones of stripe 0 are dropped at the bottommost level too
@@ -73,8 +77,8 @@ pub enum FilterDecision {
 
 /// A user hook that drops or rewrites values during compaction (RocksDB's `CompactionFilter`,
 /// `Filter` only). Called from compaction threads, concurrently: implementations are
-/// `Send + Sync`. It sees only values no snapshot can read (module rule 5), so its decisions never
-/// change what an open snapshot sees.
+/// `Send + Sync`. It sees the newest version of each key in a compaction (module rule 5), even
+/// one an open snapshot reads: as in RocksDB, snapshots do not protect values from the filter.
 pub trait CompactionFilter: Send + Sync {
     /// A name for logs and statistics.
     fn name(&self) -> &str;
@@ -203,10 +207,6 @@ impl Stripes {
     fn top(&self, stripe: usize) -> SequenceNumber {
         self.snapshots.get(stripe).copied().unwrap_or(MAX_SEQUENCE)
     }
-
-    fn tip(&self) -> usize {
-        self.snapshots.len()
-    }
 }
 
 /// The range tombstones a compaction's outputs must carry: all of `tombstones` except, at the
@@ -262,6 +262,9 @@ pub struct CompactionIterator<I: InternalIterator> {
     key: Vec<u8>,
     value: Vec<u8>,
     valid: bool,
+    /// The entry being decided is the first of its user key in the input (the only one the
+    /// compaction filter sees, rule 5).
+    newest_of_key: bool,
     /// Further outputs already decided (kept merge operands).
     pending: VecDeque<(Vec<u8>, Vec<u8>)>,
     /// Merge operands of the current run, newest first.
@@ -297,6 +300,7 @@ impl<I: InternalIterator> CompactionIterator<I> {
             key: Vec::new(),
             value: Vec::new(),
             valid: false,
+            newest_of_key: false,
             pending: VecDeque::new(),
             operands: Vec::new(),
             err: None,
@@ -394,6 +398,7 @@ impl<I: InternalIterator> CompactionIterator<I> {
             if !head.same_key {
                 self.start_user_key();
             }
+            self.newest_of_key = !head.same_key;
             let stripe = self.stripes.of(head.seq);
             if let Some((d, by)) = self.decided {
                 // Rule 4: a SingleDelete is not dropped as hidden, except where nothing can
@@ -487,7 +492,7 @@ impl<I: InternalIterator> CompactionIterator<I> {
     /// sequence zeroing (rule 6). False when the filter turned it into a deletion that was
     /// dropped.
     fn emit_value(&mut self, seq: SequenceNumber, stripe: usize) -> Result<bool> {
-        if stripe == self.stripes.tip() {
+        if self.newest_of_key {
             if let Some(filter) = &self.options.compaction_filter {
                 match filter.filter(self.options.level, &self.user_key, &self.value) {
                     FilterDecision::Keep => {}

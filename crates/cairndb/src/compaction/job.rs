@@ -33,15 +33,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::deletion_collector::{collector_for, DeletionCollector};
 use super::iter::{
     range_deletions_to_keep, CompactionIterOptions, CompactionIterStats, CompactionIterator,
 };
+use super::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::error::Result;
 use crate::fs::{AccessPattern, FileSystem};
 use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};
 use crate::options::{CfOptions, DbOptions};
 use crate::sstable::{Table, TableBuilder, TableOptions};
-use crate::types::{compare_internal, make_internal_key, user_key, ValueKind};
+use crate::types::{compare_internal, make_internal_key, user_key, ParsedKey, ValueKind};
 use crate::version::filenames::table_file_name;
 use crate::version::FileMetaData;
 
@@ -257,6 +259,9 @@ impl CompactionJob<'_> {
             }
             let o = out.as_mut().expect("an output is open");
             o.builder.add(key, citer.value())?;
+            if let Some(c) = &mut o.deletions {
+                c.add(ParsedKey::parse(key)?.kind);
+            }
             if new_user_key {
                 o.last_user_key.clear();
                 o.last_user_key.extend_from_slice(uk);
@@ -288,12 +293,17 @@ impl CompactionJob<'_> {
         let path = self.dir.join(table_file_name(number));
         // Recorded before the create, so that a half-created file is removed on error too.
         created.push(path.clone());
-        let file = self.fs.create(&path)?;
+        let file = RateLimitedFile::wrap(
+            self.fs.create(&path)?,
+            self.db_options.rate_limiter.as_ref(),
+            IoPriority::Low,
+        );
         let builder = TableBuilder::new(file, &path, options)?;
         Ok(Output {
             number,
             path,
             builder,
+            deletions: collector_for(self.cf_options.compact_on_deletion.as_ref()),
             last_user_key: Vec::new(),
         })
     }
@@ -333,6 +343,7 @@ impl CompactionJob<'_> {
             largest,
             smallest_seqno: built.properties.smallest_seqno,
             largest_seqno: built.properties.largest_seqno,
+            marked_for_compaction: o.deletions.is_some_and(|c| c.need_compaction()),
             ..FileMetaData::default()
         });
         Ok(())
@@ -344,6 +355,8 @@ struct Output {
     number: u64,
     path: PathBuf,
     builder: TableBuilder,
+    /// Counts deletions for deletion-triggered compaction (`compact_on_deletion`).
+    deletions: Option<DeletionCollector>,
     /// The user key of the last point entry added (empty before the first).
     last_user_key: Vec<u8>,
 }

@@ -4,6 +4,9 @@
 //!
 //! Design notes: `docs/design/compaction.md`.
 
+pub mod deletion_collector;
+pub mod filter;
+pub mod invariants;
 pub mod iter;
 pub mod job;
 pub mod manual;
@@ -11,8 +14,14 @@ pub mod picker;
 pub mod picker_fifo;
 pub mod picker_universal;
 pub mod plan;
+pub mod rate_limiter;
 pub mod score;
+pub mod subcompaction;
 
+pub use deletion_collector::{CompactOnDeletion, DeletionCollector};
+pub use filter::{
+    CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
+};
 pub use manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
 pub use picker::{pick_compaction, PickerInput};
 pub use plan::{CompactionInputs, CompactionPlan, CompactionReason, RunningCompactions};

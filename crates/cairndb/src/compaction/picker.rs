@@ -22,8 +22,6 @@ use crate::version::{FileMetaData, Version};
 const MIN_FILES_FOR_INTRA_L0: usize = 4;
 /// Most files a trivial move out of a level >= 1 is extended to.
 const MAX_MULTI_TRIVIAL_MOVE: usize = 4;
-/// `max_compaction_bytes` is this many target files (RocksDB's default when the option is 0).
-const MAX_COMPACTION_BYTES_IN_FILES: u64 = 25;
 
 /// What the pickers look at.
 #[derive(Debug, Clone, Copy)]
@@ -39,32 +37,27 @@ pub struct PickerInput<'a> {
 }
 
 /// The next compaction to run for the column family, if any is needed and possible: dispatches on
-/// `compaction_style`. `None` with `disable_auto_compactions`. Universal and FIFO use their
-/// RocksDB default options here (`CfOptions` has no `compaction_options_universal` /
-/// `compaction_options_fifo` yet); call [`pick_universal`](super::picker_universal::pick_universal)
-/// or [`pick_fifo`](super::picker_fifo::pick_fifo) to pass others.
+/// `compaction_style`, with `compaction_options_universal` / `compaction_options_fifo`. `None`
+/// with `disable_auto_compactions`.
 pub fn pick_compaction(input: &PickerInput<'_>) -> Option<CompactionPlan> {
     if input.options.disable_auto_compactions {
         return None;
     }
     match input.options.compaction_style {
         CompactionStyle::Level => pick_leveled(input),
-        CompactionStyle::Universal => {
-            let universal = super::picker_universal::UniversalOptions::default();
-            super::picker_universal::pick_universal(input, &universal)
-        }
+        CompactionStyle::Universal => super::picker_universal::pick_universal(
+            input,
+            &input.options.compaction_options_universal,
+        ),
         CompactionStyle::Fifo => {
-            let fifo = super::picker_fifo::FifoOptions::default();
-            super::picker_fifo::pick_fifo(input, &fifo)
+            super::picker_fifo::pick_fifo(input, &input.options.compaction_options_fifo)
         }
     }
 }
 
-/// `max_compaction_bytes`: RocksDB's default, 25 target files.
+/// `max_compaction_bytes`, 0 resolved to RocksDB's default, 25 target files.
 pub fn max_compaction_bytes(options: &CfOptions) -> u64 {
-    options
-        .target_file_size_base
-        .saturating_mul(MAX_COMPACTION_BYTES_IN_FILES)
+    options.effective_max_compaction_bytes()
 }
 
 /// The target size of files written to `level` (RocksDB's `MaxFileSizeForLevel`):
@@ -87,7 +80,8 @@ pub fn target_file_size(options: &CfOptions, level: usize, base_level: usize) ->
 }
 
 /// The leveled picker (RocksDB's `LevelCompactionBuilder::PickCompaction`): size-triggered
-/// compactions by score, intra-L0 when L0 → base is blocked, then TTL, then periodic.
+/// compactions by score, intra-L0 when L0 → base is blocked, then files marked for compaction,
+/// then TTL, then periodic.
 pub fn pick_leveled(input: &PickerInput<'_>) -> Option<CompactionPlan> {
     let report = compaction_report(input.version, input.options, input.running);
     let p = LevelPicker {
@@ -96,6 +90,7 @@ pub fn pick_leveled(input: &PickerInput<'_>) -> Option<CompactionPlan> {
         l0_score: report.levels[0].score,
     };
     p.pick_by_score(&report)
+        .or_else(|| p.pick_marked())
         .or_else(|| p.pick_ttl())
         .or_else(|| p.pick_periodic())
 }
@@ -355,6 +350,29 @@ impl LevelPicker<'_, '_> {
             CompactionReason::IntraL0,
             self.l0_score,
         ))
+    }
+
+    /// RocksDB's `PickFilesMarkedForCompaction`: a file marked for compaction (many
+    /// deletions), not in the last non-empty level (where compacting it down would only move
+    /// it), compacted one level down (L0: into the base level).
+    fn pick_marked(&self) -> Option<CompactionPlan> {
+        let last_qualifying = self.num_non_empty_levels().saturating_sub(2);
+        for level in 0..=last_qualifying {
+            if level == 0 && self.input.running.l0_in_progress() {
+                continue;
+            }
+            for f in self.version().files(level) {
+                if !f.marked_for_compaction || self.busy(f) {
+                    continue;
+                }
+                let output = self.output_level_for(level);
+                let reason = CompactionReason::FilesMarkedForCompaction;
+                if let Some(plan) = self.try_file(level, output, f, reason) {
+                    return Some(plan);
+                }
+            }
+        }
+        None
     }
 
     /// TTL: a file (not in the last non-empty level) whose oldest data is older than `ttl` is
@@ -700,8 +718,13 @@ fn is_trivial_move(input: &PickerInput<'_>, plan: &CompactionPlan) -> bool {
     if plan.inputs.len() != 1 || plan.start_level() == plan.output_level || plan.is_deletion {
         return false;
     }
-    let last = v.num_levels() - 1;
     let opts = input.options;
+    let filtered = opts.compaction_filter.is_some() || opts.compaction_filter_factory.is_some();
+    if plan.reason == CompactionReason::Manual && filtered {
+        // As RocksDB: a manual compaction runs the filter over its inputs, so it must read them.
+        return false;
+    }
+    let last = v.num_levels() - 1;
     let start = plan.start_level();
     if opts.compression_for_level(start, start == last)
         != opts.compression_for_level(plan.output_level, plan.output_level == last)

@@ -73,10 +73,12 @@ fn pick_ttl(input: &PickerInput<'_>) -> Option<CompactionPlan> {
     let expired: Vec<_> = oldest_first(input)
         .into_iter()
         .take_while(|(_, f)| {
+            // RocksDB reads the oldest ancester time (the age of the data, which a merge of
+            // small files keeps), falling back to the file's creation time.
             let born = f
-                .creation_time
+                .oldest_ancester_time
                 .filter(|&t| t > 0)
-                .or(f.oldest_ancester_time);
+                .or(f.creation_time);
             born.is_some_and(|t| t > 0 && t < deadline)
         })
         .collect();

@@ -55,6 +55,8 @@ pub enum CompactionReason {
     Periodic,
     /// A file's data is older than `ttl`: it is compacted down a level.
     Ttl,
+    /// A file was marked for compaction when written (many deletions, `compact_on_deletion`).
+    FilesMarkedForCompaction,
 }
 
 /// The input files of one level, in the level's order (L0 newest first, others by key).

@@ -23,22 +23,32 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use parking_lot::MutexGuard;
+use parking_lot::{Mutex, MutexGuard};
 
 use super::write_control::{pressure, Cause, Debt, Pressure, Thresholds};
 use super::{CfData, ColumnFamily, Db, DbInner, DbState};
+use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
 use crate::compaction::iter::CompactionIterOptions;
-use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
+use crate::compaction::job::{
+    open_input_table, CompactionInput, CompactionJob, CompactionJobResult,
+};
 use crate::compaction::manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
-use crate::compaction::plan::CompactionPlan;
+use crate::compaction::plan::{CompactionPlan, CompactionReason};
+use crate::compaction::subcompaction::{subcompaction_ranges, KeyRange, RangeLimitedIter};
 use crate::compaction::{compaction_report, pick_compaction, PickerInput};
 use crate::error::{Error, Result};
+use crate::fs::FileSystem;
+use crate::options::{CfOptions, CompactionStyle};
+use crate::sstable::Table;
+use crate::types::user_key;
 use crate::types::SequenceNumber;
 use crate::version::filenames::table_file_name;
 use crate::version::{FileMetaData, PendingOutput};
 
+/// How often an idle compaction thread looks for compactions that time made due.
+const TIME_TRIGGER_RECHECK: Duration = Duration::from_secs(60);
 /// Pause before a compaction thread retries after a failed job.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
@@ -73,7 +83,9 @@ fn compaction_loop(inner: &DbInner) {
             inner.pick(&mut st)
         };
         let Some((id, plan)) = picked else {
-            inner.bg_cond.wait(&mut st);
+            // Time alone can make a compaction due (`ttl`, `periodic_compaction_seconds`):
+            // look again after a while even when nothing signals.
+            let _ = inner.bg_cond.wait_for(&mut st, TIME_TRIGGER_RECHECK);
             continue;
         };
         if inner.run_plan(&mut st, id, &plan).is_err() {
@@ -84,8 +96,7 @@ fn compaction_loop(inner: &DbInner) {
 }
 
 /// The plan the picker would start now for the first family that has one (not registered).
-fn next_plan(st: &DbState) -> Option<(u32, CompactionPlan)> {
-    let now = now_secs();
+fn next_plan(st: &DbState, now: u64) -> Option<(u32, CompactionPlan)> {
     st.cfs.iter().find_map(|(&id, cf)| {
         let version = st.versions.current(id)?;
         let plan = pick_compaction(&PickerInput {
@@ -98,16 +109,10 @@ fn next_plan(st: &DbState) -> Option<(u32, CompactionPlan)> {
     })
 }
 
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 impl DbInner {
     /// The first family with a compaction to run, its plan registered (invariant 1).
     fn pick(&self, st: &mut DbState) -> Option<(u32, CompactionPlan)> {
-        let (id, plan) = next_plan(st)?;
+        let (id, plan) = next_plan(st, self.options.db.now_secs())?;
         st.cf_mut(id).running.register(&plan);
         Some((id, plan))
     }
@@ -123,10 +128,26 @@ impl DbInner {
         let result = if plan.is_trivial_move {
             self.log_and_apply(st, vec![(id, plan.trivial_move_edit())])
                 .map(|()| JobOutcome::default())
+        } else if plan.is_deletion {
+            // FIFO's drops: the inputs leave the version unread; nothing is written.
+            st.versions
+                .log_and_apply(vec![(id, plan.edit(Vec::new()))])
+                .map(|()| JobOutcome::default())
         } else {
             let data = Arc::clone(&st.cf(id).data);
             let snapshots: Vec<SequenceNumber> = self.snapshots.lock().keys().copied().collect();
-            let ran = MutexGuard::unlocked(st, || self.run_job(&data, plan, &snapshots));
+            let filter_context = CompactionFilterContext {
+                is_full_compaction: st
+                    .versions
+                    .current(id)
+                    .is_some_and(|v| v.total_files() == plan.num_input_files()),
+                is_manual_compaction: plan.reason == CompactionReason::Manual,
+                column_family_id: id,
+                output_level: plan.output_level,
+            };
+            let ran = MutexGuard::unlocked(st, || {
+                self.run_job(&data, plan, &snapshots, &filter_context)
+            });
             ran.and_then(|(outcome, outputs, guards)| {
                 let numbers: Vec<u64> = outputs.iter().map(|m| m.number).collect();
                 let installed = self.log_and_apply(st, vec![(id, plan.edit(outputs))]);
@@ -197,6 +218,7 @@ impl DbInner {
         cf: &CfData,
         plan: &CompactionPlan,
         snapshots: &[SequenceNumber],
+        filter_context: &CompactionFilterContext,
     ) -> Result<(JobOutcome, Vec<FileMetaData>, Vec<PendingOutput>)> {
         let read_options = cf.options.table_options_for_reads();
         let mut tables = Vec::with_capacity(plan.num_input_files());
@@ -210,7 +232,6 @@ impl DbInner {
                 self.options.db.compaction_readahead_size,
             )?);
         }
-        let input = CompactionInput::from_tables(&tables);
         let grandparents: Vec<FileMetaData> =
             plan.grandparents.iter().map(|f| (**f).clone()).collect();
         let job = CompactionJob {
@@ -226,27 +247,153 @@ impl DbInner {
                 snapshots: snapshots.to_vec(),
                 bottommost: plan.is_bottommost,
                 merge_operator: cf.options.merge_operator.clone(),
-                compaction_filter: None,
+                compaction_filter: compaction_filter_for(&cf.options, filter_context),
                 level: plan.start_level(),
                 zero_sequence_numbers: false,
             },
         };
-        let mut guards = Vec::new();
-        let result = job.run(input, &mut || {
+        let ranges = self.subcompaction_ranges(cf, plan, &tables);
+        let guards = Mutex::new(Vec::new());
+        let new_number = || {
             let guard = self.new_output();
             let number = guard.number();
-            guards.push(guard);
+            guards.lock().push(guard);
             number
-        })?;
+        };
+        let (result, subcompactions) = if ranges.len() <= 1 {
+            let input = CompactionInput::from_tables(&tables);
+            let result = job.run(input, &mut || new_number())?;
+            let with_outputs = u64::from(!result.outputs.is_empty());
+            (result, with_outputs)
+        } else {
+            run_subcompactions(&job, &tables, ranges, &new_number, &*self.fs, &self.dir)?
+        };
+        let guards = guards.into_inner();
+        let now = self.options.db.now_secs();
+        let oldest_ancester = plan
+            .input_files()
+            .filter_map(|(_, f)| f.oldest_ancester_time.or(f.creation_time))
+            .filter(|&t| t > 0)
+            .min()
+            .unwrap_or(now);
+        let mut outputs = result.outputs;
+        for meta in &mut outputs {
+            // RocksDB: a compaction output is created now, and its data is as old as the
+            // oldest input's (`MinInputFileOldestAncesterTime`), so TTL keeps counting.
+            meta.creation_time = Some(now);
+            meta.oldest_ancester_time = Some(oldest_ancester.min(now));
+        }
         let outcome = JobOutcome {
             bytes_read: result.bytes_read,
             bytes_written: result.bytes_written,
             keys_in: result.stats.keys_in,
             keys_dropped: result.stats.dropped(),
-            outputs: result.outputs.len() as u64,
+            outputs: outputs.len() as u64,
+            subcompactions,
         };
-        Ok((outcome, result.outputs, guards))
+        Ok((outcome, outputs, guards))
     }
+
+    /// The key ranges to split `plan` into: more than one only with `max_subcompactions > 1`,
+    /// for a leveled compaction into a level `>= 1` whose inputs have no range tombstones
+    /// (`compaction::subcompaction`, invariant 3).
+    fn subcompaction_ranges(
+        &self,
+        cf: &CfData,
+        plan: &CompactionPlan,
+        tables: &[Arc<Table>],
+    ) -> Vec<KeyRange> {
+        let max = self.options.db.max_subcompactions as usize;
+        let eligible = max > 1
+            && cf.options.compaction_style == CompactionStyle::Level
+            && plan.output_level > 0
+            && tables.iter().all(|t| t.range_deletions().is_empty());
+        if !eligible {
+            return vec![(None, None)];
+        }
+        let mut blocks = Vec::new();
+        for t in tables {
+            match t.index_entries() {
+                Ok(entries) => blocks.extend(entries.into_iter().map(|(k, h)| (k, h.size))),
+                // Splitting is an optimization: without the index, run as one range.
+                Err(_) => return vec![(None, None)],
+            }
+        }
+        let points: Vec<(&[u8], u64)> = blocks
+            .iter()
+            .map(|(k, size)| (user_key(k), *size))
+            .collect();
+        subcompaction_ranges(&points, max)
+    }
+}
+
+/// Runs `job` once per range on scoped threads and joins the results in key order (RocksDB's
+/// subcompactions). Returns the combined result and the number of ranges that wrote outputs.
+/// On any failure the outputs of the ranges that succeeded are removed too.
+fn run_subcompactions(
+    job: &CompactionJob<'_>,
+    tables: &[Arc<Table>],
+    ranges: Vec<KeyRange>,
+    new_number: &(dyn Fn() -> u64 + Sync),
+    fs: &dyn FileSystem,
+    dir: &std::path::Path,
+) -> Result<(CompactionJobResult, u64)> {
+    let results: Vec<Result<CompactionJobResult>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ranges
+            .into_iter()
+            .map(|range| {
+                s.spawn(move || {
+                    let mut input = CompactionInput::from_tables(tables);
+                    input.iter = Box::new(RangeLimitedIter::new(input.iter, range));
+                    job.run(input, &mut || new_number())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| match h.join() {
+                Ok(r) => r,
+                // A panic in a job is a bug; re-raise it on the compaction thread.
+                Err(p) => std::panic::resume_unwind(p),
+            })
+            .collect()
+    });
+    if let Some(e) = results.iter().find_map(|r| r.as_ref().err()).cloned() {
+        for r in results.iter().flatten() {
+            for o in &r.outputs {
+                let _ = fs.remove(&dir.join(table_file_name(o.number)));
+            }
+        }
+        return Err(e);
+    }
+    let mut total = CompactionJobResult::default();
+    let mut with_outputs = 0;
+    for r in results.into_iter().flatten() {
+        with_outputs += u64::from(!r.outputs.is_empty());
+        total.outputs.extend(r.outputs);
+        total.bytes_written += r.bytes_written;
+        total.stats.add(&r.stats);
+        total.range_deletions_written += r.range_deletions_written;
+        total.range_deletions_dropped += r.range_deletions_dropped;
+        total.elapsed = total.elapsed.max(r.elapsed);
+    }
+    // Every range read from the same tables; their bytes count once.
+    total.bytes_read = tables.iter().map(|t| t.file_size()).sum();
+    Ok((total, with_outputs))
+}
+
+/// The family's compaction filter for one job: `compaction_filter`, else what
+/// `compaction_filter_factory` creates for the job (RocksDB's precedence).
+fn compaction_filter_for(
+    options: &CfOptions,
+    context: &CompactionFilterContext,
+) -> Option<Arc<dyn CompactionFilter>> {
+    options.compaction_filter.clone().or_else(|| {
+        options
+            .compaction_filter_factory
+            .as_ref()
+            .and_then(|f| f.create(context))
+    })
 }
 
 /// One level of a column family, as [`Db::level_summary_cf`] reports it.
@@ -270,6 +417,8 @@ pub(super) struct JobOutcome {
     pub keys_in: u64,
     pub keys_dropped: u64,
     pub outputs: u64,
+    /// Key ranges of the job that wrote outputs (1 without subcompactions).
+    pub subcompactions: u64,
 }
 
 impl Db {
@@ -401,7 +550,7 @@ impl Db {
 impl DbInner {
     /// True when some family has a compaction the picker would start now.
     fn compaction_due(&self, st: &DbState) -> bool {
-        next_plan(st).is_some()
+        next_plan(st, self.options.db.now_secs()).is_some()
     }
 
     /// Drives a [`ManualCompaction`] to the end on the caller's thread, waiting for background
@@ -427,7 +576,7 @@ impl DbInner {
                     version: &version,
                     options: &cf.options,
                     running: &state.running,
-                    now_secs: now_secs(),
+                    now_secs: self.options.db.now_secs(),
                 })
             };
             match step {
@@ -475,6 +624,9 @@ pub struct LevelStats {
     pub keys_dropped: u64,
     /// Seconds spent.
     pub seconds: f64,
+    /// Subcompactions (key ranges run in parallel) that wrote files; equals the number of
+    /// compactions that wrote files when nothing was split (`max_subcompactions`).
+    pub subcompactions: u64,
 }
 
 impl CompactionStats {
@@ -502,6 +654,7 @@ impl CompactionStats {
         s.files_written += outcome.outputs;
         s.keys_in += outcome.keys_in;
         s.keys_dropped += outcome.keys_dropped;
+        s.subcompactions += outcome.subcompactions;
         s.seconds += elapsed.as_secs_f64();
     }
 }

@@ -22,6 +22,8 @@ use parking_lot::MutexGuard;
 
 use super::write::sync_retired_wals;
 use super::{ColumnFamily, Db, DbInner, DbState};
+use crate::compaction::deletion_collector::collector_for;
+use crate::compaction::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::iter::InternalIterator;
@@ -296,13 +298,22 @@ fn write_table(
     number: u64,
 ) -> Result<Option<FileMetaData>> {
     let path = dir.join(table_file_name(number));
+    let now = db.now_secs();
     let topts = cf.table_options_for_output(db, 0, false);
-    let file = fs.create(&path)?;
+    let file = RateLimitedFile::wrap(
+        fs.create(&path)?,
+        db.rate_limiter.as_ref(),
+        IoPriority::High,
+    );
     let mut builder = TableBuilder::new(file, &path, &topts)?;
     let mut points = mem.iter();
     points.seek_to_first();
+    let mut deletions = collector_for(cf.compact_on_deletion.as_ref());
     while points.valid() {
         builder.add(points.key(), points.value())?;
+        if let Some(c) = &mut deletions {
+            c.add(ParsedKey::parse(points.key())?.kind);
+        }
         points.next();
     }
     points.status()?;
@@ -329,6 +340,11 @@ fn write_table(
         largest: largest.to_vec(),
         smallest_seqno: built.properties.smallest_seqno,
         largest_seqno: built.properties.largest_seqno,
+        // RocksDB's flush: the file and its data are born now (TTL and periodic compaction
+        // count from here).
+        creation_time: Some(now),
+        oldest_ancester_time: Some(now),
+        marked_for_compaction: deletions.is_some_and(|c| c.need_compaction()),
         ..FileMetaData::default()
     }))
 }

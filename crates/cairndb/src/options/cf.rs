@@ -11,6 +11,10 @@
 use std::sync::Arc;
 
 use super::{check_range, out_of_range, CompactionPri, CompactionStyle, DbOptions, TableOptions};
+use crate::compaction::deletion_collector::CompactOnDeletion;
+use crate::compaction::filter::{CompactionFilter, CompactionFilterFactory};
+use crate::compaction::picker_fifo::FifoOptions;
+use crate::compaction::picker_universal::UniversalOptions;
 use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
 use crate::sstable::PrefixExtractor;
@@ -99,6 +103,15 @@ pub struct CfOptions {
     /// never a half-merged value. Not part of option strings (RocksDB's are names of built-in
     /// operators; CairnDB takes the object).
     pub merge_operator: Option<Arc<dyn MergeOperator>>,
+    /// Drops or rewrites values during compaction (RocksDB's `compaction_filter`). Default none.
+    /// It sees the newest version of each key in a compaction's inputs (whatever snapshots
+    /// exist, as RocksDB: a snapshot may lose a value the filter removes), never merge operands,
+    /// and never runs on flush. One object serves every job concurrently. Takes precedence over
+    /// `compaction_filter_factory`. Not part of option strings (a Rust object).
+    pub compaction_filter: Option<Arc<dyn CompactionFilter>>,
+    /// Creates a compaction filter per compaction job (RocksDB's `compaction_filter_factory`),
+    /// when `compaction_filter` is none. Default none. Not part of option strings.
+    pub compaction_filter_factory: Option<Arc<dyn CompactionFilterFactory>>,
     /// Size of the memtable's prefix Bloom filter as a fraction of `write_buffer_size`; 0
     /// disables. Default 0. Lets lookups of absent prefixes skip the memtable search, for that
     /// much extra memory. Needs a `prefix_extractor`. Range 0.0..=0.25.
@@ -118,9 +131,24 @@ pub struct CfOptions {
     /// leveled compaction, 0 otherwise.
     pub ttl: u64,
     /// Seconds after which a file is rewritten by compaction even if nothing else would pick it;
-    /// 0 disables. Default [`TTL_AUTO`]: 30 days with universal compaction, 0 otherwise (RocksDB
-    /// also enables it with a compaction filter, which CairnDB does not have yet).
+    /// 0 disables. Default [`TTL_AUTO`]: 30 days with universal compaction, with leveled
+    /// compaction when a compaction filter is set (as RocksDB), 0 otherwise.
     pub periodic_compaction_seconds: u64,
+    /// Most bytes one compaction reads (inputs plus overlapping output files) when the leveled
+    /// picker expands it, and the grandparent overlap at which an output file is cut; 0 means
+    /// 25 × `target_file_size_base` (RocksDB's default). Larger compactions are more efficient
+    /// but hold their files (and write debt) longer.
+    pub max_compaction_bytes: u64,
+    /// Universal compaction's options (RocksDB's `compaction_options_universal`); used with
+    /// `compaction_style = kCompactionStyleUniversal`.
+    pub compaction_options_universal: UniversalOptions,
+    /// FIFO compaction's options (RocksDB's `compaction_options_fifo`); used with
+    /// `compaction_style = kCompactionStyleFIFO`.
+    pub compaction_options_fifo: FifoOptions,
+    /// Mark a table for compaction when it holds many deletions (RocksDB's
+    /// `CompactOnDeletionCollector` table-properties collector). Default `None` (off). Option
+    /// string: `compact_on_deletion={window_size=N;deletion_trigger=N;deletion_ratio=F}`.
+    pub compact_on_deletion: Option<CompactOnDeletion>,
     /// Run no automatic compactions; only manual ones. Default false. For bulk loads followed by
     /// one manual compaction; writes stall once L0 reaches the stop trigger.
     pub disable_auto_compactions: bool,
@@ -153,11 +181,17 @@ impl Default for CfOptions {
             bottommost_compression: None,
             prefix_extractor: None,
             merge_operator: None,
+            compaction_filter: None,
+            compaction_filter_factory: None,
             memtable_prefix_bloom_size_ratio: 0.0,
             optimize_filters_for_hits: false,
             memtable_huge_page_size: 0,
             ttl: TTL_AUTO,
             periodic_compaction_seconds: TTL_AUTO,
+            max_compaction_bytes: 0,
+            compaction_options_universal: UniversalOptions::default(),
+            compaction_options_fifo: FifoOptions::default(),
+            compact_on_deletion: None,
             disable_auto_compactions: false,
             table: TableOptions::default(),
         }
@@ -179,6 +213,22 @@ impl CfOptions {
             0.0,
             0.25,
         )?;
+        let u = &self.compaction_options_universal;
+        check_range(
+            "compaction_options_universal.min_merge_width",
+            u.min_merge_width,
+            2,
+            u32::MAX,
+        )?;
+        check_range(
+            "compaction_options_universal.max_merge_width",
+            u.max_merge_width,
+            u.min_merge_width,
+            u32::MAX,
+        )?;
+        if let Some(d) = &self.compact_on_deletion {
+            d.validate()?;
+        }
         // Name the table options as RocksDB users write them, keeping the error's kind.
         self.table.validate().map_err(|e| match e {
             Error::InvalidArgument(m) => {
@@ -322,6 +372,14 @@ impl CfOptions {
         t
     }
 
+    /// `max_compaction_bytes` with 0 resolved to 25 × `target_file_size_base`.
+    pub fn effective_max_compaction_bytes(&self) -> u64 {
+        match self.max_compaction_bytes {
+            0 => self.target_file_size_base.saturating_mul(25),
+            n => n,
+        }
+    }
+
     /// `ttl` with [`TTL_AUTO`] resolved: 30 days with leveled compaction, else 0 (off).
     pub fn effective_ttl(&self) -> u64 {
         match (self.ttl, self.compaction_style) {
@@ -332,10 +390,13 @@ impl CfOptions {
     }
 
     /// `periodic_compaction_seconds` with [`TTL_AUTO`] resolved: 30 days with universal
-    /// compaction, else 0 (off).
+    /// compaction, and with leveled compaction when a compaction filter (or factory) is set
+    /// (so the filter eventually sees every file, as in RocksDB), else 0 (off).
     pub fn effective_periodic_compaction_seconds(&self) -> u64 {
+        let filtered = self.compaction_filter.is_some() || self.compaction_filter_factory.is_some();
         match (self.periodic_compaction_seconds, self.compaction_style) {
             (TTL_AUTO, CompactionStyle::Universal) => THIRTY_DAYS_SECS,
+            (TTL_AUTO, CompactionStyle::Level) if filtered => THIRTY_DAYS_SECS,
             (TTL_AUTO, _) => 0,
             (secs, _) => secs,
         }

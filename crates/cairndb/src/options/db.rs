@@ -3,8 +3,15 @@
 //! Plain data; see the module contract in `options/mod.rs`. RocksDB `DBOptions` not listed here
 //! are not accepted (listed in `docs/design/options.md`).
 
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use super::{check_range, out_of_range, InfoLogLevel, WalRecoveryMode};
 use crate::error::Result;
+
+pub use crate::compaction::rate_limiter::RateLimiter;
 
 /// Files RocksDB keeps open besides tables (WAL, MANIFEST, info log, ...), subtracted from
 /// `max_open_files` to size the table cache.
@@ -81,6 +88,71 @@ pub struct DbOptions {
     /// Readahead for compaction inputs, in bytes; 0 disables. Default 2 MiB (RocksDB >= 8.x).
     /// Larger reads fewer, bigger requests on disks where seeks cost; more memory per input.
     pub compaction_readahead_size: u64,
+    /// Where the database reads wall-clock time (file creation times, `ttl`,
+    /// `periodic_compaction_seconds`). Default `None`: the system clock. RocksDB's `Env` clock;
+    /// tests pass a [`ManualClock`] to make time-triggered compactions happen on demand.
+    pub clock: Option<Arc<dyn Clock>>,
+    /// Limits the bytes per second that flushes and compactions write (RocksDB's
+    /// `rate_limiter`, made by `NewGenericRateLimiter`). Default `None` (unlimited). Flushes ask
+    /// at high priority, compactions at low. Shared: one limiter may serve several databases.
+    pub rate_limiter: Option<Arc<RateLimiter>>,
+}
+
+/// A source of wall-clock time (RocksDB's `SystemClock`). Implementations are shared between
+/// threads. Two `dyn Clock`s are equal when they are the same object.
+pub trait Clock: Send + Sync + fmt::Debug {
+    /// Microseconds since the Unix epoch.
+    fn now_micros(&self) -> u64;
+
+    /// Seconds since the Unix epoch.
+    fn now_secs(&self) -> u64 {
+        self.now_micros() / 1_000_000
+    }
+}
+
+impl PartialEq for dyn Clock {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::addr_eq(self, other)
+    }
+}
+
+/// The operating system's wall clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_micros(&self) -> u64 {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+    }
+}
+
+/// A clock that moves only when told to, for tests of time-triggered behaviour.
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    micros: AtomicU64,
+}
+
+impl ManualClock {
+    /// A clock standing at `secs` seconds since the Unix epoch.
+    pub fn new(secs: u64) -> Self {
+        ManualClock {
+            micros: AtomicU64::new(secs.saturating_mul(1_000_000)),
+        }
+    }
+
+    /// Moves the clock forward by `by`.
+    pub fn advance(&self, by: Duration) {
+        let us = u64::try_from(by.as_micros()).unwrap_or(u64::MAX);
+        self.micros.fetch_add(us, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_micros(&self) -> u64 {
+        self.micros.load(Ordering::SeqCst)
+    }
 }
 
 impl Default for DbOptions {
@@ -104,6 +176,8 @@ impl Default for DbOptions {
             keep_log_file_num: 1000,
             max_log_file_size: 0,
             compaction_readahead_size: 2 << 20,
+            clock: None,
+            rate_limiter: None,
         }
     }
 }
@@ -139,6 +213,15 @@ impl DbOptions {
     pub fn table_cache_capacity(&self) -> Option<usize> {
         let n = usize::try_from(self.max_open_files).ok()?;
         Some(n.max(MIN_MAX_OPEN_FILES) - NON_TABLE_FILES)
+    }
+
+    /// Now, in seconds since the Unix epoch, by [`DbOptions::clock`] (the system clock when
+    /// none is set).
+    pub fn now_secs(&self) -> u64 {
+        match &self.clock {
+            Some(c) => c.now_secs(),
+            None => SystemClock.now_secs(),
+        }
     }
 
     /// `delayed_write_rate` with 0 resolved to its automatic value.

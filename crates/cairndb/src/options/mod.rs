@@ -37,7 +37,7 @@ mod read_write;
 mod tests;
 
 pub use cf::{CfOptions, TTL_AUTO};
-pub use db::DbOptions;
+pub use db::{Clock, DbOptions, ManualClock, RateLimiter, SystemClock};
 pub use file::OptionsFile;
 pub use parse::{ParseConfig, ParseWarning};
 pub use read_write::{ReadOptions, WriteOptions};

@@ -26,6 +26,9 @@ use std::sync::Arc;
 
 use super::{CfOptions, DbOptions, Options, RocksDbEnum, TableOptions};
 use crate::cache::CacheOptions;
+use crate::compaction::deletion_collector::CompactOnDeletion;
+use crate::compaction::picker_fifo::FifoOptions;
+use crate::compaction::picker_universal::UniversalOptions;
 use crate::error::{Error, Result};
 use crate::sstable::{BlockCache, CappedPrefix, FixedPrefix, PrefixExtractor};
 use crate::types::CompressionType;
@@ -96,11 +99,8 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
     "memtable_factory",
     "memtable_whole_key_filtering",
     "arena_block_size",
-    "max_compaction_bytes",
     "max_bytes_for_level_multiplier_additional",
     "bottommost_compression_opts",
-    "compaction_options_universal",
-    "compaction_options_fifo",
     "inplace_update_support",
     "max_sequential_skip_in_iterations",
     "bloom_locality",
@@ -111,6 +111,21 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
     "blob_file_size",
     "blob_compression_type",
     "max_write_buffer_size_to_maintain",
+    // Universal and FIFO options not built.
+    "compression_size_percent",
+    "stop_style",
+    "allow_trivial_move",
+    "incremental",
+    "max_read_amp",
+    "reduce_file_locking",
+    "age_for_warm",
+    "file_temperature_age_thresholds",
+    "max_data_files_size",
+    "use_kv_ratio_compaction",
+    "allow_trivial_copy_when_change_temperature",
+    "trivial_copy_buffer_size",
+    // Deletion-triggered compaction.
+    "min_file_size",
     // Block-based table options.
     "index_type",
     "format_version",
@@ -506,6 +521,32 @@ fn set_cf(
         })?;
         return Ok(true);
     }
+    if name == "compaction_options_universal" {
+        let u = &mut cf.compaction_options_universal;
+        apply_string(v, option, ctx, &mut |n, o, v, _| set_universal(u, n, o, v))?;
+        return Ok(true);
+    }
+    if name == "compaction_options_fifo" {
+        let f = &mut cf.compaction_options_fifo;
+        apply_string(v, option, ctx, &mut |n, o, v, _| set_fifo(f, n, o, v))?;
+        return Ok(true);
+    }
+    if name == "compact_on_deletion" {
+        if v.is_empty() || v == "nullptr" {
+            cf.compact_on_deletion = None;
+            return Ok(true);
+        }
+        let mut d = cf.compact_on_deletion.unwrap_or(CompactOnDeletion {
+            sliding_window_size: 0,
+            deletion_trigger: 0,
+            deletion_ratio: 0.0,
+        });
+        apply_string(v, option, ctx, &mut |n, o, v, _| {
+            set_compact_on_deletion(&mut d, n, o, v)
+        })?;
+        cf.compact_on_deletion = Some(d);
+        return Ok(true);
+    }
     Ok(set_cf_write(cf, name, option, v)?
         || set_cf_shape(cf, name, option, v)?
         || set_cf_data(cf, name, option, v)?)
@@ -558,6 +599,7 @@ fn set_cf_shape(cf: &mut CfOptions, name: &str, option: &str, v: &str) -> Result
         "compaction_style" => cf.compaction_style = CompactionStyle::parse_rocksdb(option, v)?,
         "compaction_pri" => cf.compaction_pri = CompactionPri::parse_rocksdb(option, v)?,
         "ttl" => cf.ttl = parse_u64(option, v)?,
+        "max_compaction_bytes" => cf.max_compaction_bytes = parse_u64(option, v)?,
         "periodic_compaction_seconds" => cf.periodic_compaction_seconds = parse_u64(option, v)?,
         _ => return Ok(false),
     }
@@ -575,6 +617,47 @@ fn set_cf_data(cf: &mut CfOptions, name: &str, option: &str, v: &str) -> Result<
         "prefix_extractor" => cf.prefix_extractor = parse_prefix_extractor(option, v)?,
         "optimize_filters_for_hits" => cf.optimize_filters_for_hits = parse_bool(option, v)?,
         "memtable_huge_page_size" => cf.memtable_huge_page_size = parse_usize(option, v)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Applies one option of `compaction_options_universal={...}`.
+fn set_universal(u: &mut UniversalOptions, name: &str, option: &str, v: &str) -> Result<bool> {
+    match name {
+        "size_ratio" => u.size_ratio = parse_u32(option, v)?,
+        "min_merge_width" => u.min_merge_width = parse_u32(option, v)?,
+        "max_merge_width" => u.max_merge_width = parse_u32(option, v)?,
+        "max_size_amplification_percent" => {
+            u.max_size_amplification_percent = parse_u32(option, v)?;
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Applies one option of `compaction_options_fifo={...}`.
+fn set_fifo(f: &mut FifoOptions, name: &str, option: &str, v: &str) -> Result<bool> {
+    match name {
+        "max_table_files_size" => f.max_table_files_size = parse_u64(option, v)?,
+        "allow_compaction" => f.allow_compaction = parse_bool(option, v)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Applies one option of `compact_on_deletion={...}` (the parameter names of RocksDB's
+/// `CompactOnDeletionCollectorFactory`).
+fn set_compact_on_deletion(
+    d: &mut CompactOnDeletion,
+    name: &str,
+    option: &str,
+    v: &str,
+) -> Result<bool> {
+    match name {
+        "window_size" => d.sliding_window_size = parse_u64(option, v)?,
+        "deletion_trigger" => d.deletion_trigger = parse_u64(option, v)?,
+        "deletion_ratio" => d.deletion_ratio = parse_f64(option, v)?,
         _ => return Ok(false),
     }
     Ok(true)
@@ -769,11 +852,40 @@ fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
             "disable_auto_compactions",
             cf.disable_auto_compactions.to_string(),
         ),
+        ("max_compaction_bytes", cf.max_compaction_bytes.to_string()),
+        (
+            "compaction_options_universal",
+            universal_string(&cf.compaction_options_universal),
+        ),
+        (
+            "compaction_options_fifo",
+            format!(
+                "{{max_table_files_size={};allow_compaction={}}}",
+                cf.compaction_options_fifo.max_table_files_size,
+                cf.compaction_options_fifo.allow_compaction
+            ),
+        ),
+        (
+            "compact_on_deletion",
+            cf.compact_on_deletion.map_or("nullptr".into(), |d| {
+                format!(
+                    "{{window_size={};deletion_trigger={};deletion_ratio={}}}",
+                    d.sliding_window_size, d.deletion_trigger, d.deletion_ratio
+                )
+            }),
+        ),
         (
             TABLE_FACTORY,
             format!("{{{}}}", join(table_pairs(&cf.table))),
         ),
     ]
+}
+
+fn universal_string(u: &UniversalOptions) -> String {
+    format!(
+        "{{size_ratio={};min_merge_width={};max_merge_width={};max_size_amplification_percent={}}}",
+        u.size_ratio, u.min_merge_width, u.max_merge_width, u.max_size_amplification_percent
+    )
 }
 
 fn table_pairs(t: &TableOptions) -> Vec<(&'static str, String)> {

@@ -772,6 +772,7 @@ fn cf_options() -> impl Strategy<Value = CfOptions> {
         optimize_filters_for_hits: d.5,
         memtable_huge_page_size: (c.0 % 3) << 21,
         table: d.6,
+        ..CfOptions::default()
     })
 }
 
@@ -819,6 +820,7 @@ fn db_options() -> impl Strategy<Value = DbOptions> {
         keep_log_file_num: l.2,
         max_log_file_size: l.3,
         compaction_readahead_size: l.4,
+        ..DbOptions::default()
     })
 }
 
@@ -860,4 +862,109 @@ proptest! {
             Err(e) => prop_assert!(false, "unexpected error kind {e:?}"),
         }
     }
+}
+
+// ---- compaction structs, max_compaction_bytes, deletion-triggered compaction -----------------
+
+#[test]
+fn compaction_options_universal_and_fifo_parse() {
+    let c = cf("compaction_style=kCompactionStyleUniversal;\
+        compaction_options_universal={size_ratio=5;min_merge_width=3;max_merge_width=8;\
+        max_size_amplification_percent=150};\
+        compaction_options_fifo={max_table_files_size=1g;allow_compaction=true};\
+        max_compaction_bytes=512m");
+    let u = &c.compaction_options_universal;
+    assert_eq!(
+        (u.size_ratio, u.min_merge_width, u.max_merge_width),
+        (5, 3, 8)
+    );
+    assert_eq!(u.max_size_amplification_percent, 150);
+    assert_eq!(c.compaction_options_fifo.max_table_files_size, 1 << 30);
+    assert!(c.compaction_options_fifo.allow_compaction);
+    assert_eq!(c.max_compaction_bytes, 512 << 20);
+    assert_eq!(c.effective_max_compaction_bytes(), 512 << 20);
+    assert_eq!(
+        CfOptions::default().effective_max_compaction_bytes(),
+        25 * (64 << 20)
+    );
+    c.validate().expect("valid");
+}
+
+#[test]
+fn unbuilt_universal_fields_are_named_as_unsupported() {
+    let m = cf_error("compaction_options_universal={stop_style=kCompactionStopStyleTotalSize}");
+    assert!(
+        m.contains("compaction_options_universal.stop_style") && m.contains("does not support"),
+        "{m}"
+    );
+    let m = cf_error("compaction_options_fifo={max_table_files_sizes=1}");
+    assert!(m.contains("unknown option"), "{m}");
+}
+
+#[test]
+fn merge_widths_are_validated() {
+    let bad = cf("compaction_options_universal={min_merge_width=1}");
+    assert!(invalid_message(bad.validate()).contains("min_merge_width"));
+    let bad = cf("compaction_options_universal={min_merge_width=4;max_merge_width=3}");
+    assert!(invalid_message(bad.validate()).contains("max_merge_width"));
+}
+
+#[test]
+fn compact_on_deletion_parses_myrocks_settings() {
+    let c = cf("compact_on_deletion={window_size=200000;deletion_trigger=199999}");
+    let d = c.compact_on_deletion.expect("set");
+    assert_eq!(
+        (d.sliding_window_size, d.deletion_trigger),
+        (200_000, 199_999)
+    );
+    assert_eq!(d.deletion_ratio, 0.0);
+    c.validate().expect("valid");
+    assert!(cf("compact_on_deletion=nullptr")
+        .compact_on_deletion
+        .is_none());
+    let bad = cf("compact_on_deletion={window_size=10;deletion_trigger=11}");
+    assert!(invalid_message(bad.validate()).contains("deletion_trigger"));
+    let m = cf_error("compact_on_deletion={min_file_size=1}");
+    assert!(m.contains("does not support"), "{m}");
+}
+
+#[test]
+fn new_compaction_options_print_and_parse_back() {
+    let mut c = CfOptions {
+        max_compaction_bytes: 12345,
+        ..CfOptions::default()
+    };
+    c.compaction_options_universal.size_ratio = 7;
+    c.compaction_options_fifo.allow_compaction = true;
+    c.compact_on_deletion = Some(crate::compaction::CompactOnDeletion {
+        sliding_window_size: 100,
+        deletion_trigger: 50,
+        deletion_ratio: 0.25,
+    });
+    let back = cf(&c.to_options_string());
+    assert_eq!(back.max_compaction_bytes, 12345);
+    assert_eq!(
+        back.compaction_options_universal,
+        c.compaction_options_universal
+    );
+    assert_eq!(back.compaction_options_fifo, c.compaction_options_fifo);
+    assert_eq!(back.compact_on_deletion, c.compact_on_deletion);
+}
+
+#[test]
+fn a_compaction_filter_enables_periodic_compaction_by_default() {
+    #[derive(Debug)]
+    struct Keep;
+    impl crate::compaction::CompactionFilter for Keep {
+        fn name(&self) -> &str {
+            "Keep"
+        }
+        fn filter(&self, _: usize, _: &[u8], _: &[u8]) -> crate::compaction::FilterDecision {
+            crate::compaction::FilterDecision::Keep
+        }
+    }
+    let mut c = CfOptions::default();
+    assert_eq!(c.effective_periodic_compaction_seconds(), 0);
+    c.compaction_filter = Some(Arc::new(Keep));
+    assert_eq!(c.effective_periodic_compaction_seconds(), 30 * 24 * 3600);
 }

@@ -49,6 +49,8 @@ mod file_tag {
     pub const CREATION_TIME: u32 = 1;
     pub const OLDEST_ANCESTER_TIME: u32 = 2;
     pub const FILE_CHECKSUM: u32 = 3;
+    /// Advisory (an older reader may skip it), hence the safe-to-ignore bit.
+    pub const MARKED_FOR_COMPACTION: u32 = 4 | super::SAFE_IGNORE_MASK;
 }
 
 /// A whole-file checksum and the name of the function that computed it.
@@ -81,6 +83,9 @@ pub struct FileMetaData {
     pub oldest_ancester_time: Option<u64>,
     /// A checksum of the whole file, if one was computed.
     pub file_checksum: Option<FileChecksum>,
+    /// The file should be compacted soon although no level needs it by size (many deletions;
+    /// RocksDB's `marked_for_compaction`, persisted as its `kNeedCompaction`).
+    pub marked_for_compaction: bool,
 }
 
 /// A table file added at a level.
@@ -347,6 +352,9 @@ fn encode_new_file(f: &NewFile) -> Vec<u8> {
     if let Some(t) = m.oldest_ancester_time {
         varint_field(&mut p, file_tag::OLDEST_ANCESTER_TIME, t);
     }
+    if m.marked_for_compaction {
+        bytes_field(&mut p, file_tag::MARKED_FOR_COMPACTION, &[1]);
+    }
     if let Some(c) = &m.file_checksum {
         let mut payload = Vec::with_capacity(c.function.len() + c.value.len() + 4);
         put_length_prefixed(&mut payload, c.function.as_bytes());
@@ -466,6 +474,10 @@ fn apply_file_field(m: &mut FileMetaData, t: u32, p: &[u8]) -> FieldResult<()> {
         file_tag::CREATION_TIME => m.creation_time = Some(whole_varint(p)?),
         file_tag::OLDEST_ANCESTER_TIME => m.oldest_ancester_time = Some(whole_varint(p)?),
         file_tag::FILE_CHECKSUM => m.file_checksum = Some(decode_checksum(p)?),
+        file_tag::MARKED_FOR_COMPACTION => match p {
+            [1] => m.marked_for_compaction = true,
+            _ => return corrupt("malformed marked-for-compaction field"),
+        },
         t if t & SAFE_IGNORE_MASK != 0 => {}
         t => return unknown_required(t, "new-file field"),
     }

@@ -593,6 +593,11 @@ impl VersionSet {
         let roll = self.needs_new_manifest().then(|| self.new_pending_output());
         let edits = self.prepare(edits)?;
         let next = self.replay_onto_current(&edits)?;
+        // Test and debug builds: every version the engine makes passes the LSM checks.
+        #[cfg(any(test, debug_assertions, feature = "invariants"))]
+        for cf in next.cfs.values() {
+            crate::compaction::invariants::assert_lsm_invariants(&cf.current);
+        }
         let (writer, roll) = match roll {
             Some(number) => (None, Some((number, self.snapshot_edits(), None))),
             None => {

@@ -62,6 +62,7 @@ fn new_file() -> impl Strategy<Value = NewFile> {
                 creation_time: ct,
                 oldest_ancester_time: oat,
                 file_checksum,
+                marked_for_compaction: number % 3 == 0,
             };
             NewFile { level, meta }
         },

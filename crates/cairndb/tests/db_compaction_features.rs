@@ -1,0 +1,596 @@
+//! Compaction features through the database: compaction filters, file times with TTL and
+//! periodic compactions under an injected clock, deletion-triggered compaction, universal and
+//! FIFO compaction end to end, the background rate limiter and subcompactions.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use cairndb::compaction::{
+    CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
+};
+use cairndb::fs::MemFs;
+use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::Db;
+
+const DIR: &str = "/db";
+
+fn opts() -> Options {
+    let mut o = Options::default();
+    o.db.create_if_missing = true;
+    o.cf.write_buffer_size = 64 << 10;
+    o.cf.level0_file_num_compaction_trigger = 2;
+    o.cf.target_file_size_base = 64 << 10;
+    o.cf.max_bytes_for_level_base = 256 << 10;
+    o
+}
+
+fn scan(db: &Db, ro: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let mut it = db.iter(ro).expect("iter");
+    let mut out = BTreeMap::new();
+    it.seek_to_first();
+    while it.valid() {
+        out.insert(it.key().to_vec(), it.value().to_vec());
+        it.next();
+    }
+    it.status().expect("scan");
+    out
+}
+
+fn at(snapshot: u64) -> ReadOptions {
+    ReadOptions {
+        snapshot: Some(snapshot),
+        ..ReadOptions::default()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compaction filters.
+
+/// Removes keys starting with `tmp/`; upper-cases values of keys starting with `up/`.
+#[derive(Debug, Default)]
+struct PrefixFilter {
+    calls: AtomicU64,
+}
+
+impl CompactionFilter for PrefixFilter {
+    fn name(&self) -> &str {
+        "PrefixFilter"
+    }
+    fn filter(&self, _level: usize, key: &[u8], value: &[u8]) -> FilterDecision {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        if key.starts_with(b"tmp/") {
+            FilterDecision::Remove
+        } else if key.starts_with(b"up/") {
+            FilterDecision::ChangeValue(value.to_ascii_uppercase())
+        } else {
+            FilterDecision::Keep
+        }
+    }
+}
+
+fn filter_workload(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    let w = WriteOptions::default();
+    let mut expected = BTreeMap::new();
+    for i in 0..300u32 {
+        let v = format!("value{i}");
+        db.put(&w, format!("tmp/{i:04}").as_bytes(), v.as_bytes())
+            .expect("put");
+        db.put(&w, format!("up/{i:04}").as_bytes(), v.as_bytes())
+            .expect("put");
+        db.put(&w, format!("keep/{i:04}").as_bytes(), v.as_bytes())
+            .expect("put");
+        expected.insert(
+            format!("up/{i:04}").into_bytes(),
+            v.to_ascii_uppercase().into_bytes(),
+        );
+        expected.insert(format!("keep/{i:04}").into_bytes(), v.into_bytes());
+    }
+    expected
+}
+
+#[test]
+fn compaction_filter_removes_and_changes_values() {
+    let fs = MemFs::new().shared();
+    let filter = Arc::new(PrefixFilter::default());
+    let mut o = opts();
+    // Only the manual compaction below runs, so the flush's output can be checked first.
+    o.cf.disable_auto_compactions = true;
+    o.cf.compaction_filter = Some(filter.clone());
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
+    let expected = filter_workload(&db);
+    db.flush().expect("flush");
+    // Flushes do not filter: everything is still there.
+    let r = ReadOptions::default();
+    assert_eq!(
+        db.get(&r, b"tmp/0001").expect("get").as_deref(),
+        Some(&b"value1"[..])
+    );
+    db.compact_range(None, None).expect("compact");
+    assert!(filter.calls.load(Ordering::Relaxed) >= 900);
+    assert_eq!(db.get(&r, b"tmp/0001").expect("get"), None);
+    assert_eq!(scan(&db, &r), expected);
+    db.close().expect("close");
+    // The result is durable, and reopening without the filter changes nothing.
+    let mut o2 = o;
+    o2.cf.compaction_filter = None;
+    let db = Db::open_with_fs(fs, DIR, o2).expect("reopen");
+    assert_eq!(scan(&db, &r), expected);
+}
+
+/// A factory that counts the jobs it made filters for and records whether one was manual.
+#[derive(Debug, Default)]
+struct CountingFactory {
+    created: AtomicU64,
+    manual: AtomicU64,
+}
+
+impl CompactionFilterFactory for CountingFactory {
+    fn name(&self) -> &str {
+        "CountingFactory"
+    }
+    fn create(&self, context: &CompactionFilterContext) -> Option<Arc<dyn CompactionFilter>> {
+        self.created.fetch_add(1, Ordering::Relaxed);
+        if context.is_manual_compaction {
+            self.manual.fetch_add(1, Ordering::Relaxed);
+        }
+        Some(Arc::new(PrefixFilter::default()))
+    }
+}
+
+#[test]
+fn compaction_filter_factory_makes_a_filter_per_job() {
+    let factory = Arc::new(CountingFactory::default());
+    let mut o = opts();
+    o.cf.disable_auto_compactions = true;
+    o.cf.compaction_filter_factory = Some(factory.clone());
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let expected = filter_workload(&db);
+    db.compact_range(None, None).expect("compact");
+    assert!(factory.created.load(Ordering::Relaxed) >= 1);
+    assert!(factory.manual.load(Ordering::Relaxed) >= 1);
+    assert_eq!(scan(&db, &ReadOptions::default()), expected);
+}
+
+/// RocksDB's semantics: the filter sees the newest version of each key even when a snapshot
+/// reads it, and never older versions; so a snapshot keeps an older version that a newer
+/// (filtered) one hides, but loses a value whose newest version was filtered.
+#[test]
+fn compaction_filter_ignores_snapshots_like_rocksdb() {
+    let mut o = opts();
+    o.cf.compaction_filter = Some(Arc::new(PrefixFilter::default()));
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    db.put(&w, b"tmp/old-only", b"v1").expect("put");
+    db.put(&w, b"tmp/both", b"old").expect("put");
+    let snap = db.snapshot().expect("snapshot");
+    db.put(&w, b"tmp/both", b"new").expect("put");
+    db.compact_range(None, None).expect("compact");
+    let s = snap.sequence();
+    assert_eq!(
+        db.get(&at(s), b"tmp/both").expect("get").as_deref(),
+        Some(&b"old"[..])
+    );
+    assert_eq!(db.get(&at(s), b"tmp/old-only").expect("get"), None);
+    let r = ReadOptions::default();
+    assert_eq!(db.get(&r, b"tmp/both").expect("get"), None);
+    drop(snap);
+    db.compact_range(None, None).expect("compact");
+    assert!(scan(&db, &r).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// File times: TTL and periodic compaction under a manual clock.
+
+use cairndb::options::{CompactionStyle, ManualClock};
+use std::time::Duration;
+
+const T0: u64 = 1_700_000_000;
+const HOUR: Duration = Duration::from_secs(3600);
+
+fn clocked(clock: &Arc<ManualClock>) -> Options {
+    let mut o = opts();
+    o.db.clock = Some(clock.clone());
+    o
+}
+
+fn put_range(db: &Db, lo: u32, hi: u32, tag: &str) {
+    let w = WriteOptions::default();
+    for i in lo..hi {
+        db.put(
+            &w,
+            format!("key{i:06}").as_bytes(),
+            format!("{tag}{i}").as_bytes(),
+        )
+        .expect("put");
+    }
+}
+
+fn files(db: &Db) -> Vec<usize> {
+    db.level_summary_cf(&db.default_column_family())
+        .iter()
+        .map(|l| l.files)
+        .collect()
+}
+
+#[test]
+fn ttl_compaction_moves_old_data_down_when_the_clock_passes_ttl() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = clocked(&clock);
+    o.cf.ttl = 3600;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    put_range(&db, 0, 500, "a");
+    db.compact_range(None, None).expect("compact");
+    put_range(&db, 100, 120, "b");
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(
+        files(&db)[0],
+        1,
+        "one L0 file, below the trigger: {:?}",
+        files(&db)
+    );
+    clock.advance(HOUR / 2);
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(files(&db)[0], 1, "not expired yet");
+    clock.advance(HOUR);
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(
+        files(&db)[0],
+        0,
+        "the expired L0 file was compacted down: {:?}",
+        files(&db)
+    );
+    let r = ReadOptions::default();
+    assert_eq!(
+        db.get(&r, b"key000105").expect("get").as_deref(),
+        Some(&b"b105"[..])
+    );
+    assert_eq!(
+        db.get(&r, b"key000205").expect("get").as_deref(),
+        Some(&b"a205"[..])
+    );
+}
+
+#[test]
+fn periodic_compaction_rewrites_files_older_than_the_period() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = clocked(&clock);
+    o.cf.ttl = 0;
+    o.cf.periodic_compaction_seconds = 3600;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    put_range(&db, 0, 500, "a");
+    db.compact_range(None, None).expect("compact");
+    db.wait_for_compactions().expect("wait");
+    let cf = db.default_column_family();
+    let count = |db: &Db| -> u64 {
+        db.compaction_stats_cf(&cf)
+            .levels
+            .iter()
+            .map(|l| l.compactions)
+            .sum()
+    };
+    let before = count(&db);
+    clock.advance(HOUR / 2);
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(count(&db), before, "nothing is due before the period");
+    clock.advance(HOUR);
+    db.wait_for_compactions().expect("wait");
+    let after = count(&db);
+    assert!(
+        after > before,
+        "periodic compaction ran: {before} -> {after}"
+    );
+    // The rewritten files are new: nothing more is due until another period passes.
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(count(&db), after);
+    let r = ReadOptions::default();
+    assert_eq!(
+        db.get(&r, b"key000042").expect("get").as_deref(),
+        Some(&b"a42"[..])
+    );
+}
+
+#[test]
+fn fifo_drops_files_older_than_ttl() {
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = clocked(&clock);
+    o.cf.compaction_style = CompactionStyle::Fifo;
+    o.cf.ttl = 3600;
+    o.cf.level0_file_num_compaction_trigger = 100;
+    o.cf.level0_slowdown_writes_trigger = 200;
+    o.cf.level0_stop_writes_trigger = 300;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    put_range(&db, 0, 100, "old");
+    db.flush().expect("flush");
+    clock.advance(HOUR / 2);
+    put_range(&db, 100, 200, "new");
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(files(&db)[0], 2);
+    clock.advance(HOUR * 3 / 4);
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(files(&db)[0], 1, "only the expired file was dropped");
+    let r = ReadOptions::default();
+    assert_eq!(db.get(&r, b"key000050").expect("get"), None);
+    assert_eq!(
+        db.get(&r, b"key000150").expect("get").as_deref(),
+        Some(&b"new150"[..])
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deletion-triggered compaction.
+
+use cairndb::compaction::CompactOnDeletion;
+
+fn total_bytes(db: &Db) -> u64 {
+    db.level_summary_cf(&db.default_column_family())
+        .iter()
+        .map(|l| l.bytes)
+        .sum()
+}
+
+/// Writes 5000 keys, pushes them to the bottom, deletes 2000 in a run and flushes; returns the
+/// bytes on disk before the deletions.
+fn delete_a_long_run(db: &Db) -> u64 {
+    let w = WriteOptions::default();
+    for i in 0..5000u32 {
+        db.put(&w, format!("key{i:06}").as_bytes(), &[b'v'; 100])
+            .expect("put");
+    }
+    db.compact_range(None, None).expect("compact");
+    let before = total_bytes(db);
+    for i in 1000..3000u32 {
+        db.delete(&w, format!("key{i:06}").as_bytes())
+            .expect("delete");
+    }
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("wait");
+    before
+}
+
+#[test]
+fn a_file_full_of_deletions_is_compacted_down_and_its_tombstones_dropped() {
+    let mut o = opts();
+    o.cf.write_buffer_size = 4 << 20;
+    o.cf.compact_on_deletion = Some(CompactOnDeletion {
+        sliding_window_size: 1000,
+        deletion_trigger: 500,
+        deletion_ratio: 0.0,
+    });
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let before = delete_a_long_run(&db);
+    assert_eq!(
+        files(&db)[0],
+        0,
+        "the marked L0 file was compacted: {:?}",
+        files(&db)
+    );
+    let after = total_bytes(&db);
+    // 40% of the keys are gone, and so are the tombstones: well under 70% of the bytes.
+    assert!(after * 10 < before * 7, "{before} -> {after} bytes");
+    let r = ReadOptions::default();
+    assert_eq!(db.get(&r, b"key001500").expect("get"), None);
+    assert!(db.get(&r, b"key003500").expect("get").is_some());
+    assert_eq!(scan(&db, &r).len(), 3000);
+}
+
+#[test]
+fn without_the_collector_the_deletions_stay_in_l0() {
+    let mut o = opts();
+    o.cf.write_buffer_size = 4 << 20;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    delete_a_long_run(&db);
+    assert_eq!(files(&db)[0], 1, "{:?}", files(&db));
+}
+
+#[test]
+fn the_mark_survives_reopen() {
+    let fs = MemFs::new().shared();
+    let mut o = opts();
+    o.cf.write_buffer_size = 4 << 20;
+    o.cf.compact_on_deletion = Some(CompactOnDeletion {
+        sliding_window_size: 1000,
+        deletion_trigger: 500,
+        deletion_ratio: 0.0,
+    });
+    let mut off = o.clone();
+    off.cf.disable_auto_compactions = true;
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, off).expect("open");
+    delete_a_long_run(&db);
+    assert_eq!(files(&db)[0], 1);
+    db.close().expect("close");
+    // Reopened with compactions on: the MANIFEST remembers the mark.
+    let db = Db::open_with_fs(fs, DIR, o).expect("reopen");
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(files(&db)[0], 0, "{:?}", files(&db));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Universal and FIFO through the database.
+
+/// A deterministic pseudo-random sequence (64-bit LCG).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+fn random_history(db: &Db, model: &mut BTreeMap<Vec<u8>, Vec<u8>>, seed: u64, ops: u32) {
+    let w = WriteOptions::default();
+    let mut rng = Lcg(seed);
+    for i in 0..ops {
+        let k = format!("key{:06}", rng.next() % 1500).into_bytes();
+        if rng.next() % 5 == 0 {
+            db.delete(&w, &k).expect("delete");
+            model.remove(&k);
+        } else {
+            let v = format!("{i:0>120}").into_bytes();
+            db.put(&w, &k, &v).expect("put");
+            model.insert(k, v);
+        }
+        if i % 1000 == 999 {
+            assert_eq!(&scan(db, &ReadOptions::default()), model, "after {i} ops");
+        }
+    }
+}
+
+#[test]
+fn universal_compaction_keeps_answers_and_bounds_space_amplification() {
+    let fs = MemFs::new().shared();
+    let mut o = opts();
+    o.cf.compaction_style = CompactionStyle::Universal;
+    o.cf.level0_file_num_compaction_trigger = 4;
+    o.cf.compaction_options_universal
+        .max_size_amplification_percent = 100;
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
+    let mut model = BTreeMap::new();
+    random_history(&db, &mut model, 7, 8000);
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("wait");
+    assert_eq!(scan(&db, &ReadOptions::default()), model);
+    // Sorted runs: every L0 file, every non-empty deeper level; oldest last.
+    let levels = db.level_summary_cf(&db.default_column_family());
+    let mut runs: Vec<u64> = Vec::new();
+    let l0 = db.level_summary_cf(&db.default_column_family())[0];
+    runs.extend(std::iter::repeat_n(
+        l0.bytes / l0.files.max(1) as u64,
+        l0.files,
+    ));
+    runs.extend(levels[1..].iter().filter(|l| l.files > 0).map(|l| l.bytes));
+    let stats = db.compaction_stats_cf(&db.default_column_family());
+    assert!(stats.levels.iter().map(|l| l.compactions).sum::<u64>() > 0);
+    if runs.len() >= 4 {
+        let oldest = *runs.last().expect("runs");
+        let newer: u64 = runs[..runs.len() - 1].iter().sum();
+        assert!(
+            newer * 100 < 100 * oldest,
+            "space amplification above 100%: runs {runs:?}"
+        );
+    }
+    db.close().expect("close");
+    let db = Db::open_with_fs(fs, DIR, o).expect("reopen");
+    assert_eq!(scan(&db, &ReadOptions::default()), model);
+}
+
+#[test]
+fn fifo_drops_the_oldest_files_over_the_size_limit() {
+    let mut o = opts();
+    o.cf.compaction_style = CompactionStyle::Fifo;
+    o.cf.compression = cairndb::CompressionType::None;
+    o.cf.compaction_options_fifo.max_table_files_size = 200 << 10;
+    o.cf.level0_file_num_compaction_trigger = 100;
+    o.cf.level0_slowdown_writes_trigger = 200;
+    o.cf.level0_stop_writes_trigger = 300;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    for batch in 0..20u32 {
+        for i in 0..200u32 {
+            let k = format!("key{:06}", batch * 200 + i);
+            db.put(&w, k.as_bytes(), &[b'x'; 150]).expect("put");
+        }
+        db.flush().expect("flush");
+    }
+    db.wait_for_compactions().expect("wait");
+    assert!(total_bytes(&db) <= 200 << 10, "{} bytes", total_bytes(&db));
+    let r = ReadOptions::default();
+    assert_eq!(
+        db.get(&r, b"key000000").expect("get"),
+        None,
+        "oldest dropped"
+    );
+    assert!(
+        db.get(&r, b"key003999").expect("get").is_some(),
+        "newest kept"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subcompactions.
+
+/// The same history, compacted with `subs` subcompactions: the answers and what the
+/// compactions did, by output level (files written, subcompactions with outputs).
+fn compact_with_subcompactions(subs: u32) -> (BTreeMap<Vec<u8>, Vec<u8>>, u64, u64) {
+    let mut o = opts();
+    o.db.max_subcompactions = subs;
+    o.cf.disable_auto_compactions = true;
+    o.cf.target_file_size_base = 16 << 10;
+    o.cf.compression = cairndb::CompressionType::None;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let mut model = BTreeMap::new();
+    random_history(&db, &mut model, 11, 6000);
+    let snap = db.snapshot().expect("snapshot");
+    let at_snap = scan(&db, &at(snap.sequence()));
+    random_history(&db, &mut model, 12, 2000);
+    db.compact_range(None, None).expect("compact");
+    assert_eq!(scan(&db, &ReadOptions::default()), model, "subs {subs}");
+    assert_eq!(
+        scan(&db, &at(snap.sequence())),
+        at_snap,
+        "subs {subs} at the snapshot"
+    );
+    drop(snap);
+    db.compact_range(None, None).expect("compact");
+    assert_eq!(scan(&db, &ReadOptions::default()), model, "subs {subs}");
+    let stats = db.compaction_stats_cf(&db.default_column_family());
+    let with_files: u64 = stats
+        .levels
+        .iter()
+        .map(|l| l.compactions - l.trivial_moves)
+        .sum();
+    let subcompactions: u64 = stats.levels.iter().map(|l| l.subcompactions).sum();
+    (model, with_files, subcompactions)
+}
+
+#[test]
+fn subcompactions_give_the_answers_of_one_job_and_split_the_work() {
+    let (one, jobs1, subs1) = compact_with_subcompactions(1);
+    assert_eq!(jobs1, subs1, "without splitting, one range per job");
+    let (four, jobs4, subs4) = compact_with_subcompactions(4);
+    assert_eq!(one, four);
+    assert!(
+        subs4 > jobs4,
+        "some job ran several ranges that each wrote files: {jobs4} jobs, {subs4} ranges"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rate limiter.
+
+use cairndb::compaction::rate_limiter::IoPriority;
+use cairndb::options::RateLimiter;
+
+#[test]
+fn a_tiny_rate_limit_still_completes_a_small_compaction() {
+    // 200 KiB/s: a burst of 20 KiB per 100 ms.
+    let limiter = Arc::new(RateLimiter::with_rate(200 << 10).expect("limiter"));
+    let mut o = opts();
+    o.db.rate_limiter = Some(limiter.clone());
+    o.cf.compression = cairndb::CompressionType::None;
+    o.cf.disable_auto_compactions = true;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    for i in 0..300u32 {
+        db.put(&w, format!("key{i:06}").as_bytes(), &[b'r'; 100])
+            .expect("put");
+    }
+    db.flush().expect("flush");
+    put_range(&db, 0, 300, "again");
+    db.compact_range(None, None).expect("compact");
+    assert!(limiter.total_bytes_through(IoPriority::High) > 30_000);
+    // Every byte of every compaction output went through the limiter at low priority.
+    let stats = db.compaction_stats_cf(&db.default_column_family());
+    let written: u64 = stats.levels.iter().map(|l| l.bytes_written).sum();
+    assert!(written > 0);
+    assert_eq!(limiter.total_bytes_through(IoPriority::Low), written);
+    limiter.set_bytes_per_second(1 << 30).expect("set");
+    assert_eq!(limiter.bytes_per_second(), 1 << 30);
+    assert_eq!(scan(&db, &ReadOptions::default()).len(), 300);
+}
