@@ -16,11 +16,18 @@
 //! taken are refused with a clear error rather than approximated.
 
 mod cairn_engine;
+mod drivers;
 mod engine;
 mod generator;
+mod histogram;
+mod keydist;
+mod metrics;
+mod monitor;
+mod plots;
 mod report;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_engine;
+mod threads;
 mod workloads;
 
 use std::path::PathBuf;
@@ -32,7 +39,8 @@ pub use engine::BenchError;
 use engine::{CacheType, Compression, EngineOptions, Result};
 
 /// The engine `cairn bench` runs against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// CairnDB.
     Cairndb,
@@ -42,19 +50,60 @@ pub enum EngineKind {
 
 /// db_bench's flags, under db_bench's names and with its defaults, except where a flag's help
 /// says otherwise.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, serde::Serialize)]
 pub struct BenchArgs {
     /// The engine under test: cairndb, or rocksdb (only in a build with `--features rocksdb`).
     #[arg(long = "engine", value_enum, default_value_t = EngineKind::Cairndb)]
     pub engine: EngineKind,
     /// Comma-separated benchmarks, run in order on one database: fillseq, fillbatch, fillrandom,
-    /// filluniquerandom, fillsync, overwrite, readrandom, multireadrandom, readseq, readreverse,
-    /// seekrandom, deleterandom, deleteseq, flush. Fills start from a fresh database.
+    /// filluniquerandom, fillsync, overwrite, updaterandom, readrandom, multireadrandom, readseq,
+    /// readreverse, seekrandom, readwhilewriting, readrandomwriterandom, deleterandom,
+    /// deleteseq, flush, compact, waitforcompaction, stats, levelstats. Fills start from a
+    /// fresh database.
     #[arg(
         long = "benchmarks",
         default_value = "fillseq,fillrandom,readrandom,readseq,seekrandom"
     )]
     pub benchmarks: String,
+    /// Threads running each benchmark, each with its own generator (readwhilewriting adds one
+    /// background writer thread).
+    #[arg(long = "threads", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Seconds the random-key benchmarks run for, instead of a count of operations; 0 means
+    /// the counts (--num, --reads, --writes, --deletes) decide, as db_bench.
+    #[arg(long = "duration", default_value_t = 0)]
+    pub duration: u64,
+    /// Share of reads (percent) in readrandomwriterandom.
+    #[arg(long = "readwritepercent", default_value_t = 90, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub readwritepercent: u32,
+    /// Bytes per second for readwhilewriting's background writer, the random writes and
+    /// updaterandom; 0 for no limit.
+    #[arg(long = "benchmark_write_rate_limit", default_value_t = 0)]
+    pub benchmark_write_rate_limit: u64,
+    /// Key distribution of random reads, seeks, multi-reads, readrandomwriterandom and
+    /// updaterandom: uniform (db_bench's) or zipfian (YCSB's scrambled zipfian, with
+    /// --zipf_theta; db_bench has no zipfian read distribution). Writes of the fills and
+    /// overwrite stay uniform as in db_bench.
+    #[arg(long = "key_dist", default_value = "uniform")]
+    pub key_dist: String,
+    /// Exponent of --key_dist=zipfian, in (0, 1).
+    #[arg(long = "zipf_theta", default_value_t = 0.99)]
+    pub zipf_theta: f64,
+    /// Every this many seconds, write `secs_elapsed,interval_qps` to --report_file (db_bench's
+    /// CSV; the file is rewritten at each benchmark, as db_bench does); 0 disables.
+    #[arg(long = "report_interval_seconds", default_value_t = 0)]
+    pub report_interval_seconds: u64,
+    /// The CSV file of --report_interval_seconds.
+    #[arg(long = "report_file", default_value = "report.csv")]
+    pub report_file: PathBuf,
+    /// Write every step's results (result line, efficiency, per-second series, latency
+    /// percentiles), the flags, the engine and the final database size to this JSON file.
+    #[arg(long = "report_json")]
+    pub report_json: Option<PathBuf>,
+    /// Write SVG plots (throughput per second and latency percentiles of every step) to this
+    /// directory, created when missing.
+    #[arg(long = "report_dir")]
+    pub report_dir: Option<PathBuf>,
     /// Number of key/value pairs (the key space).
     #[arg(long = "num", default_value_t = 1_000_000)]
     pub num: u64,
@@ -109,7 +158,8 @@ pub struct BenchArgs {
     /// Seed base of the random generators; 0 derives it from the clock, as db_bench does.
     #[arg(long = "seed", default_value_t = 0)]
     pub seed: u64,
-    /// Print latency percentiles after each result line.
+    /// Print db_bench's histogram block ("Microseconds per write: ...") per operation type after
+    /// each result line.
     #[arg(long = "histogram", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub histogram: bool,
     /// Number of next() calls after each seek in seekrandom.
@@ -241,6 +291,9 @@ impl BenchArgs {
         if self.batch_size == 0 {
             return usage("--batch_size must be at least 1");
         }
+        if self.sync && self.disable_wal {
+            return usage("--sync and --disable_wal cannot be combined: there is no WAL to sync");
+        }
         Ok(())
     }
 
@@ -288,7 +341,7 @@ impl BenchArgs {
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     args.validate()?;
     let options = args.engine_options()?;
-    match args.engine {
+    let report = match args.engine {
         EngineKind::Cairndb => workloads::run::<cairn_engine::CairnEngine>(args, &options)?,
         #[cfg(feature = "rocksdb")]
         EngineKind::Rocksdb => workloads::run::<rocksdb_engine::RocksDbEngine>(args, &options)?,
@@ -300,6 +353,32 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
                     .to_string(),
             ))
         }
-    }
+    };
+    write_reports(args, &report)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON document of `--report_json`.
+fn report_json(args: &BenchArgs, report: &workloads::RunReport) -> serde_json::Value {
+    serde_json::json!({
+        "engine": report.engine,
+        "flags": args,
+        "argv": std::env::args().collect::<Vec<_>>(),
+        "final_db_bytes": report.final_db_bytes,
+        "steps": report.steps,
+    })
+}
+
+/// Writes `--report_json` and `--report_dir`.
+fn write_reports(args: &BenchArgs, report: &workloads::RunReport) -> Result<()> {
+    if let Some(path) = &args.report_json {
+        let text = serde_json::to_string_pretty(&report_json(args, report))
+            .map_err(|e| BenchError::Usage(format!("cannot encode the JSON report: {e}")))?;
+        std::fs::write(path, text)
+            .map_err(|e| cairndb::Error::io("write --report_json", path, e))?;
+    }
+    if let Some(dir) = &args.report_dir {
+        plots::write_plots(dir, &report.steps)?;
+    }
+    Ok(())
 }

@@ -4,10 +4,13 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use clap::Parser;
 
 use super::*;
+use crate::bench::engine::{BenchBatch, BenchIter};
+use crate::bench::generator::Random64;
 
 /// One call the drivers made.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,10 +38,6 @@ thread_local! {
         RefCell::new(HashMap::new());
 }
 
-fn log(call: Call) {
-    CALLS.with(|c| c.borrow_mut().push(call));
-}
-
 fn take_calls() -> Vec<Call> {
     CALLS.with(|c| std::mem::take(&mut *c.borrow_mut()))
 }
@@ -48,10 +47,23 @@ fn key_int(key: &[u8]) -> u64 {
     u64::from_be_bytes(key[..8].try_into().expect("16-byte keys"))
 }
 
+/// A model database; calls from any benchmark thread are logged in order of their arrival and
+/// handed to the opening thread's log when it closes.
 #[derive(Debug)]
 struct ModelEngine {
     dir: PathBuf,
-    map: RefCell<BTreeMap<Vec<u8>, Vec<u8>>>,
+    map: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
+    calls: Mutex<Vec<Call>>,
+}
+
+impl ModelEngine {
+    fn log(&self, call: Call) {
+        self.calls.lock().expect("calls").push(call);
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, BTreeMap<Vec<u8>, Vec<u8>>> {
+        self.map.lock().expect("map")
+    }
 }
 
 #[derive(Debug, Default)]
@@ -122,7 +134,8 @@ impl BenchEngine for ModelEngine {
         let map = stored.filter(|_| existed).unwrap_or_default();
         Ok(ModelEngine {
             dir: dir.to_path_buf(),
-            map: RefCell::new(map),
+            map: Mutex::new(map),
+            calls: Mutex::new(Vec::new()),
         })
     }
     fn describe(&self) -> String {
@@ -135,13 +148,13 @@ impl BenchEngine for ModelEngine {
         Ok(mode)
     }
     fn put(&self, wo: &WriteMode, key: &[u8], value: &[u8]) -> Result<()> {
-        log(Call::Put(key_int(key), *wo));
-        self.map.borrow_mut().insert(key.to_vec(), value.to_vec());
+        self.log(Call::Put(key_int(key), *wo));
+        self.map().insert(key.to_vec(), value.to_vec());
         Ok(())
     }
     fn delete(&self, wo: &WriteMode, key: &[u8]) -> Result<()> {
-        log(Call::Delete(key_int(key), *wo));
-        self.map.borrow_mut().remove(key);
+        self.log(Call::Delete(key_int(key), *wo));
+        self.map().remove(key);
         Ok(())
     }
     fn new_batch(&self) -> ModelBatch {
@@ -153,8 +166,8 @@ impl BenchEngine for ModelEngine {
             .iter()
             .map(|(k, v)| (key_int(k), v.is_some()))
             .collect();
-        log(Call::Write(ops, *wo));
-        let mut map = self.map.borrow_mut();
+        self.log(Call::Write(ops, *wo));
+        let mut map = self.map();
         for (k, v) in batch.0 {
             match v {
                 Some(v) => map.insert(k, v),
@@ -164,20 +177,19 @@ impl BenchEngine for ModelEngine {
         Ok(())
     }
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        log(Call::Get(key_int(key)));
-        Ok(self.map.borrow().get(key).cloned())
+        self.log(Call::Get(key_int(key)));
+        Ok(self.map().get(key).cloned())
     }
     fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        log(Call::MultiGet(keys.iter().map(|k| key_int(k)).collect()));
-        let map = self.map.borrow();
+        self.log(Call::MultiGet(keys.iter().map(|k| key_int(k)).collect()));
+        let map = self.map();
         Ok(keys.iter().map(|k| map.get(*k).cloned()).collect())
     }
     fn iter(&self) -> Result<ModelIter> {
-        log(Call::Iter);
+        self.log(Call::Iter);
         Ok(ModelIter {
             entries: self
-                .map
-                .borrow()
+                .map()
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
@@ -185,22 +197,27 @@ impl BenchEngine for ModelEngine {
         })
     }
     fn flush(&self) -> Result<()> {
-        log(Call::Flush);
+        self.log(Call::Flush);
         Ok(())
     }
     fn compact(&self) -> Result<()> {
-        log(Call::Compact);
+        self.log(Call::Compact);
         Ok(())
     }
     fn wait_for_compaction(&self) -> Result<()> {
-        log(Call::WaitForCompaction);
+        self.log(Call::WaitForCompaction);
         Ok(())
     }
     fn properties(&self) -> Vec<(String, String)> {
-        vec![("keys".to_string(), self.map.borrow().len().to_string())]
+        vec![("keys".to_string(), self.map().len().to_string())]
     }
     fn close(self) -> Result<()> {
-        STORED.with(|s| s.borrow_mut().insert(self.dir, self.map.into_inner()));
+        let calls = self.calls.into_inner().expect("calls");
+        CALLS.with(|c| c.borrow_mut().extend(calls));
+        STORED.with(|s| {
+            s.borrow_mut()
+                .insert(self.dir, self.map.into_inner().expect("map"))
+        });
         Ok(())
     }
 }
@@ -233,10 +250,12 @@ fn bench(dir: &Path, flags: &[&str], benchmarks: &[&str]) -> (Vec<String>, Vec<C
     (lines, take_calls(), keys)
 }
 
+/// db_bench's result line of benchmark `name` (the first line of its printed block).
 fn line<'a>(lines: &'a [String], name: &str) -> &'a str {
     lines
         .iter()
         .find(|l| l.starts_with(&format!("{name:<12} :")))
+        .and_then(|block| block.lines().next())
         .unwrap_or_else(|| panic!("no {name} line in {lines:?}"))
 }
 
@@ -484,7 +503,7 @@ fn use_existing_db_keeps_the_database_and_skips_fills() {
 fn unknown_benchmarks_are_refused_before_anything_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("db");
-    let args = args(&["--benchmarks=fillseq,readwhilewriting", "--num=10"]);
+    let args = args(&["--benchmarks=fillseq,mixgraph", "--num=10"]);
     let options = args.engine_options().expect("options");
     let err = run::<ModelEngine>(
         &BenchArgs {
@@ -494,7 +513,7 @@ fn unknown_benchmarks_are_refused_before_anything_runs() {
         &options,
     )
     .expect_err("unknown benchmark");
-    assert!(err.to_string().contains("readwhilewriting"), "{err}");
+    assert!(err.to_string().contains("mixgraph"), "{err}");
     assert!(!db.exists(), "nothing opened");
 }
 
