@@ -14,14 +14,14 @@ use std::sync::Arc;
 use cairndb::batch::WriteBatch;
 use cairndb::cache::{Cache, CacheOptions, CachePolicy};
 use cairndb::db::DbIter;
-use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::options::{CompactionStyle, Options, ReadOptions, WriteOptions};
 use cairndb::sstable::BlockCache;
 use cairndb::types::CompressionType;
 use cairndb::Db;
 
 use super::engine::{
-    BenchBatch, BenchEngine, BenchError, BenchIter, CacheType, Compression, EngineOptions, Result,
-    WriteMode,
+    BenchBatch, BenchEngine, BenchError, BenchIter, CacheType, CompactionStyle as BenchStyle,
+    Compression, EngineOptions, Result, WriteMode,
 };
 
 /// A CairnDB database under test.
@@ -159,6 +159,11 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
     cf.level0_stop_writes_trigger = o.level0_stop_writes_trigger;
     cf.soft_pending_compaction_bytes_limit = o.soft_pending_compaction_bytes_limit;
     cf.hard_pending_compaction_bytes_limit = o.hard_pending_compaction_bytes_limit;
+    cf.compaction_style = match o.compaction_style {
+        BenchStyle::Level => CompactionStyle::Level,
+        BenchStyle::Universal => CompactionStyle::Universal,
+        BenchStyle::Fifo => CompactionStyle::Fifo,
+    };
     cf.compression = match o.compression {
         Compression::None => CompressionType::None,
         Compression::Lz4 => CompressionType::Lz4,

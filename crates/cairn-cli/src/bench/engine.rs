@@ -227,6 +227,41 @@ pub struct EngineOptions {
     /// multireadrandom through RocksDB's batched `MultiGet` (db_bench's `--multiread_batched`)
     /// instead of the vector `MultiGet`; CairnDB has one multi-get and ignores it.
     pub multiread_batched: bool,
+    /// `compaction_style` (db_bench's `--compaction_style`: 0 level, 1 universal, 2 fifo).
+    pub compaction_style: CompactionStyle,
+    /// Collect engine statistics (db_bench's `--statistics`): RocksDB's `Statistics` object;
+    /// CairnDB keeps its counters always and ignores it.
+    pub statistics: bool,
+}
+
+/// How compaction shapes the tree (RocksDB's `CompactionStyle`, numbered as db_bench's
+/// `--compaction_style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionStyle {
+    /// 0: `kCompactionStyleLevel`.
+    Level,
+    /// 1: `kCompactionStyleUniversal`.
+    Universal,
+    /// 2: `kCompactionStyleFIFO`.
+    Fifo,
+}
+
+impl CompactionStyle {
+    /// db_bench's number of the style.
+    ///
+    /// # Errors
+    /// [`BenchError::Usage`] for another number (3, `kCompactionStyleNone`, is manual-only and
+    /// not run here).
+    pub fn from_db_bench(v: i32) -> Result<Self> {
+        match v {
+            0 => Ok(CompactionStyle::Level),
+            1 => Ok(CompactionStyle::Universal),
+            2 => Ok(CompactionStyle::Fifo),
+            other => Err(BenchError::Usage(format!(
+                "--compaction_style={other}: use 0 (level), 1 (universal) or 2 (fifo)"
+            ))),
+        }
+    }
 }
 
 /// Durability of one write (RocksDB's `WriteOptions.sync` and `disableWAL`).

@@ -90,6 +90,7 @@ impl DbBenchHistogram {
     }
 
     /// Values recorded.
+    #[cfg(test)]
     pub fn count(&self) -> u64 {
         self.num
     }

@@ -10,7 +10,6 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use serde::Serialize;
 
@@ -71,11 +70,9 @@ pub fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
-/// The process probes at one instant.
+/// The process probes and the run's counters at one instant.
 #[derive(Debug, Clone, Copy)]
 pub struct ProcSample {
-    /// When it was taken.
-    pub at: Instant,
     /// [`cpu_seconds`].
     pub cpu_seconds: Option<f64>,
     /// [`device_io`].
@@ -91,7 +88,6 @@ impl ProcSample {
     /// Samples the process now.
     pub fn now(engine_written: Option<u64>, puts: u64) -> Self {
         ProcSample {
-            at: Instant::now(),
             cpu_seconds: cpu_seconds(),
             io: device_io(),
             engine_written,
@@ -326,16 +322,13 @@ mod tests {
 
     #[test]
     fn efficiency_divides_by_user_bytes() {
-        let at = Instant::now();
         let before = ProcSample {
-            at,
             cpu_seconds: Some(1.0),
             io: Some((0, 1000)),
             engine_written: Some(0),
             puts: 0,
         };
         let after = ProcSample {
-            at,
             cpu_seconds: Some(3.0),
             io: Some((500, 5000)),
             engine_written: Some(2000),

@@ -36,7 +36,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 pub use engine::BenchError;
-use engine::{CacheType, Compression, EngineOptions, Result};
+use engine::{CacheType, CompactionStyle, Compression, EngineOptions, Result};
 
 /// The engine `cairn bench` runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
@@ -104,6 +104,21 @@ pub struct BenchArgs {
     /// directory, created when missing.
     #[arg(long = "report_dir")]
     pub report_dir: Option<PathBuf>,
+    /// Compaction style: 0 level, 1 universal, 2 fifo (RocksDB's numbering, as db_bench).
+    #[arg(
+        long = "compaction_style",
+        default_value_t = 0,
+        allow_hyphen_values = true
+    )]
+    pub compaction_style: i32,
+    /// Collect engine statistics and print them at the end (RocksDB: its Statistics object;
+    /// CairnDB: the counters it keeps, and a note of what it lacks).
+    #[arg(long = "statistics", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub statistics: bool,
+    /// Every this many seconds, print the step's operations and rate so far to stderr
+    /// (db_bench's per-interval progress lines, for all threads together); 0 disables.
+    #[arg(long = "stats_interval_seconds", default_value_t = 0)]
+    pub stats_interval_seconds: u64,
     /// Number of key/value pairs (the key space).
     #[arg(long = "num", default_value_t = 1_000_000)]
     pub num: u64,
@@ -329,6 +344,8 @@ impl BenchArgs {
             },
             enable_pipelined_write: self.enable_pipelined_write,
             multiread_batched: self.multiread_batched,
+            compaction_style: CompactionStyle::from_db_bench(self.compaction_style)?,
+            statistics: self.statistics,
         })
     }
 }

@@ -37,6 +37,9 @@ pub struct MonitorConfig {
     /// The step's name and its expected operations (0 when it runs for a duration), for a
     /// progress line; `None` for no progress line.
     pub progress: Option<(String, u64)>,
+    /// Every this many seconds (0: never), a db_bench-style progress line on stderr with the
+    /// operations and rates of the interval and of the step so far, all threads together.
+    pub stats_interval_seconds: u64,
 }
 
 /// The watching thread of one step.
@@ -56,7 +59,8 @@ impl Monitor {
     /// The report file cannot be created.
     pub fn start(config: MonitorConfig) -> Result<Option<Monitor>> {
         let progress = config.progress.filter(|_| std::io::stderr().is_terminal());
-        if config.report.is_none() && progress.is_none() {
+        let stats_every = config.stats_interval_seconds;
+        if config.report.is_none() && progress.is_none() && stats_every == 0 {
             return Ok(None);
         }
         let report = match config.report {
@@ -69,7 +73,7 @@ impl Monitor {
             let (counter, stop) = (counter.clone(), stop.clone());
             std::thread::Builder::new()
                 .name("bench-monitor".to_string())
-                .spawn(move || watch(&counter, &stop, report, progress))
+                .spawn(move || watch(&counter, &stop, report, progress, stats_every))
                 .map_err(|e| BenchError::Usage(format!("cannot start the reporting thread: {e}")))?
         };
         Ok(Some(Monitor {
@@ -116,8 +120,11 @@ fn watch(
     stop: &(Mutex<bool>, Condvar),
     mut report: Option<(File, PathBuf, u64)>,
     progress: Option<(String, u64)>,
+    stats_every: u64,
 ) {
     let started = Instant::now();
+    let mut next_stats = (stats_every > 0).then(|| started + Duration::from_secs(stats_every));
+    let (mut stats_last_at, mut stats_last_done) = (started, 0u64);
     let tick = Duration::from_millis(if progress.is_some() { 500 } else { 1000 });
     let mut next_report = report.as_ref().map(|r| started + Duration::from_secs(r.2));
     let mut last_reported = 0;
@@ -125,7 +132,10 @@ fn watch(
     let mut stopped = lock.lock().expect("monitor lock");
     loop {
         let now = Instant::now();
-        let wake = next_report.map_or(now + tick, |t| t.min(now + tick));
+        let wake = [next_report, next_stats]
+            .into_iter()
+            .flatten()
+            .fold(now + tick, Instant::min);
         let (guard, _) = cv
             .wait_timeout(stopped, wake.saturating_duration_since(now))
             .expect("monitor lock");
@@ -152,6 +162,24 @@ fn watch(
                     last_reported = done;
                     next_report = Some(due + Duration::from_secs(*secs));
                 }
+            }
+        }
+        if let Some(due) = next_stats {
+            if now >= due {
+                let interval = (now - stats_last_at).as_secs_f64().max(1e-9);
+                let total = (now - started).as_secs_f64().max(1e-9);
+                eprintln!(
+                    "... all threads: ({},{}) ops and ({:.1},{:.1}) ops/second in ({:.6},{:.6}) \
+                     seconds",
+                    done - stats_last_done,
+                    done,
+                    (done - stats_last_done) as f64 / interval,
+                    done as f64 / total,
+                    interval,
+                    total
+                );
+                (stats_last_at, stats_last_done) = (now, done);
+                next_stats = Some(due + Duration::from_secs(stats_every));
             }
         }
         if let Some((name, expected)) = &progress {
@@ -190,6 +218,7 @@ mod tests {
         let m = Monitor::start(MonitorConfig {
             report: Some((path.clone(), 1)),
             progress: None,
+            stats_interval_seconds: 0,
         })
         .expect("start")
         .expect("a monitor for the report");
@@ -215,13 +244,15 @@ mod tests {
         assert_eq!(first[1], "5");
         assert!(Monitor::start(MonitorConfig {
             report: None,
-            progress: None
+            progress: None,
+            stats_interval_seconds: 0,
         })
         .expect("start")
         .is_none());
         let bad = Monitor::start(MonitorConfig {
             report: Some((dir.path().join("missing/dir/report.csv"), 1)),
             progress: None,
+            stats_interval_seconds: 0,
         });
         assert!(bad.is_err());
     }

@@ -185,6 +185,9 @@ pub fn run_steps<E: BenchEngine>(
         out(&text);
     }
     out(&run.summary());
+    if args.statistics {
+        out(&run.engine().statistics());
+    }
     let mut report = RunReport {
         steps: std::mem::take(&mut run.steps),
         final_db_bytes: 0,
@@ -519,6 +522,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
                 name.to_string(),
                 if args.duration > 0 { 0 } else { expected_ops },
             )),
+            stats_interval_seconds: args.stats_interval_seconds,
         })?;
         let limiter = (args.benchmark_write_rate_limit > 0)
             .then(|| Mutex::new(RateLimiter::new(args.benchmark_write_rate_limit)));
