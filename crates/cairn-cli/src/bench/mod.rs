@@ -2,18 +2,28 @@
 //! RocksDB.
 //!
 //! It takes db_bench's flag names (`--benchmarks=fillseq,readrandom --num=1000000 ...`),
-//! generates keys and values exactly as db_bench does (see [`generator`]) and prints db_bench's
-//! result lines, followed by latency percentiles that db_bench leaves out.
+//! generates keys and values exactly as db_bench does (see [`generator`]), runs each benchmark on
+//! `--threads` threads seeded as db_bench seeds them (for `--duration` seconds where db_bench
+//! honours it) and prints db_bench's result lines (and its histogram blocks with `--histogram`).
+//! Under each result line it adds what db_bench leaves out: CPU, device I/O, write and space
+//! amplification and peak RSS; the per-second throughput's median, CV and slow seconds; latency
+//! percentiles to p99.99 and the maximum. `--report_json`, `--report_dir` (SVG plots),
+//! `--report_interval_seconds`/`--report_file` (db_bench's CSV) record them.
 //!
-//! - [`engine`]: the engine abstraction the drivers use, and the engine-neutral options the
-//!   flags map to.
+//! - [`engine`]: the engine abstraction the drivers use (shared by the threads of a step), and
+//!   the engine-neutral options the flags map to.
 //! - [`cairn_engine`]: CairnDB (`--engine cairndb`, the default).
 //! - `rocksdb_engine`: RocksDB (`--engine rocksdb`), built only with the `rocksdb` feature.
-//! - [`workloads`]: db_bench's benchmarks, written once for any engine.
-//! - [`report`]: db_bench's result lines.
+//! - [`workloads`]: the run: steps in order, dispatch onto threads, printing and records.
+//! - [`drivers`]: db_bench's per-thread benchmark loops, written once for any engine.
+//! - [`threads`]: db_bench's `RunBenchmark` (threads, seeds, merging), `Duration`, rate limit.
+//! - [`report`], [`histogram`]: results, db_bench's result line and histogram block.
+//! - [`metrics`]: CPU, `/proc/self/io`, RSS, live keys; [`monitor`]: the CSV reporter, the
+//!   progress line and `--stats_interval_seconds`; [`keydist`]: `--key_dist=zipfian`;
+//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb`.
 //!
-//! Benchmarks not built yet (multi-threaded and mixed workloads, ...) and db_bench flags not
-//! taken are refused with a clear error rather than approximated.
+//! Benchmarks and db_bench flags not taken are refused with a clear error (clap names an
+//! unknown flag) rather than approximated.
 
 mod cairn_engine;
 mod drivers;
@@ -27,6 +37,7 @@ mod plots;
 mod report;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_engine;
+mod suite;
 mod threads;
 mod workloads;
 
@@ -50,7 +61,7 @@ pub enum EngineKind {
 
 /// db_bench's flags, under db_bench's names and with its defaults, except where a flag's help
 /// says otherwise.
-#[derive(Debug, Args, serde::Serialize)]
+#[derive(Debug, Clone, Args, serde::Serialize)]
 pub struct BenchArgs {
     /// The engine under test: cairndb, or rocksdb (only in a build with `--features rocksdb`).
     #[arg(long = "engine", value_enum, default_value_t = EngineKind::Cairndb)]
@@ -119,6 +130,14 @@ pub struct BenchArgs {
     /// (db_bench's per-interval progress lines, for all threads together); 0 disables.
     #[arg(long = "stats_interval_seconds", default_value_t = 0)]
     pub stats_interval_seconds: u64,
+    /// Run a suite of steps instead of --benchmarks: `forestdb` (load; overwrite with sync, 1
+    /// and N threads; point queries then range queries, 1 and N threads, with a rate-limited
+    /// writer; both without it; overwrite without sync, 1 and N threads), ending with one table
+    /// of ops/sec and database size per step. N is --threads when above 1, else 4; the writer's
+    /// limit is --benchmark_write_rate_limit, else 1 MiB/s; steps after the load run for
+    /// --duration seconds when set (recommended), else their counts.
+    #[arg(long = "suite")]
+    pub suite: Option<String>,
     /// Number of key/value pairs (the key space).
     #[arg(long = "num", default_value_t = 1_000_000)]
     pub num: u64,
@@ -358,12 +377,26 @@ impl BenchArgs {
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     args.validate()?;
     let options = args.engine_options()?;
-    let report = match args.engine {
-        EngineKind::Cairndb => workloads::run::<cairn_engine::CairnEngine>(args, &options)?,
+    let report = match (args.engine, &args.suite) {
+        (_, Some(name)) if name != "forestdb" => {
+            return Err(BenchError::Usage(format!(
+                "unknown --suite {name:?} (cairn bench has: forestdb)"
+            )))
+        }
+        (EngineKind::Cairndb, Some(_)) => {
+            suite::forestdb::<cairn_engine::CairnEngine>(args, &options)?
+        }
+        (EngineKind::Cairndb, None) => workloads::run::<cairn_engine::CairnEngine>(args, &options)?,
         #[cfg(feature = "rocksdb")]
-        EngineKind::Rocksdb => workloads::run::<rocksdb_engine::RocksDbEngine>(args, &options)?,
+        (EngineKind::Rocksdb, Some(_)) => {
+            suite::forestdb::<rocksdb_engine::RocksDbEngine>(args, &options)?
+        }
+        #[cfg(feature = "rocksdb")]
+        (EngineKind::Rocksdb, None) => {
+            workloads::run::<rocksdb_engine::RocksDbEngine>(args, &options)?
+        }
         #[cfg(not(feature = "rocksdb"))]
-        EngineKind::Rocksdb => {
+        (EngineKind::Rocksdb, _) => {
             return Err(BenchError::Usage(
                 "--engine rocksdb: this cairn was built without RocksDB; rebuild with \
                  `cargo build --release -p cairn-cli --features rocksdb`"

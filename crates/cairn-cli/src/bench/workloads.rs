@@ -47,6 +47,7 @@ pub const BENCHMARKS: &[&str] = &[
     "readreverse",
     "seekrandom",
     "readwhilewriting",
+    "seekrandomwhilewriting",
     "readrandomwriterandom",
     "deleterandom",
     "deleteseq",
@@ -200,7 +201,7 @@ pub fn run_steps<E: BenchEngine>(
 }
 
 /// State shared by the benchmarks of one run.
-struct Run<'a, E: BenchEngine> {
+pub(super) struct Run<'a, E: BenchEngine> {
     args: &'a BenchArgs,
     options: &'a EngineOptions,
     dir: PathBuf,
@@ -325,20 +326,19 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
     for (name, value) in options {
         let item = format!(" {name}={value}");
         if line.len() + item.len() > 100 {
-            println(format!("{line}"));
-            line = String::from("           ");
+            println(std::mem::replace(&mut line, String::from("           ")));
         }
         line.push_str(&item);
     }
-    println(format!("{line}"));
-    println(format!("------------------------------------------------"));
+    println(line);
+    println("------------------------------------------------".to_string());
     out.pop();
     out
 }
 
 impl<'a, E: BenchEngine> Run<'a, E> {
     /// Opens the database in `dir`, destroyed first unless `--use_existing_db`.
-    fn start(
+    pub(super) fn start(
         args: &'a BenchArgs,
         options: &'a EngineOptions,
         dir: PathBuf,
@@ -372,7 +372,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
     /// Runs benchmark `name` and returns what it prints: db_bench's result line, the lines
     /// db_bench leaves out, and with `--histogram` db_bench's histogram blocks; or that it was
     /// skipped; or, for stats and levelstats, the engine's statistics.
-    fn execute(&mut self, name: &str) -> Result<String> {
+    pub(super) fn execute(&mut self, name: &str) -> Result<String> {
         if FILLS.contains(&name) && self.args.use_existing_db {
             return Ok(format!("{name:<12} : skipped (--use_existing_db is true)"));
         }
@@ -467,15 +467,31 @@ impl<'a, E: BenchEngine> Run<'a, E> {
         lines
     }
 
+    /// Runs the next steps with `args` (the suite changes threads, sync and the write rate
+    /// between steps; everything that shapes the database stays the same).
+    pub(super) fn set_args(&mut self, args: &'a BenchArgs) {
+        self.args = args;
+    }
+
+    /// The records of the steps run so far.
+    pub(super) fn steps(&self) -> &[StepReport] {
+        &self.steps
+    }
+
+    /// The database directory.
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Closes the database.
-    fn finish(mut self) -> Result<()> {
+    pub(super) fn finish(mut self) -> Result<()> {
         self.engine
             .take()
             .expect("open after the benchmarks")
             .close()
     }
 
-    fn engine(&self) -> &E {
+    pub(super) fn engine(&self) -> &E {
         self.engine.as_ref().expect("open between benchmarks")
     }
 
@@ -595,6 +611,15 @@ impl<'a, E: BenchEngine> Run<'a, E> {
                     }
                 })
             }
+            "seekrandomwhilewriting" => {
+                self.on_threads(name, n + 1, args.reads() * n as u64, |c, t, shared| {
+                    if t.tid == 0 {
+                        drivers::bg_writer(c, t, shared)
+                    } else {
+                        drivers::seekrandom(c, t)
+                    }
+                })
+            }
             "readrandomwriterandom" => {
                 let total = drivers::readwrites(args) * n as u64;
                 self.on_threads(name, n, total, |c, t, _| {
@@ -663,7 +688,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
     }
 
     /// Bytes and table files on disk, then the engine's own properties.
-    fn summary(&self) -> String {
+    pub(super) fn summary(&self) -> String {
         let (mut bytes, mut tables) = (0, 0);
         if let Ok(rd) = std::fs::read_dir(&self.dir) {
             for entry in rd.filter_map(|e| e.ok()) {
