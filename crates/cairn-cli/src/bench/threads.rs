@@ -269,14 +269,20 @@ mod tests {
     #[test]
     fn excluded_thread_runs_until_the_others_finish_and_errors_surface() {
         let counter = Arc::new(AtomicU64::new(0));
+        // The readers start once the writer has written, so that it has results to report.
+        let wrote = std::sync::atomic::AtomicBool::new(false);
         let step = run_threads(3, 1, Some(counter.clone()), |t, shared| {
             if t.tid == 0 {
                 t.exclude_from_merge = true;
                 while !shared.others_done() {
                     t.stats.finished_op(OpKind::Write, Instant::now(), 0);
+                    wrote.store(true, Ordering::Release);
                     std::thread::yield_now();
                 }
             } else {
+                while !wrote.load(Ordering::Acquire) {
+                    std::thread::yield_now();
+                }
                 for _ in 0..50 {
                     t.stats.finished_op(OpKind::Read, Instant::now(), 0);
                 }
