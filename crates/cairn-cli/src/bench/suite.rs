@@ -125,7 +125,15 @@ pub fn forestdb<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Re
         None => std::env::temp_dir().join(format!("cairn-bench-suite-{}", std::process::id())),
     };
     let temporary = args.db.is_none();
-    let seed_base = if args.seed == 0 { 1 } else { args.seed };
+    let seed_base = if args.seed == 0 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_micros() as u64);
+        println!("Set seed to {now} because --seed was 0");
+        now
+    } else {
+        args.seed
+    };
     let mut run = Run::<E>::start(&plan[0].1, options, dir.clone(), seed_base)?;
     println!("Suite forestdb on {}", run.engine().describe());
     let mut rows = Vec::new();
