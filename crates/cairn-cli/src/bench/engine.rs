@@ -3,7 +3,11 @@
 //! db_bench flags map to ([`EngineOptions`]) and the benchmark's error type.
 //!
 //! # Contract
-//! - One thread drives one engine; nothing here is shared between threads.
+//! - An engine is shared by the benchmark threads of a step (`BenchEngine: Sync`; the
+//!   threads run in a `std::thread::scope` and borrow it): `put`, `delete`, `write`, `get`,
+//!   `multi_get`, `iter`, `flush`, `compact` and `wait_for_compaction` may be called from several
+//!   threads at once. Write options, batches, iterators and values are per thread. `open` and
+//!   `close` are called on the main thread between steps, with no benchmark thread running.
 //! - Every engine receives the same [`EngineOptions`] and maps each field onto its own option of
 //!   the same name and meaning (`cairn_engine.rs`, `rocksdb_engine.rs`); a field an engine has no
 //!   option for is documented at the place where that engine ignores it.
@@ -223,6 +227,41 @@ pub struct EngineOptions {
     /// multireadrandom through RocksDB's batched `MultiGet` (db_bench's `--multiread_batched`)
     /// instead of the vector `MultiGet`; CairnDB has one multi-get and ignores it.
     pub multiread_batched: bool,
+    /// `compaction_style` (db_bench's `--compaction_style`: 0 level, 1 universal, 2 fifo).
+    pub compaction_style: CompactionStyle,
+    /// Collect engine statistics (db_bench's `--statistics`): RocksDB's `Statistics` object;
+    /// CairnDB keeps its counters always and ignores it.
+    pub statistics: bool,
+}
+
+/// How compaction shapes the tree (RocksDB's `CompactionStyle`, numbered as db_bench's
+/// `--compaction_style`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionStyle {
+    /// 0: `kCompactionStyleLevel`.
+    Level,
+    /// 1: `kCompactionStyleUniversal`.
+    Universal,
+    /// 2: `kCompactionStyleFIFO`.
+    Fifo,
+}
+
+impl CompactionStyle {
+    /// db_bench's number of the style.
+    ///
+    /// # Errors
+    /// [`BenchError::Usage`] for another number (3, `kCompactionStyleNone`, is manual-only and
+    /// not run here).
+    pub fn from_db_bench(v: i32) -> Result<Self> {
+        match v {
+            0 => Ok(CompactionStyle::Level),
+            1 => Ok(CompactionStyle::Universal),
+            2 => Ok(CompactionStyle::Fifo),
+            other => Err(BenchError::Usage(format!(
+                "--compaction_style={other}: use 0 (level), 1 (universal) or 2 (fifo)"
+            ))),
+        }
+    }
 }
 
 /// Durability of one write (RocksDB's `WriteOptions.sync` and `disableWAL`).
@@ -277,7 +316,7 @@ pub trait BenchIter {
 }
 
 /// A key-value engine the benchmark drivers run against.
-pub trait BenchEngine: Sized {
+pub trait BenchEngine: Sized + Sync {
     /// A value read by `get` or `multi_get` (borrowed from the engine where it can pin it).
     type Value<'a>: AsRef<[u8]>
     where
@@ -367,6 +406,29 @@ pub trait BenchEngine: Sized {
 
     /// A few engine-specific facts for the summary (files per level, memtables, cache use).
     fn properties(&self) -> Vec<(String, String)>;
+
+    /// Bytes the engine has written to table files (flushes and compactions) since it was
+    /// opened, from its own statistics; `None` when it does not say.
+    fn table_bytes_written(&self) -> Option<u64> {
+        None
+    }
+
+    /// Where [`BenchEngine::table_bytes_written`] comes from, for the report.
+    fn write_amp_source(&self) -> &'static str {
+        "unavailable"
+    }
+
+    /// What db_bench's `stats` (`"stats"`) or `levelstats` (`"levelstats"`) benchmark prints
+    /// for this engine.
+    fn stats_report(&self, which: &str) -> String {
+        format!("{which}: not available for this engine")
+    }
+
+    /// The engine's statistics at the end of the run (db_bench's `--statistics`), or a note of
+    /// what it lacks.
+    fn statistics(&self) -> String {
+        "statistics: not available for this engine".to_string()
+    }
 
     /// Closes the database, waiting for background work.
     ///

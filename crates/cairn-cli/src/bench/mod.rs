@@ -2,25 +2,43 @@
 //! RocksDB.
 //!
 //! It takes db_bench's flag names (`--benchmarks=fillseq,readrandom --num=1000000 ...`),
-//! generates keys and values exactly as db_bench does (see [`generator`]) and prints db_bench's
-//! result lines, followed by latency percentiles that db_bench leaves out.
+//! generates keys and values exactly as db_bench does (see [`generator`]), runs each benchmark on
+//! `--threads` threads seeded as db_bench seeds them (for `--duration` seconds where db_bench
+//! honours it) and prints db_bench's result lines (and its histogram blocks with `--histogram`).
+//! Under each result line it adds what db_bench leaves out: CPU, device I/O, write and space
+//! amplification and peak RSS; the per-second throughput's median, CV and slow seconds; latency
+//! percentiles to p99.99 and the maximum. `--report_json`, `--report_dir` (SVG plots),
+//! `--report_interval_seconds`/`--report_file` (db_bench's CSV) record them.
 //!
-//! - [`engine`]: the engine abstraction the drivers use, and the engine-neutral options the
-//!   flags map to.
+//! - [`engine`]: the engine abstraction the drivers use (shared by the threads of a step), and
+//!   the engine-neutral options the flags map to.
 //! - [`cairn_engine`]: CairnDB (`--engine cairndb`, the default).
 //! - `rocksdb_engine`: RocksDB (`--engine rocksdb`), built only with the `rocksdb` feature.
-//! - [`workloads`]: db_bench's benchmarks, written once for any engine.
-//! - [`report`]: db_bench's result lines.
+//! - [`workloads`]: the run: steps in order, dispatch onto threads, printing and records.
+//! - [`drivers`]: db_bench's per-thread benchmark loops, written once for any engine.
+//! - [`threads`]: db_bench's `RunBenchmark` (threads, seeds, merging), `Duration`, rate limit.
+//! - [`report`], [`histogram`]: results, db_bench's result line and histogram block.
+//! - [`metrics`]: CPU, `/proc/self/io`, RSS, live keys; [`monitor`]: the CSV reporter, the
+//!   progress line and `--stats_interval_seconds`; [`keydist`]: `--key_dist=zipfian`;
+//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb`.
 //!
-//! Benchmarks not built yet (multi-threaded and mixed workloads, ...) and db_bench flags not
-//! taken are refused with a clear error rather than approximated.
+//! Benchmarks and db_bench flags not taken are refused with a clear error (clap names an
+//! unknown flag) rather than approximated.
 
 mod cairn_engine;
+mod drivers;
 mod engine;
 mod generator;
+mod histogram;
+mod keydist;
+mod metrics;
+mod monitor;
+mod plots;
 mod report;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_engine;
+mod suite;
+mod threads;
 mod workloads;
 
 use std::path::PathBuf;
@@ -29,10 +47,11 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 pub use engine::BenchError;
-use engine::{CacheType, Compression, EngineOptions, Result};
+use engine::{CacheType, CompactionStyle, Compression, EngineOptions, Result};
 
 /// The engine `cairn bench` runs against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum EngineKind {
     /// CairnDB.
     Cairndb,
@@ -42,19 +61,83 @@ pub enum EngineKind {
 
 /// db_bench's flags, under db_bench's names and with its defaults, except where a flag's help
 /// says otherwise.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args, serde::Serialize)]
 pub struct BenchArgs {
     /// The engine under test: cairndb, or rocksdb (only in a build with `--features rocksdb`).
     #[arg(long = "engine", value_enum, default_value_t = EngineKind::Cairndb)]
     pub engine: EngineKind,
     /// Comma-separated benchmarks, run in order on one database: fillseq, fillbatch, fillrandom,
-    /// filluniquerandom, fillsync, overwrite, readrandom, multireadrandom, readseq, readreverse,
-    /// seekrandom, deleterandom, deleteseq, flush. Fills start from a fresh database.
+    /// filluniquerandom, fillsync, overwrite, updaterandom, readrandom, multireadrandom, readseq,
+    /// readreverse, seekrandom, readwhilewriting, readrandomwriterandom, deleterandom,
+    /// deleteseq, flush, compact, waitforcompaction, stats, levelstats. Fills start from a
+    /// fresh database.
     #[arg(
         long = "benchmarks",
         default_value = "fillseq,fillrandom,readrandom,readseq,seekrandom"
     )]
     pub benchmarks: String,
+    /// Threads running each benchmark, each with its own generator (readwhilewriting adds one
+    /// background writer thread).
+    #[arg(long = "threads", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Seconds the random-key benchmarks run for, instead of a count of operations; 0 means
+    /// the counts (--num, --reads, --writes, --deletes) decide, as db_bench.
+    #[arg(long = "duration", default_value_t = 0)]
+    pub duration: u64,
+    /// Share of reads (percent) in readrandomwriterandom.
+    #[arg(long = "readwritepercent", default_value_t = 90, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub readwritepercent: u32,
+    /// Bytes per second for readwhilewriting's background writer, the random writes and
+    /// updaterandom; 0 for no limit.
+    #[arg(long = "benchmark_write_rate_limit", default_value_t = 0)]
+    pub benchmark_write_rate_limit: u64,
+    /// Key distribution of random reads, seeks, multi-reads, readrandomwriterandom and
+    /// updaterandom: uniform (db_bench's) or zipfian (YCSB's scrambled zipfian, with
+    /// --zipf_theta; db_bench has no zipfian read distribution). Writes of the fills and
+    /// overwrite stay uniform as in db_bench.
+    #[arg(long = "key_dist", default_value = "uniform")]
+    pub key_dist: String,
+    /// Exponent of --key_dist=zipfian, in (0, 1).
+    #[arg(long = "zipf_theta", default_value_t = 0.99)]
+    pub zipf_theta: f64,
+    /// Every this many seconds, write `secs_elapsed,interval_qps` to --report_file (db_bench's
+    /// CSV; the file is rewritten at each benchmark, as db_bench does); 0 disables.
+    #[arg(long = "report_interval_seconds", default_value_t = 0)]
+    pub report_interval_seconds: u64,
+    /// The CSV file of --report_interval_seconds.
+    #[arg(long = "report_file", default_value = "report.csv")]
+    pub report_file: PathBuf,
+    /// Write every step's results (result line, efficiency, per-second series, latency
+    /// percentiles), the flags, the engine and the final database size to this JSON file.
+    #[arg(long = "report_json")]
+    pub report_json: Option<PathBuf>,
+    /// Write SVG plots (throughput per second and latency percentiles of every step) to this
+    /// directory, created when missing.
+    #[arg(long = "report_dir")]
+    pub report_dir: Option<PathBuf>,
+    /// Compaction style: 0 level, 1 universal, 2 fifo (RocksDB's numbering, as db_bench).
+    #[arg(
+        long = "compaction_style",
+        default_value_t = 0,
+        allow_hyphen_values = true
+    )]
+    pub compaction_style: i32,
+    /// Collect engine statistics and print them at the end (RocksDB: its Statistics object;
+    /// CairnDB: the counters it keeps, and a note of what it lacks).
+    #[arg(long = "statistics", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub statistics: bool,
+    /// Every this many seconds, print the step's operations and rate so far to stderr
+    /// (db_bench's per-interval progress lines, for all threads together); 0 disables.
+    #[arg(long = "stats_interval_seconds", default_value_t = 0)]
+    pub stats_interval_seconds: u64,
+    /// Run a suite of steps instead of --benchmarks: `forestdb` (load; overwrite with sync, 1
+    /// and N threads; point queries then range queries, 1 and N threads, with a rate-limited
+    /// writer; both without it; overwrite without sync, 1 and N threads), ending with one table
+    /// of ops/sec and database size per step. N is --threads when above 1, else 4; the writer's
+    /// limit is --benchmark_write_rate_limit, else 1 MiB/s; steps after the load run for
+    /// --duration seconds when set (recommended), else their counts.
+    #[arg(long = "suite")]
+    pub suite: Option<String>,
     /// Number of key/value pairs (the key space).
     #[arg(long = "num", default_value_t = 1_000_000)]
     pub num: u64,
@@ -109,7 +192,8 @@ pub struct BenchArgs {
     /// Seed base of the random generators; 0 derives it from the clock, as db_bench does.
     #[arg(long = "seed", default_value_t = 0)]
     pub seed: u64,
-    /// Print latency percentiles after each result line.
+    /// Print db_bench's histogram block ("Microseconds per write: ...") per operation type after
+    /// each result line.
     #[arg(long = "histogram", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub histogram: bool,
     /// Number of next() calls after each seek in seekrandom.
@@ -241,6 +325,9 @@ impl BenchArgs {
         if self.batch_size == 0 {
             return usage("--batch_size must be at least 1");
         }
+        if self.sync && self.disable_wal {
+            return usage("--sync and --disable_wal cannot be combined: there is no WAL to sync");
+        }
         Ok(())
     }
 
@@ -276,6 +363,8 @@ impl BenchArgs {
             },
             enable_pipelined_write: self.enable_pipelined_write,
             multiread_batched: self.multiread_batched,
+            compaction_style: CompactionStyle::from_db_bench(self.compaction_style)?,
+            statistics: self.statistics,
         })
     }
 }
@@ -288,18 +377,58 @@ impl BenchArgs {
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     args.validate()?;
     let options = args.engine_options()?;
-    match args.engine {
-        EngineKind::Cairndb => workloads::run::<cairn_engine::CairnEngine>(args, &options)?,
+    let report = match (args.engine, &args.suite) {
+        (_, Some(name)) if name != "forestdb" => {
+            return Err(BenchError::Usage(format!(
+                "unknown --suite {name:?} (cairn bench has: forestdb)"
+            )))
+        }
+        (EngineKind::Cairndb, Some(_)) => {
+            suite::forestdb::<cairn_engine::CairnEngine>(args, &options)?
+        }
+        (EngineKind::Cairndb, None) => workloads::run::<cairn_engine::CairnEngine>(args, &options)?,
         #[cfg(feature = "rocksdb")]
-        EngineKind::Rocksdb => workloads::run::<rocksdb_engine::RocksDbEngine>(args, &options)?,
+        (EngineKind::Rocksdb, Some(_)) => {
+            suite::forestdb::<rocksdb_engine::RocksDbEngine>(args, &options)?
+        }
+        #[cfg(feature = "rocksdb")]
+        (EngineKind::Rocksdb, None) => {
+            workloads::run::<rocksdb_engine::RocksDbEngine>(args, &options)?
+        }
         #[cfg(not(feature = "rocksdb"))]
-        EngineKind::Rocksdb => {
+        (EngineKind::Rocksdb, _) => {
             return Err(BenchError::Usage(
                 "--engine rocksdb: this cairn was built without RocksDB; rebuild with \
                  `cargo build --release -p cairn-cli --features rocksdb`"
                     .to_string(),
             ))
         }
-    }
+    };
+    write_reports(args, &report)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON document of `--report_json`.
+fn report_json(args: &BenchArgs, report: &workloads::RunReport) -> serde_json::Value {
+    serde_json::json!({
+        "engine": report.engine,
+        "flags": args,
+        "argv": std::env::args().collect::<Vec<_>>(),
+        "final_db_bytes": report.final_db_bytes,
+        "steps": report.steps,
+    })
+}
+
+/// Writes `--report_json` and `--report_dir`.
+fn write_reports(args: &BenchArgs, report: &workloads::RunReport) -> Result<()> {
+    if let Some(path) = &args.report_json {
+        let text = serde_json::to_string_pretty(&report_json(args, report))
+            .map_err(|e| BenchError::Usage(format!("cannot encode the JSON report: {e}")))?;
+        std::fs::write(path, text)
+            .map_err(|e| cairndb::Error::io("write --report_json", path, e))?;
+    }
+    if let Some(dir) = &args.report_dir {
+        plots::write_plots(dir, &report.steps)?;
+    }
+    Ok(())
 }

@@ -13,20 +13,36 @@
 
 use std::path::Path;
 
+use std::sync::Mutex;
+
+use rocksdb::statistics::Ticker;
 use rocksdb::{
-    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice,
-    DBRawIterator, Options, ReadOptions, WriteBatch, WriteOptions, DB, DEFAULT_COLUMN_FAMILY_NAME,
+    BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompactionStyle, DBCompressionType,
+    DBPinnableSlice, DBRawIterator, Options, ReadOptions, WriteBatch, WriteOptions, DB,
+    DEFAULT_COLUMN_FAMILY_NAME,
 };
 
 use super::engine::{
-    BenchBatch, BenchEngine, BenchError, BenchIter, CacheType, Compression, EngineOptions, Result,
-    WriteMode,
+    BenchBatch, BenchEngine, BenchError, BenchIter, CacheType, CompactionStyle, Compression,
+    EngineOptions, Result, WriteMode,
 };
+
+/// Read options shared by the benchmark threads.
+struct SharedReadOptions(ReadOptions);
+
+// SAFETY: RocksDB takes `const ReadOptions&` in Get and MultiGet and never writes through it;
+// the wrapped options are built once in `open` and never changed, so concurrent reads of the
+// same C++ object from several threads are data-race free.
+unsafe impl Sync for SharedReadOptions {}
 
 /// A RocksDB database under test.
 pub struct RocksDbEngine {
     db: DB,
-    read_options: ReadOptions,
+    read_options: SharedReadOptions,
+    /// The options the database was opened with, kept for their `Statistics` (`--statistics`);
+    /// in a mutex because `Options` is not `Sync`.
+    options: Mutex<Options>,
+    statistics: bool,
     multiread_batched: bool,
     num_levels: u32,
     /// RocksDB's version, from the OPTIONS file it wrote when opening.
@@ -125,6 +141,14 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
         "hard_pending_compaction_bytes_limit",
         o.hard_pending_compaction_bytes_limit,
     )?);
+    opts.set_compaction_style(match o.compaction_style {
+        CompactionStyle::Level => DBCompactionStyle::Level,
+        CompactionStyle::Universal => DBCompactionStyle::Universal,
+        CompactionStyle::Fifo => DBCompactionStyle::Fifo,
+    });
+    if o.statistics {
+        opts.enable_statistics();
+    }
     opts.set_compression_type(match o.compression {
         Compression::None => DBCompressionType::None,
         Compression::Lz4 => DBCompressionType::Lz4,
@@ -230,7 +254,9 @@ impl BenchEngine for RocksDbEngine {
         let db = DB::open_cf_descriptors(&opts, dir, [default_cf])?;
         Ok(RocksDbEngine {
             db,
-            read_options: ReadOptions::default(),
+            read_options: SharedReadOptions(ReadOptions::default()),
+            options: Mutex::new(opts),
+            statistics: options.statistics,
             multiread_batched: options.multiread_batched,
             num_levels: options.num_levels,
             version: rocksdb_version(dir).unwrap_or_else(|| "unknown".to_string()),
@@ -275,7 +301,7 @@ impl BenchEngine for RocksDbEngine {
     fn get(&self, key: &[u8]) -> Result<Option<RocksValue<'_>>> {
         Ok(self
             .db
-            .get_pinned_opt(key, &self.read_options)?
+            .get_pinned_opt(key, &self.read_options.0)?
             .map(RocksValue::Pinned))
     }
 
@@ -286,13 +312,13 @@ impl BenchEngine for RocksDbEngine {
                 .cf_handle(DEFAULT_COLUMN_FAMILY_NAME)
                 .expect("opened with the default column family named");
             self.db
-                .batched_multi_get_cf_opt(cf, keys.iter().copied(), false, &self.read_options)
+                .batched_multi_get_cf_opt(cf, keys.iter().copied(), false, &self.read_options.0)
                 .into_iter()
                 .map(|r| Ok(r?.map(RocksValue::Pinned)))
                 .collect()
         } else {
             self.db
-                .multi_get_opt(keys, &self.read_options)
+                .multi_get_opt(keys, &self.read_options.0)
                 .into_iter()
                 .map(|r| Ok(r?.map(RocksValue::Owned)))
                 .collect()
@@ -340,6 +366,56 @@ impl BenchEngine for RocksDbEngine {
             }
         }
         props
+    }
+
+    /// With `--statistics`, RocksDB's `rocksdb.flush.write.bytes` + `rocksdb.compact.write.bytes`
+    /// tickers (exact); otherwise the "Cumulative compaction: X GB write" line of the
+    /// `rocksdb.stats` property (flushes included, as they are L0's compaction stats), which
+    /// RocksDB prints to 0.01 GB.
+    fn table_bytes_written(&self) -> Option<u64> {
+        if self.statistics {
+            let o = self.options.lock().expect("options lock");
+            return Some(
+                o.get_ticker_count(Ticker::FlushWriteBytes)
+                    + o.get_ticker_count(Ticker::CompactWriteBytes),
+            );
+        }
+        let stats = self.db.property_value("rocksdb.stats").ok()??;
+        let gb: f64 = stats
+            .lines()
+            .find_map(|l| l.strip_prefix("Cumulative compaction: "))?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        Some((gb * (1u64 << 30) as f64) as u64)
+    }
+
+    fn write_amp_source(&self) -> &'static str {
+        if self.statistics {
+            "rocksdb: flush.write.bytes + compact.write.bytes tickers (--statistics)"
+        } else {
+            "rocksdb: rocksdb.stats 'Cumulative compaction: GB write' (0.01 GB resolution; \
+             --statistics for exact tickers)"
+        }
+    }
+
+    fn stats_report(&self, which: &str) -> String {
+        let property = format!("rocksdb.{which}");
+        match self.db.property_value(&property) {
+            Ok(Some(v)) => v.trim_end().to_string(),
+            Ok(None) => format!("{property}: not available"),
+            Err(e) => format!("{property}: {e}"),
+        }
+    }
+
+    fn statistics(&self) -> String {
+        if !self.statistics {
+            return "statistics: run with --statistics=1 to collect RocksDB's".to_string();
+        }
+        let o = self.options.lock().expect("options lock");
+        o.get_statistics()
+            .unwrap_or_else(|| "statistics: none collected".to_string())
     }
 
     fn close(self) -> Result<()> {

@@ -1,51 +1,61 @@
-//! db_bench's benchmarks, written once against [`BenchEngine`], so both engines run the same
-//! operations on the same keys and values.
+//! db_bench's benchmarks run in order on one database: the run's state between steps, the
+//! dispatch of each benchmark onto its threads (`drivers.rs` holds the per-thread loops), and
+//! what is printed and recorded for each step.
 //!
-//! Each driver follows its db_bench counterpart (`tools/db_bench_tool.cc`) in what it counts and
-//! in the order it draws random numbers, so the same `--seed` gives the same keys as db_bench:
-//! - Every benchmark that db_bench runs on a thread takes a fresh generator seeded with
-//!   `seed_base + n`, n counting such benchmarks from 1 (`flush` and skipped fills take none).
-//! - db_bench picks one of its databases with one draw per call (`SelectDB`) before the keys of
-//!   that call, even when there is a single database: per read in readrandom, per batch in the
-//!   random fills, overwrite, multireadrandom and the deletes. Those draws are made here too.
-//! - Fills and overwrite write `--writes` entries (default `--num`) in calls of `--batch_size`;
-//!   `writes / batch_size` calls, as db_bench's `Duration`.
+//! Seeds follow db_bench: every benchmark thread takes a fresh generator seeded with
+//! `seed_base + n`, n counting benchmark threads of the run from 1 (`--threads` per step, one
+//! more for readwhilewriting's writer; `flush`, `waitforcompaction`, `stats`, `levelstats` and
+//! skipped fills take none, as in db_bench where they do not run on threads).
 //!
 //! As in db_bench, the database in `--db` is destroyed at the start unless `--use_existing_db`,
 //! and the fills (`fillseq`, `fillbatch`, `fillrandom`, `filluniquerandom`, `fillsync`) start
 //! from a fresh one; with `--use_existing_db` they are skipped. A directory that holds files but
 //! no database (no `CURRENT`) is never deleted.
+//!
+//! Under each db_bench result line come the lines db_bench does not print (efficiency,
+//! per-second throughput, latency percentiles; see `report.rs` and `metrics.rs`), and every step
+//! is recorded for `--report_json` and `--report_dir`.
 
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::engine::{
-    BenchBatch, BenchEngine, BenchError, BenchIter, EngineOptions, Result, WriteMode,
-};
-use super::generator::{
-    key_from_int, unique_random_order, Random64, ValueGenerator, MAX_UNIQUE_RANDOM_NUM,
-};
-use super::report::Stats;
+use serde::Serialize;
+
+use super::drivers::{self, Ctx, KeyOrder};
+use super::engine::{BenchEngine, BenchError, EngineOptions, Result, WriteMode};
+use super::generator::{unique_random_order, MAX_UNIQUE_RANDOM_NUM};
+use super::keydist::KeyDist;
+use super::metrics::{dir_bytes, Efficiency, KeyTracker, ProcSample};
+use super::monitor::{Monitor, MonitorConfig};
+use super::report::{LatencyPercentiles, OpKind, SeriesStats, Stats};
+use super::threads::{run_threads, RateLimiter, Shared, StepStats, ThreadState};
 use super::BenchArgs;
 
 /// Every benchmark `cairn bench` runs.
-const BENCHMARKS: &[&str] = &[
+pub const BENCHMARKS: &[&str] = &[
     "fillseq",
     "fillbatch",
     "fillrandom",
     "filluniquerandom",
     "fillsync",
     "overwrite",
+    "updaterandom",
     "readrandom",
     "multireadrandom",
     "readseq",
     "readreverse",
     "seekrandom",
+    "readwhilewriting",
+    "seekrandomwhilewriting",
+    "readrandomwriterandom",
     "deleterandom",
     "deleteseq",
     "flush",
     "compact",
     "waitforcompaction",
+    "stats",
+    "levelstats",
 ];
 
 /// The benchmarks that need a fresh database.
@@ -57,76 +67,64 @@ const FILLS: &[&str] = &[
     "fillsync",
 ];
 
-/// How a write benchmark chooses keys (db_bench's `WriteMode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum KeyOrder {
-    /// 0, 1, 2, ...
-    Sequential,
-    /// Uniform over the key space, with repeats.
-    Random,
-    /// A permutation of the key space.
-    UniqueRandom,
+/// One step's record, for `--report_json` and `--report_dir`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    /// The benchmark.
+    pub name: String,
+    /// db_bench's result line, as printed.
+    pub result_line: String,
+    /// Threads whose results are merged (readwhilewriting: the readers).
+    pub threads: usize,
+    /// Operations done.
+    pub ops: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Operations per wall-clock second.
+    pub ops_per_sec: f64,
+    /// Bytes moved (db_bench's MB/s numerator).
+    pub bytes: u64,
+    /// Latency percentiles per operation type.
+    pub latency: Vec<(OpKind, LatencyPercentiles)>,
+    /// Operations finished in each second of the step (the last may be partial).
+    pub per_second: Vec<u64>,
+    /// Statistics of the whole seconds of `per_second`.
+    pub throughput: SeriesStats,
+    /// Efficiency of the step.
+    pub efficiency: Efficiency,
+    /// readwhilewriting's background writer, reported apart as db_bench keeps it out of the
+    /// result line.
+    pub writer: Option<WriterReport>,
 }
 
-/// db_bench's `KeyGenerator`.
-struct KeyGen {
-    order: KeyOrder,
-    key_space: u64,
-    next: u64,
-    permutation: Vec<u64>,
+/// The background writer of readwhilewriting.
+#[derive(Debug, Clone, Serialize)]
+pub struct WriterReport {
+    /// Puts done.
+    pub ops: u64,
+    /// Puts per wall-clock second.
+    pub ops_per_sec: f64,
+    /// Put latency percentiles.
+    pub latency: Option<LatencyPercentiles>,
 }
 
-impl KeyGen {
-    fn new(order: KeyOrder, key_space: u64, seed_base: u64) -> Self {
-        let permutation = match order {
-            // db_bench shuffles with the seed base truncated to 32 bits.
-            KeyOrder::UniqueRandom => unique_random_order(key_space, seed_base as u32),
-            _ => Vec::new(),
-        };
-        KeyGen {
-            order,
-            key_space,
-            next: 0,
-            permutation,
-        }
-    }
-
-    fn next(&mut self, rng: &mut Random64) -> u64 {
-        match self.order {
-            KeyOrder::Sequential => {
-                self.next += 1;
-                self.next - 1
-            }
-            KeyOrder::Random => rng.next_u64() % self.key_space,
-            KeyOrder::UniqueRandom => {
-                let k = self.permutation[self.next as usize];
-                self.next += 1;
-                k
-            }
-        }
-    }
+/// What a run produced: the steps, and the database's size at the end.
+#[derive(Debug, Clone, Default)]
+pub struct RunReport {
+    /// Every step run, in order.
+    pub steps: Vec<StepReport>,
+    /// Bytes of the database directory at the end.
+    pub final_db_bytes: u64,
+    /// The engine's description.
+    pub engine: String,
 }
 
-/// State shared by the benchmarks of one run.
-struct Run<'a, E: BenchEngine> {
-    args: &'a BenchArgs,
-    options: &'a EngineOptions,
-    dir: PathBuf,
-    /// The open database; `None` only while a fill replaces it.
-    engine: Option<E>,
-    seed_base: u64,
-    /// Benchmarks run on a thread so far; the next one is seeded with `seed_base + this + 1`.
-    threads_started: u64,
-}
-
-/// Runs every benchmark of `--benchmarks` in order on engine `E`.
+/// Splits and checks `--benchmarks`.
 ///
 /// # Errors
-/// [`BenchError::Usage`] for an unknown benchmark name (before anything runs) or flags a
-/// benchmark cannot run with; the engine's error when an operation fails.
-pub fn run<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Result<()> {
-    let names: Vec<&str> = args
-        .benchmarks
+/// [`BenchError::Usage`] naming an unknown benchmark.
+pub fn benchmark_names(list: &str) -> Result<Vec<&str>> {
+    let names: Vec<&str> = list
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -137,6 +135,30 @@ pub fn run<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Result<
             BENCHMARKS.join(", ")
         )));
     }
+    Ok(names)
+}
+
+/// Runs every benchmark of `--benchmarks` in order on engine `E`, printing as it goes.
+///
+/// # Errors
+/// [`BenchError::Usage`] for an unknown benchmark name (before anything runs) or flags a
+/// benchmark cannot run with; the engine's error when an operation fails.
+pub fn run<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Result<RunReport> {
+    let names = benchmark_names(&args.benchmarks)?;
+    run_steps::<E>(args, options, &names, |line| println!("{line}"))
+}
+
+/// Runs `names` in order on engine `E` in a database opened per the flags, handing each printed
+/// block to `out`.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_steps<E: BenchEngine>(
+    args: &BenchArgs,
+    options: &EngineOptions,
+    names: &[&str],
+    mut out: impl FnMut(&str),
+) -> Result<RunReport> {
     let tmp;
     let dir = match &args.db {
         Some(d) => d.clone(),
@@ -152,18 +174,45 @@ pub fn run<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Result<
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(1, |d| d.as_micros() as u64);
-        println!("Set seed to {now} because --seed was 0");
+        out(&format!("Set seed to {now} because --seed was 0"));
         now
     } else {
         args.seed
     };
     let mut run = Run::<E>::start(args, options, dir, seed_base)?;
-    print_header(args, options, &run.dir, run.engine());
+    out(&header(args, options, &run.dir, run.engine()));
     for name in names {
-        println!("{}", run.execute(name)?);
+        let text = run.execute(name)?;
+        out(&text);
     }
-    run.summary();
-    run.finish()
+    out(&run.summary());
+    if args.statistics {
+        out(&run.engine().statistics());
+    }
+    let mut report = RunReport {
+        steps: std::mem::take(&mut run.steps),
+        final_db_bytes: 0,
+        engine: run.engine().describe(),
+    };
+    let dir = run.dir.clone();
+    run.finish()?;
+    report.final_db_bytes = dir_bytes(&dir);
+    Ok(report)
+}
+
+/// State shared by the benchmarks of one run.
+pub(super) struct Run<'a, E: BenchEngine> {
+    args: &'a BenchArgs,
+    options: &'a EngineOptions,
+    dir: PathBuf,
+    /// The open database; `None` only while a fill replaces it.
+    engine: Option<E>,
+    seed_base: u64,
+    /// Benchmark threads started so far; the next is seeded with `seed_base + this + 1`.
+    threads_started: u64,
+    keys: KeyTracker,
+    dist: KeyDist,
+    steps: Vec<StepReport>,
 }
 
 /// Removes the database in `dir` for a fresh start, as db_bench's DestroyDB does; refuses a
@@ -181,31 +230,36 @@ fn destroy(dir: &Path) -> Result<()> {
     std::fs::remove_dir_all(dir).map_err(|e| cairndb::Error::io("remove_dir_all", dir, e).into())
 }
 
-fn print_header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engine: &E) {
-    println!("Engine:     {}", engine.describe());
-    println!("DB path:    [{}]", dir.display());
-    println!("Keys:       {} bytes each", args.key_size);
-    println!(
+fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engine: &E) -> String {
+    let mut out = String::new();
+    let mut println = |s: String| {
+        out.push_str(&s);
+        out.push('\n');
+    };
+    println(format!("Engine:     {}", engine.describe()));
+    println(format!("DB path:    [{}]", dir.display()));
+    println(format!("Keys:       {} bytes each", args.key_size));
+    println(format!(
         "Values:     {} bytes each ({} bytes after compression)",
         args.value_size,
         (args.value_size as f64 * args.compression_ratio) as usize
-    );
-    println!("Entries:    {}", args.num);
-    println!("Compression: {}", o.compression.rocksdb_name());
-    println!(
+    ));
+    println(format!("Entries:    {}", args.num));
+    println(format!("Compression: {}", o.compression.rocksdb_name()));
+    println(format!(
         "Writes:     sync={} disable_wal={} batch_size={}",
         args.sync, args.disable_wal, args.batch_size
-    );
+    ));
     let cache = o
         .block_cache
         .map_or("none".to_string(), |(kind, capacity)| {
             format!("{capacity} bytes, {}", kind.name())
         });
-    println!("Block cache: {cache}");
+    println(format!("Block cache: {cache}"));
     let bloom = o
         .bloom_bits_per_key
         .map_or("none".to_string(), |b| format!("{b} bits/key"));
-    println!("Bloom filter: {bloom}");
+    println(format!("Bloom filter: {bloom}"));
     let bytes_per_sync = o
         .bytes_per_sync
         .map_or("engine default".to_string(), |b| b.to_string());
@@ -272,18 +326,19 @@ fn print_header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path,
     for (name, value) in options {
         let item = format!(" {name}={value}");
         if line.len() + item.len() > 100 {
-            println!("{line}");
-            line = String::from("           ");
+            println(std::mem::replace(&mut line, String::from("           ")));
         }
         line.push_str(&item);
     }
-    println!("{line}");
-    println!("------------------------------------------------");
+    println(line);
+    println("------------------------------------------------".to_string());
+    out.pop();
+    out
 }
 
 impl<'a, E: BenchEngine> Run<'a, E> {
     /// Opens the database in `dir`, destroyed first unless `--use_existing_db`.
-    fn start(
+    pub(super) fn start(
         args: &'a BenchArgs,
         options: &'a EngineOptions,
         dir: PathBuf,
@@ -308,40 +363,135 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             engine: Some(engine),
             seed_base,
             threads_started: 0,
+            keys: KeyTracker::new(args.num, args.use_existing_db),
+            dist: KeyDist::parse(&args.key_dist, args.num, args.zipf_theta)?,
+            steps: Vec::new(),
         })
     }
 
-    /// Runs benchmark `name` and returns what it prints: db_bench's result line (and the
-    /// percentiles with `--histogram`), or that it was skipped.
-    fn execute(&mut self, name: &str) -> Result<String> {
+    /// Runs benchmark `name` and returns what it prints: db_bench's result line, the lines
+    /// db_bench leaves out, and with `--histogram` db_bench's histogram blocks; or that it was
+    /// skipped; or, for stats and levelstats, the engine's statistics.
+    pub(super) fn execute(&mut self, name: &str) -> Result<String> {
         if FILLS.contains(&name) && self.args.use_existing_db {
             return Ok(format!("{name:<12} : skipped (--use_existing_db is true)"));
         }
-        let stats = self
+        if name == "stats" || name == "levelstats" {
+            return Ok(self.engine().stats_report(name));
+        }
+        if FILLS.contains(&name) {
+            self.reopen_fresh()?;
+        }
+        let before = self.sample();
+        let step = self
             .benchmark(name)
             .map_err(|e| e.context(name.to_string()))?;
-        let mut out = stats.result_line(name);
-        if self.args.histogram {
+        let after = self.sample();
+        let report = self.step_report(name, &step, &before, &after);
+        let mut out = report.result_line.clone();
+        for line in self.extra_lines(&report, &step) {
             out.push('\n');
-            out.push_str(&stats.percentile_line());
+            out.push_str(&line);
         }
+        if self.args.histogram {
+            let blocks = step.merged.histogram_blocks();
+            if !blocks.is_empty() {
+                out.push('\n');
+                out.push_str(blocks.trim_end());
+            }
+        }
+        self.steps.push(report);
         Ok(out)
     }
 
+    fn sample(&self) -> ProcSample {
+        ProcSample::now(self.engine().table_bytes_written(), self.keys.puts())
+    }
+
+    /// The record of a step from its merged results and the process samples around it.
+    fn step_report(
+        &self,
+        name: &str,
+        step: &StepStats,
+        before: &ProcSample,
+        after: &ProcSample,
+    ) -> StepReport {
+        let s = &step.merged;
+        let entry_bytes = (self.args.key_size + self.args.value_size) as u64;
+        let efficiency = Efficiency::between(
+            before,
+            after,
+            s.done(),
+            entry_bytes,
+            self.engine().write_amp_source(),
+            dir_bytes(&self.dir),
+            self.keys.live(),
+        );
+        let writer = step.excluded.as_ref().map(|w| WriterReport {
+            ops: w.done(),
+            ops_per_sec: w.done() as f64 / w.elapsed_secs(),
+            latency: w.percentiles().get(&OpKind::Write).copied(),
+        });
+        StepReport {
+            name: name.to_string(),
+            result_line: s.result_line(name),
+            threads: step.threads - usize::from(step.excluded.is_some()),
+            ops: s.done(),
+            seconds: s.elapsed_secs(),
+            ops_per_sec: s.done() as f64 / s.elapsed_secs(),
+            bytes: s.bytes(),
+            latency: s.percentiles().into_iter().collect(),
+            per_second: s.per_second().to_vec(),
+            throughput: SeriesStats::of(s.full_seconds()),
+            efficiency,
+            writer,
+        }
+    }
+
+    /// The lines printed under db_bench's result line.
+    fn extra_lines(&self, r: &StepReport, step: &StepStats) -> Vec<String> {
+        let mut lines = vec![r.efficiency.line(r.ops), r.throughput.line()];
+        lines.extend(step.merged.percentile_lines());
+        if let (Some(w), Some(ws)) = (&r.writer, &step.excluded) {
+            lines.push(format!(
+                "  background writer (not in the result line, as db_bench): {} puts, {:.0} \
+                 puts/s",
+                w.ops, w.ops_per_sec
+            ));
+            lines.extend(
+                ws.percentile_lines()
+                    .into_iter()
+                    .map(|l| l.replacen("  latency write", "  writer latency write", 1)),
+            );
+        }
+        lines
+    }
+
+    /// Runs the next steps with `args` (the suite changes threads, sync and the write rate
+    /// between steps; everything that shapes the database stays the same).
+    pub(super) fn set_args(&mut self, args: &'a BenchArgs) {
+        self.args = args;
+    }
+
+    /// The records of the steps run so far.
+    pub(super) fn steps(&self) -> &[StepReport] {
+        &self.steps
+    }
+
+    /// The database directory.
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Closes the database.
-    fn finish(mut self) -> Result<()> {
+    pub(super) fn finish(mut self) -> Result<()> {
         self.engine
             .take()
             .expect("open after the benchmarks")
             .close()
     }
 
-    fn next_rng(&mut self) -> Random64 {
-        self.threads_started += 1;
-        Random64::new(self.seed_base.wrapping_add(self.threads_started))
-    }
-
-    fn engine(&self) -> &E {
+    pub(super) fn engine(&self) -> &E {
         self.engine.as_ref().expect("open between benchmarks")
     }
 
@@ -352,6 +502,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
         }
         destroy(&self.dir)?;
         self.engine = Some(E::open(&self.dir, self.options)?);
+        self.keys.clear();
         Ok(())
     }
 
@@ -362,62 +513,145 @@ impl<'a, E: BenchEngine> Run<'a, E> {
         }
     }
 
-    fn benchmark(&mut self, name: &str) -> Result<Stats> {
-        if FILLS.contains(&name) {
-            self.reopen_fresh()?;
+    /// Runs `body` on `n` benchmark threads (seeded as db_bench seeds them) with a monitor for
+    /// `--report_interval_seconds` and the progress line.
+    fn on_threads<F>(
+        &mut self,
+        name: &str,
+        n: usize,
+        expected_ops: u64,
+        body: F,
+    ) -> Result<StepStats>
+    where
+        F: Fn(&Ctx<'_, E>, &mut ThreadState, &Shared) -> Result<()> + Sync,
+    {
+        let first_seed = self
+            .seed_base
+            .wrapping_add(self.threads_started)
+            .wrapping_add(1);
+        self.threads_started += n as u64;
+        let args = self.args;
+        let monitor = Monitor::start(MonitorConfig {
+            report: (args.report_interval_seconds > 0)
+                .then(|| (args.report_file.clone(), args.report_interval_seconds)),
+            progress: Some((
+                name.to_string(),
+                if args.duration > 0 { 0 } else { expected_ops },
+            )),
+            stats_interval_seconds: args.stats_interval_seconds,
+        })?;
+        let limiter = (args.benchmark_write_rate_limit > 0)
+            .then(|| Mutex::new(RateLimiter::new(args.benchmark_write_rate_limit)));
+        let ctx = Ctx {
+            engine: self.engine(),
+            args,
+            keys: &self.keys,
+            mode: self.write_mode(),
+            dist: &self.dist,
+            write_limiter: limiter.as_ref(),
+        };
+        let counter = monitor.as_ref().map(|m| m.counter.clone());
+        let result = run_threads(n, first_seed, counter, |t, shared| body(&ctx, t, shared));
+        if let Some(m) = monitor {
+            m.stop();
         }
-        let (num, batch, mode) = (self.args.num, self.args.batch_size, self.write_mode());
+        result
+    }
+
+    /// A step done once on the calling thread (flush, waitforcompaction: db_bench runs them
+    /// outside its threads).
+    fn single(&self, f: impl FnOnce(&E) -> Result<()>) -> Result<StepStats> {
+        let mut stats = Stats::start();
+        f(self.engine())?;
+        stats.stop();
+        Ok(StepStats {
+            merged: stats,
+            excluded: None,
+            threads: 1,
+        })
+    }
+
+    fn benchmark(&mut self, name: &str) -> Result<StepStats> {
+        let args = self.args;
+        let (num, batch, n) = (args.num, args.batch_size, args.threads as usize);
         match name {
-            "fillseq" => self.write(KeyOrder::Sequential, num, batch, mode),
+            "fillseq" => self.write(name, KeyOrder::Sequential, num, batch, None),
             // db_bench's fillbatch: fillseq in batches of 1000.
-            "fillbatch" => self.write(KeyOrder::Sequential, num, 1000, mode),
-            "fillrandom" | "overwrite" => self.write(KeyOrder::Random, num, batch, mode),
-            "filluniquerandom" => self.write(KeyOrder::UniqueRandom, num, batch, mode),
+            "fillbatch" => self.write(name, KeyOrder::Sequential, num, 1000, None),
+            "fillrandom" | "overwrite" => self.write(name, KeyOrder::Random, num, batch, None),
+            "filluniquerandom" => self.write(name, KeyOrder::UniqueRandom, num, batch, None),
             // db_bench's fillsync: synced random writes over a key space of num / 1000. It writes
             // --writes entries (default --num, not num / 1000: db_bench's DoWrite counts
             // writes_), and its "(N ops)" note shows the key space.
-            "fillsync" => {
-                let mode = WriteMode { sync: true, ..mode };
-                self.write(KeyOrder::Random, num / 1000, batch, mode)
+            "fillsync" => self.write(name, KeyOrder::Random, num / 1000, batch, Some(true)),
+            "readrandom" => self.on_threads(name, n, args.reads() * n as u64, |c, t, _| {
+                drivers::readrandom(c, t)
+            }),
+            "multireadrandom" => self.on_threads(name, n, args.reads() * n as u64, |c, t, _| {
+                drivers::multireadrandom(c, t)
+            }),
+            "readseq" => self.on_threads(name, n, 0, |c, t, _| drivers::scan(c, t, true)),
+            "readreverse" => self.on_threads(name, n, 0, |c, t, _| drivers::scan(c, t, false)),
+            "seekrandom" => self.on_threads(name, n, args.reads() * n as u64, |c, t, _| {
+                drivers::seekrandom(c, t)
+            }),
+            "deleterandom" => self.on_threads(name, n, args.deletes() * n as u64, |c, t, _| {
+                drivers::delete(c, t, false)
+            }),
+            "deleteseq" => self.on_threads(name, n, args.deletes() * n as u64, |c, t, _| {
+                drivers::delete(c, t, true)
+            }),
+            "readwhilewriting" => {
+                // db_bench adds one thread, tid 0, the background writer.
+                self.on_threads(name, n + 1, args.reads() * n as u64, |c, t, shared| {
+                    if t.tid == 0 {
+                        drivers::bg_writer(c, t, shared)
+                    } else {
+                        drivers::readrandom(c, t)
+                    }
+                })
             }
-            "readrandom" => self.readrandom(),
-            "multireadrandom" => self.multireadrandom(),
-            "readseq" => self.scan(true),
-            "readreverse" => self.scan(false),
-            "seekrandom" => self.seekrandom(),
-            "deleterandom" => self.delete(false),
-            "deleteseq" => self.delete(true),
-            "flush" => {
-                let mut stats = Stats::start();
-                self.engine().flush()?;
-                stats.stop();
-                Ok(stats)
+            "seekrandomwhilewriting" => {
+                self.on_threads(name, n + 1, args.reads() * n as u64, |c, t, shared| {
+                    if t.tid == 0 {
+                        drivers::bg_writer(c, t, shared)
+                    } else {
+                        drivers::seekrandom(c, t)
+                    }
+                })
             }
+            "readrandomwriterandom" => {
+                let total = drivers::readwrites(args) * n as u64;
+                self.on_threads(name, n, total, |c, t, _| {
+                    drivers::readrandomwriterandom(c, t)
+                })
+            }
+            "updaterandom" => {
+                let total = drivers::readwrites(args) * n as u64;
+                self.on_threads(name, n, total, |c, t, _| drivers::updaterandom(c, t))
+            }
+            // db_bench's Compact runs on every thread; one compaction of the whole key range is
+            // done here, but the threads' seeds are taken so later benchmarks draw as db_bench's.
             "compact" => {
-                let mut stats = Stats::start();
-                self.engine().compact()?;
-                stats.stop();
-                Ok(stats)
+                self.threads_started += n as u64;
+                self.single(|e| e.compact())
             }
-            "waitforcompaction" => {
-                let mut stats = Stats::start();
-                self.engine().wait_for_compaction()?;
-                stats.stop();
-                Ok(stats)
-            }
+            "flush" => self.single(|e| e.flush()),
+            "waitforcompaction" => self.single(|e| e.wait_for_compaction()),
             other => unreachable!("benchmark {other} passed the name check"),
         }
     }
 
-    /// db_bench's `DoWrite`: `writes / batch` calls of `batch` puts each (a single put when
-    /// `batch` is 1, as RocksDB's `Put` is a one-entry batch), keys from `key_space` in `order`.
+    /// db_bench's `DoWrite` on `--threads` threads: each writes `--writes` entries (default
+    /// `--num`; or for `--duration` seconds with random keys) in calls of `batch`.
     fn write(
         &mut self,
+        name: &str,
         order: KeyOrder,
         key_space: u64,
         batch: u64,
-        mode: WriteMode,
-    ) -> Result<Stats> {
+        sync: Option<bool>,
+    ) -> Result<StepStats> {
         let args = self.args;
         let writes = args.writes();
         let ops = if writes == 0 { key_space } else { writes };
@@ -428,198 +662,33 @@ impl<'a, E: BenchEngine> Run<'a, E> {
                  ({key_space}), and --num must be at most {MAX_UNIQUE_RANDOM_NUM}"
             )));
         }
-        let mut rng = self.next_rng();
-        let mut keys = KeyGen::new(order, key_space, self.seed_base);
-        // db_bench builds a new value generator in each write benchmark.
-        let mut values = ValueGenerator::new(args.compression_ratio, args.value_size);
-        let engine = self.engine();
-        let wo = engine.write_options(mode)?;
-        let mut key = vec![0u8; args.key_size];
-        let entry_bytes = (args.key_size + args.value_size) as u64;
-        let calls = if key_space == 0 { 0 } else { ops / batch };
-        let mut stats = Stats::start();
-        if key_space != args.num {
-            stats.add_message(&format!("({key_space} ops)"));
-        }
-        for _ in 0..calls {
-            let t = Instant::now();
-            if order != KeyOrder::Sequential {
-                let _database = rng.next_u64();
-            }
-            if batch == 1 {
-                key_from_int(keys.next(&mut rng), &mut key);
-                engine.put(&wo, &key, values.generate(args.value_size))?;
-            } else {
-                let mut b = engine.new_batch();
-                for _ in 0..batch {
-                    key_from_int(keys.next(&mut rng), &mut key);
-                    b.put(&key, values.generate(args.value_size))?;
-                }
-                engine.write(&wo, b)?;
-            }
-            stats.finished_ops(t.elapsed(), batch, batch * entry_bytes);
-        }
-        stats.stop();
-        Ok(stats)
-    }
-
-    /// db_bench's `ReadRandom`: `reads` point lookups of uniformly random keys.
-    fn readrandom(&mut self) -> Result<Stats> {
-        let mut rng = self.next_rng();
-        let (num, reads) = (self.args.num, self.args.reads());
-        let mut key = vec![0u8; self.args.key_size];
-        let engine = self.engine();
-        let mut stats = Stats::start();
-        let mut found = 0;
-        for _ in 0..reads {
-            let t = Instant::now();
-            let _database = rng.next_u64();
-            key_from_int(rng.next_u64() % num, &mut key);
-            let bytes = engine.get(&key)?.map_or(0, |v| {
-                found += 1;
-                key.len() + v.as_ref().len()
-            });
-            stats.finished_op(t.elapsed(), bytes as u64);
-        }
-        stats.set_found(found, reads);
-        stats.stop();
-        Ok(stats)
-    }
-
-    /// db_bench's `MultiReadRandom`: `reads / batch_size` multi-gets of `batch_size` uniformly
-    /// random keys each.
-    fn multireadrandom(&mut self) -> Result<Stats> {
-        let mut rng = self.next_rng();
-        let (num, reads, batch) = (self.args.num, self.args.reads(), self.args.batch_size);
-        let mut keys = vec![vec![0u8; self.args.key_size]; batch as usize];
-        let engine = self.engine();
-        let mut stats = Stats::start();
-        let (mut found, mut read) = (0, 0);
-        for _ in 0..reads / batch {
-            let t = Instant::now();
-            let _database = rng.next_u64();
-            for key in &mut keys {
-                key_from_int(rng.next_u64() % num, key);
-            }
-            let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
-            let mut bytes = 0;
-            for (key, value) in refs.iter().zip(engine.multi_get(&refs)?) {
-                if let Some(v) = value {
-                    found += 1;
-                    bytes += key.len() + v.as_ref().len();
-                }
-            }
-            read += batch;
-            stats.finished_ops(t.elapsed(), batch, bytes as u64);
-        }
-        stats.set_found(found, read);
-        stats.stop();
-        Ok(stats)
-    }
-
-    /// db_bench's `ReadSequential` and `ReadReverse`: one iterator over at most `reads` entries.
-    fn scan(&mut self, forward: bool) -> Result<Stats> {
-        // Draws nothing, but db_bench runs it on a thread, which takes the next seed.
-        let _rng = self.next_rng();
-        let reads = self.args.reads();
-        let mut stats = Stats::start();
-        let mut it = self.engine().iter()?;
-        if forward {
-            it.seek_to_first();
+        // Every thread shuffles with the same seed (db_bench seeds RandomShuffle with the seed
+        // base), so one permutation serves them all.
+        let permutation = if order == KeyOrder::UniqueRandom {
+            unique_random_order(key_space, self.seed_base as u32)
         } else {
-            it.seek_to_last();
-        }
-        let mut n = 0;
-        while it.valid() && n < reads {
-            let t = Instant::now();
-            let bytes = it.key().len() + it.value().len();
-            if forward {
-                it.next();
-            } else {
-                it.prev();
-            }
-            stats.finished_op(t.elapsed(), bytes as u64);
-            n += 1;
-        }
-        it.status()?;
-        stats.stop();
-        Ok(stats)
-    }
-
-    /// db_bench's `SeekRandom`: `reads` times, a new iterator seeks to a random key (found when
-    /// it lands on that key) and steps `seek_nexts` times.
-    fn seekrandom(&mut self) -> Result<Stats> {
-        let mut rng = self.next_rng();
-        let (num, reads, nexts) = (self.args.num, self.args.reads(), self.args.seek_nexts);
-        let mut key = vec![0u8; self.args.key_size];
-        let engine = self.engine();
-        let mut stats = Stats::start();
-        let mut found = 0;
-        for _ in 0..reads {
-            let t = Instant::now();
-            key_from_int(rng.next_u64() % num, &mut key);
-            let mut it = engine.iter()?;
-            it.seek(&key);
-            if it.valid() && it.key() == key.as_slice() {
-                found += 1;
-            }
-            let mut bytes = 0;
-            for _ in 0..nexts {
-                if !it.valid() {
-                    break;
-                }
-                bytes += it.key().len() + it.value().len();
-                it.next();
-            }
-            it.status()?;
-            drop(it);
-            stats.finished_op(t.elapsed(), bytes as u64);
-        }
-        stats.set_found(found, reads);
-        stats.stop();
-        Ok(stats)
-    }
-
-    /// db_bench's `DoDelete`: `deletes / batch_size` calls deleting `batch_size` keys each,
-    /// uniformly random or in order from 0.
-    fn delete(&mut self, sequential: bool) -> Result<Stats> {
-        let mut rng = self.next_rng();
-        let (num, deletes, batch) = (self.args.num, self.args.deletes(), self.args.batch_size);
-        let mode = self.write_mode();
-        let mut key = vec![0u8; self.args.key_size];
-        let engine = self.engine();
-        let wo = engine.write_options(mode)?;
-        let mut stats = Stats::start();
-        let next_key = |i: u64, rng: &mut Random64| {
-            if sequential {
-                i
-            } else {
-                rng.next_u64() % num
-            }
+            Vec::new()
         };
-        for call in 0..deletes / batch {
-            let t = Instant::now();
-            let _database = rng.next_u64();
-            let first = call * batch;
-            if batch == 1 {
-                key_from_int(next_key(first, &mut rng), &mut key);
-                engine.delete(&wo, &key)?;
-            } else {
-                let mut b = engine.new_batch();
-                for i in first..first + batch {
-                    key_from_int(next_key(i, &mut rng), &mut key);
-                    b.delete(&key)?;
+        let n = args.threads as usize;
+        let mode_sync = sync;
+        self.on_threads(name, n, ops * n as u64, |c, t, _| {
+            let sync_ctx;
+            let c = match mode_sync {
+                Some(sync) => {
+                    sync_ctx = Ctx {
+                        mode: WriteMode { sync, ..c.mode },
+                        ..*c
+                    };
+                    &sync_ctx
                 }
-                engine.write(&wo, b)?;
-            }
-            stats.finished_ops(t.elapsed(), batch, 0);
-        }
-        stats.stop();
-        Ok(stats)
+                None => c,
+            };
+            drivers::write(c, t, order, key_space, batch, ops, &permutation)
+        })
     }
 
     /// Bytes and table files on disk, then the engine's own properties.
-    fn summary(&self) {
+    pub(super) fn summary(&self) -> String {
         let (mut bytes, mut tables) = (0, 0);
         if let Ok(rd) = std::fs::read_dir(&self.dir) {
             for entry in rd.filter_map(|e| e.ok()) {
@@ -631,11 +700,14 @@ impl<'a, E: BenchEngine> Run<'a, E> {
                 }
             }
         }
-        println!("------------------------------------------------");
-        println!("Database:   {bytes} bytes on disk, {tables} table files");
+        let mut out = String::from("------------------------------------------------\n");
+        out.push_str(&format!(
+            "Database:   {bytes} bytes on disk, {tables} table files"
+        ));
         for (name, value) in self.engine().properties() {
-            println!("  {name}: {value}");
+            out.push_str(&format!("\n  {name}: {value}"));
         }
+        out
     }
 }
 

@@ -4,10 +4,13 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use clap::Parser;
 
 use super::*;
+use crate::bench::engine::{BenchBatch, BenchIter};
+use crate::bench::generator::Random64;
 
 /// One call the drivers made.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,10 +38,6 @@ thread_local! {
         RefCell::new(HashMap::new());
 }
 
-fn log(call: Call) {
-    CALLS.with(|c| c.borrow_mut().push(call));
-}
-
 fn take_calls() -> Vec<Call> {
     CALLS.with(|c| std::mem::take(&mut *c.borrow_mut()))
 }
@@ -48,10 +47,23 @@ fn key_int(key: &[u8]) -> u64 {
     u64::from_be_bytes(key[..8].try_into().expect("16-byte keys"))
 }
 
+/// A model database; calls from any benchmark thread are logged in order of their arrival and
+/// handed to the opening thread's log when it closes.
 #[derive(Debug)]
 struct ModelEngine {
     dir: PathBuf,
-    map: RefCell<BTreeMap<Vec<u8>, Vec<u8>>>,
+    map: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
+    calls: Mutex<Vec<Call>>,
+}
+
+impl ModelEngine {
+    fn log(&self, call: Call) {
+        self.calls.lock().expect("calls").push(call);
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, BTreeMap<Vec<u8>, Vec<u8>>> {
+        self.map.lock().expect("map")
+    }
 }
 
 #[derive(Debug, Default)]
@@ -122,7 +134,8 @@ impl BenchEngine for ModelEngine {
         let map = stored.filter(|_| existed).unwrap_or_default();
         Ok(ModelEngine {
             dir: dir.to_path_buf(),
-            map: RefCell::new(map),
+            map: Mutex::new(map),
+            calls: Mutex::new(Vec::new()),
         })
     }
     fn describe(&self) -> String {
@@ -135,13 +148,13 @@ impl BenchEngine for ModelEngine {
         Ok(mode)
     }
     fn put(&self, wo: &WriteMode, key: &[u8], value: &[u8]) -> Result<()> {
-        log(Call::Put(key_int(key), *wo));
-        self.map.borrow_mut().insert(key.to_vec(), value.to_vec());
+        self.log(Call::Put(key_int(key), *wo));
+        self.map().insert(key.to_vec(), value.to_vec());
         Ok(())
     }
     fn delete(&self, wo: &WriteMode, key: &[u8]) -> Result<()> {
-        log(Call::Delete(key_int(key), *wo));
-        self.map.borrow_mut().remove(key);
+        self.log(Call::Delete(key_int(key), *wo));
+        self.map().remove(key);
         Ok(())
     }
     fn new_batch(&self) -> ModelBatch {
@@ -153,8 +166,8 @@ impl BenchEngine for ModelEngine {
             .iter()
             .map(|(k, v)| (key_int(k), v.is_some()))
             .collect();
-        log(Call::Write(ops, *wo));
-        let mut map = self.map.borrow_mut();
+        self.log(Call::Write(ops, *wo));
+        let mut map = self.map();
         for (k, v) in batch.0 {
             match v {
                 Some(v) => map.insert(k, v),
@@ -164,20 +177,19 @@ impl BenchEngine for ModelEngine {
         Ok(())
     }
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        log(Call::Get(key_int(key)));
-        Ok(self.map.borrow().get(key).cloned())
+        self.log(Call::Get(key_int(key)));
+        Ok(self.map().get(key).cloned())
     }
     fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        log(Call::MultiGet(keys.iter().map(|k| key_int(k)).collect()));
-        let map = self.map.borrow();
+        self.log(Call::MultiGet(keys.iter().map(|k| key_int(k)).collect()));
+        let map = self.map();
         Ok(keys.iter().map(|k| map.get(*k).cloned()).collect())
     }
     fn iter(&self) -> Result<ModelIter> {
-        log(Call::Iter);
+        self.log(Call::Iter);
         Ok(ModelIter {
             entries: self
-                .map
-                .borrow()
+                .map()
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
@@ -185,22 +197,27 @@ impl BenchEngine for ModelEngine {
         })
     }
     fn flush(&self) -> Result<()> {
-        log(Call::Flush);
+        self.log(Call::Flush);
         Ok(())
     }
     fn compact(&self) -> Result<()> {
-        log(Call::Compact);
+        self.log(Call::Compact);
         Ok(())
     }
     fn wait_for_compaction(&self) -> Result<()> {
-        log(Call::WaitForCompaction);
+        self.log(Call::WaitForCompaction);
         Ok(())
     }
     fn properties(&self) -> Vec<(String, String)> {
-        vec![("keys".to_string(), self.map.borrow().len().to_string())]
+        vec![("keys".to_string(), self.map().len().to_string())]
     }
     fn close(self) -> Result<()> {
-        STORED.with(|s| s.borrow_mut().insert(self.dir, self.map.into_inner()));
+        let calls = self.calls.into_inner().expect("calls");
+        CALLS.with(|c| c.borrow_mut().extend(calls));
+        STORED.with(|s| {
+            s.borrow_mut()
+                .insert(self.dir, self.map.into_inner().expect("map"))
+        });
         Ok(())
     }
 }
@@ -233,10 +250,12 @@ fn bench(dir: &Path, flags: &[&str], benchmarks: &[&str]) -> (Vec<String>, Vec<C
     (lines, take_calls(), keys)
 }
 
+/// db_bench's result line of benchmark `name` (the first line of its printed block).
 fn line<'a>(lines: &'a [String], name: &str) -> &'a str {
     lines
         .iter()
         .find(|l| l.starts_with(&format!("{name:<12} :")))
+        .and_then(|block| block.lines().next())
         .unwrap_or_else(|| panic!("no {name} line in {lines:?}"))
 }
 
@@ -484,7 +503,7 @@ fn use_existing_db_keeps_the_database_and_skips_fills() {
 fn unknown_benchmarks_are_refused_before_anything_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("db");
-    let args = args(&["--benchmarks=fillseq,readwhilewriting", "--num=10"]);
+    let args = args(&["--benchmarks=fillseq,mixgraph", "--num=10"]);
     let options = args.engine_options().expect("options");
     let err = run::<ModelEngine>(
         &BenchArgs {
@@ -494,7 +513,7 @@ fn unknown_benchmarks_are_refused_before_anything_runs() {
         &options,
     )
     .expect_err("unknown benchmark");
-    assert!(err.to_string().contains("readwhilewriting"), "{err}");
+    assert!(err.to_string().contains("mixgraph"), "{err}");
     assert!(!db.exists(), "nothing opened");
 }
 
@@ -510,4 +529,269 @@ fn compact_and_waitforcompaction_call_the_engine() {
     assert!(calls.ends_with(&[Call::Compact, Call::WaitForCompaction]));
     assert!(line(&lines, "compact").starts_with("compact "), "{lines:?}");
     assert!(line(&lines, "waitforcompaction").starts_with("waitforcompaction"));
+}
+
+/// The puts a db_bench random-write thread seeded `seed` makes: per call one database draw,
+/// then `batch` keys.
+fn random_puts(seed: u64, calls: usize, num: u64) -> Vec<u64> {
+    let mut rng = Random64::new(seed);
+    (0..calls)
+        .map(|_| {
+            rng.next_u64();
+            rng.next_u64() % num
+        })
+        .collect()
+}
+
+fn sorted(mut v: Vec<u64>) -> Vec<u64> {
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn threads_each_draw_their_own_db_bench_seed_and_results_merge() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let flags = ["--num=50", "--writes=30", "--threads=3", "--seed=11"];
+    let (lines, calls, _) = bench(&db, &flags, &["fillrandom", "readrandom"]);
+    // fillrandom: threads seeded 12, 13, 14; readrandom: 15, 16, 17.
+    let puts: Vec<u64> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Put(k, _) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<u64> = (12..15).flat_map(|s| random_puts(s, 30, 50)).collect();
+    assert_eq!(sorted(puts), sorted(expected));
+    let gets: Vec<u64> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Get(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<u64> = (15..18).flat_map(|s| random_puts(s, 50, 50)).collect();
+    assert_eq!(sorted(gets), sorted(expected));
+    assert!(
+        line(&lines, "fillrandom").contains(" 90 operations;"),
+        "{lines:?}"
+    );
+    assert!(
+        line(&lines, "readrandom").contains(" 150 operations;"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn duration_runs_random_loops_until_the_time_is_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let flags = [
+        "--num=20",
+        "--reads=5",
+        "--writes=5",
+        "--duration=1",
+        "--seed=3",
+    ];
+    let started = std::time::Instant::now();
+    let (lines, _, _) = bench(&db, &flags, &["overwrite", "readrandom", "fillseq"]);
+    assert!(started.elapsed() >= std::time::Duration::from_secs(2));
+    let ops = |name: &str| -> u64 {
+        let l = line(&lines, name);
+        let before = l.split(" operations;").next().expect("ops");
+        before
+            .rsplit(' ')
+            .next()
+            .expect("n")
+            .parse()
+            .expect("number")
+    };
+    // The counts are ignored: the loops stop at a clock check, every 1000 operations.
+    assert!(ops("overwrite") >= 999, "{lines:?}");
+    assert!(ops("readrandom") >= 999, "{lines:?}");
+    // fillseq is not a random-key benchmark: db_bench ignores --duration there.
+    assert_eq!(ops("fillseq"), 5, "{lines:?}");
+}
+
+#[test]
+fn readwhilewriting_runs_readers_and_a_background_writer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let flags = ["--num=40", "--reads=200", "--threads=2", "--seed=20"];
+    let (lines, calls, _) = bench(&db, &flags, &["readwhilewriting"]);
+    // Writer: tid 0, seed 21; readers: seeds 22 and 23.
+    let gets: Vec<u64> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Get(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    let expected: Vec<u64> = (22..24).flat_map(|s| random_puts(s, 200, 40)).collect();
+    assert_eq!(sorted(gets), sorted(expected));
+    let puts: Vec<u64> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Put(k, _) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(puts, random_puts(21, puts.len(), 40), "the writer's keys");
+    let block = lines[0].as_str();
+    assert!(
+        line(&lines, "readwhilewriting").contains(" 400 operations;"),
+        "only the readers are in the result line: {block}"
+    );
+    assert!(
+        block.contains(&format!(
+            "background writer (not in the result line, as db_bench): {} puts",
+            puts.len()
+        )),
+        "{block}"
+    );
+}
+
+#[test]
+fn readrandomwriterandom_and_updaterandom_follow_db_bench() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let flags = [
+        "--num=30",
+        "--reads=100",
+        "--readwritepercent=60",
+        "--seed=2",
+    ];
+    let (lines, calls, _) = bench(&db, &flags, &["readrandomwriterandom"]);
+    // One round of 100: 60 gets then 40 puts, each after a database draw.
+    let keys = random_puts(3, 100, 30);
+    let expected: Vec<Call> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            if i < 60 {
+                Call::Get(k)
+            } else {
+                Call::Put(k, PLAIN)
+            }
+        })
+        .collect();
+    assert_eq!(calls, expected);
+    assert!(
+        line(&lines, "readrandomwriterandom").ends_with("( reads:60 writes:40 total:100 found:0)"),
+        "{lines:?}"
+    );
+    let flags = ["--num=30", "--writes=8", "--seed=2", "--use_existing_db=1"];
+    let (lines, calls, _) = bench(&db, &flags, &["updaterandom"]);
+    let keys = random_puts(3, 8, 30);
+    let expected: Vec<Call> = keys
+        .iter()
+        .flat_map(|&k| [Call::Get(k), Call::Put(k, PLAIN)])
+        .collect();
+    assert_eq!(calls, expected);
+    assert!(
+        line(&lines, "updaterandom").contains("( updates:8 found:"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn every_step_has_efficiency_series_and_percentile_lines_and_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    let json = dir.path().join("r.json");
+    let plots = dir.path().join("plots");
+    let a = args(&[
+        "--num=100",
+        "--seed=4",
+        "--histogram=1",
+        "--benchmarks=fillrandom,readrandom",
+    ]);
+    let options = a.engine_options().expect("options");
+    let a = BenchArgs {
+        db: Some(db),
+        report_json: Some(json.clone()),
+        report_dir: Some(plots.clone()),
+        ..a
+    };
+    let mut printed = Vec::new();
+    let names = benchmark_names(&a.benchmarks).expect("names");
+    let report = run_steps::<ModelEngine>(&a, &options, &names, |s| printed.push(s.to_string()))
+        .expect("run");
+    crate::bench::write_reports(&a, &report).expect("reports");
+    let fill = printed
+        .iter()
+        .find(|b| b.starts_with("fillrandom   :"))
+        .expect("fill block");
+    let lines: Vec<&str> = fill.lines().collect();
+    assert!(lines[1].starts_with("  efficiency: cpu "), "{fill}");
+    assert!(lines[1].contains("space-amp"), "{fill}");
+    assert!(lines[2].starts_with("  throughput"), "{fill}");
+    assert!(
+        lines[3].starts_with("  latency write (us): P50: "),
+        "{fill}"
+    );
+    assert!(lines[4] == "Microseconds per write:", "{fill}");
+    assert!(lines[5].starts_with("Count: 100 Average: "), "{fill}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parse");
+    for key in ["engine", "flags", "argv", "final_db_bytes", "steps"] {
+        assert!(doc.get(key).is_some(), "{key} in {doc}");
+    }
+    assert_eq!(doc["flags"]["num"], 100);
+    let step = &doc["steps"][0];
+    for key in [
+        "name",
+        "result_line",
+        "threads",
+        "ops",
+        "seconds",
+        "ops_per_sec",
+        "latency",
+        "per_second",
+        "throughput",
+        "efficiency",
+    ] {
+        assert!(step.get(key).is_some(), "{key} in {step}");
+    }
+    for key in [
+        "cpu_seconds",
+        "device_write_bytes",
+        "write_amp_device",
+        "write_amp_engine",
+        "space_amp",
+        "peak_rss_bytes",
+        "live_keys",
+    ] {
+        assert!(step["efficiency"].get(key).is_some(), "{key} in {step}");
+    }
+    assert_eq!(
+        step["efficiency"]["live_keys"],
+        report.steps[0].efficiency.live_keys
+    );
+    assert_eq!(step["ops"], 100);
+    assert!(step["latency"][0][1].get("p9999_us").is_some(), "{step}");
+    for f in ["01-fillrandom-throughput.svg", "02-readrandom-latency.svg"] {
+        let svg = std::fs::read_to_string(plots.join(f)).expect("plot");
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn unknown_flags_are_errors_that_name_the_flag() {
+    let argv = ["bench", "--no_such_flag=3"];
+    let err = Flags::try_parse_from(argv).expect_err("unknown flag");
+    let text = err.to_string();
+    assert!(text.contains("--no_such_flag"), "{text}");
+    let err = Flags::try_parse_from(["bench", "--compaction_style=7"])
+        .expect("parses")
+        .bench
+        .engine_options()
+        .expect_err("bad style");
+    assert!(err.to_string().contains("--compaction_style=7"), "{err}");
+    let err = Flags::try_parse_from(["bench", "--threads=0"]).expect_err("zero threads");
+    assert!(err.to_string().contains("--threads"), "{err}");
 }
