@@ -95,6 +95,9 @@ impl OptionsFile {
             for (n, v) in split_options(&s, "").expect("printed options split") {
                 if n == TABLE_FACTORY {
                     table = v.to_string();
+                } else if v.contains(['=', ';']) {
+                    // A nested struct (compaction_options_universal={...}) keeps its braces.
+                    out.push_str(&format!("  {n}={{{v}}}\n"));
                 } else {
                     out.push_str(&format!("  {n}={v}\n"));
                 }
