@@ -43,7 +43,9 @@ use crate::fs::{AccessPattern, FileSystem};
 use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};
 use crate::options::{CfOptions, DbOptions};
 use crate::sstable::{Table, TableBuilder, TableOptions};
-use crate::types::{compare_internal, make_internal_key, user_key, ParsedKey, ValueKind};
+use crate::types::{
+    compare_internal, make_internal_key, user_key, ParsedKey, ValueKind, MAX_SEQUENCE,
+};
 use crate::version::filenames::table_file_name;
 use crate::version::FileMetaData;
 
@@ -333,7 +335,7 @@ impl CompactionJob<'_> {
         let largest = if reaches_upper {
             make_internal_key(&o.last_user_key, 0, ValueKind::Delete)
         } else {
-            largest.to_vec()
+            tighten_sentinel(largest)
         };
         debug_assert!(compare_internal(smallest, &largest).is_le());
         result.outputs.push(FileMetaData {
@@ -359,6 +361,22 @@ struct Output {
     deletions: Option<DeletionCollector>,
     /// The user key of the last point entry added (empty before the first).
     last_user_key: Vec<u8>,
+}
+
+/// An output's largest key when the table's own is the sentinel of a tombstone ending at `k\0`
+/// (a piece clipped at an earlier cut, invariant 2, reaching an output the job does not cut
+/// above): `(k, 0, Delete)`, which covers exactly the same user keys (those `<= k`), instead
+/// of the sentinel at `k\0`, the smallest user key of the neighbour that holds the rest of
+/// the tombstone (invariant 3). Any other key is returned as it is.
+fn tighten_sentinel(largest: &[u8]) -> Vec<u8> {
+    if let Ok(p) = ParsedKey::parse(largest) {
+        if p.seq == MAX_SEQUENCE && p.kind == ValueKind::RangeDelete {
+            if let Some((&0, k)) = p.user_key.split_last() {
+                return make_internal_key(k, 0, ValueKind::Delete);
+            }
+        }
+    }
+    largest.to_vec()
 }
 
 /// The smallest user key after `k`: `k` followed by a zero byte.
