@@ -61,7 +61,10 @@ pub enum EngineKind {
 
 /// db_bench's flags, under db_bench's names and with its defaults, except where a flag's help
 /// says otherwise.
+///
+/// As gflags in db_bench, a flag given twice takes its last value (scripts append overrides).
 #[derive(Debug, Clone, Args, serde::Serialize)]
+#[command(args_override_self = true)]
 pub struct BenchArgs {
     /// The engine under test: cairndb, or rocksdb (only in a build with `--features rocksdb`).
     #[arg(long = "engine", value_enum, default_value_t = EngineKind::Cairndb)]

@@ -781,6 +781,12 @@ fn every_step_has_efficiency_series_and_percentile_lines_and_json() {
 }
 
 #[test]
+fn a_repeated_flag_takes_its_last_value_as_in_db_bench() {
+    let flags = Flags::try_parse_from(["bench", "--num=5", "--num=7"]).expect("repeated flag");
+    assert_eq!(flags.bench.num, 7);
+}
+
+#[test]
 fn unknown_flags_are_errors_that_name_the_flag() {
     let argv = ["bench", "--no_such_flag=3"];
     let err = Flags::try_parse_from(argv).expect_err("unknown flag");
