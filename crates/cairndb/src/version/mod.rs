@@ -15,6 +15,7 @@
 //!    directory fsync).
 //! 3. Persisted tag numbers and the format version only move forward (see [`edit`]).
 
+mod apply;
 pub mod builder;
 pub mod edit;
 pub mod filenames;

@@ -37,16 +37,17 @@
 //!    files that are not live are reported obsolete.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
+use super::apply::write_new_manifest;
+pub use super::apply::PendingApply;
 use super::builder::VersionBuilder;
 use super::edit::{FileMetaData, VersionEdit, FORMAT_VERSION, MAX_LEVELS};
 use super::filenames::{manifest_file_name, parse_file_name, FileType, CURRENT_FILE_NAME};
-use super::manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
+use super::manifest::{read_current, ManifestEntry, ManifestReader, ManifestWriter};
 use super::version::{Version, DEFAULT_NUM_LEVELS};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -145,7 +146,7 @@ struct ColumnFamily {
 
 /// Everything a MANIFEST describes. Replaced as a whole when a change is installed.
 #[derive(Debug, Clone)]
-struct State {
+pub(super) struct State {
     cfs: BTreeMap<u32, ColumnFamily>,
     next_file_number: u64,
     last_sequence: SequenceNumber,
@@ -389,67 +390,6 @@ pub struct VersionSet {
     /// A change is between [`begin_apply`](Self::begin_apply) and
     /// [`finish_apply`](Self::finish_apply): its MANIFEST write may be running.
     apply_in_flight: bool,
-}
-
-/// A MANIFEST change whose file I/O runs while the caller's lock on the set is released:
-/// [`VersionSet::begin_apply`] prepares it, [`PendingApply::write`] writes and syncs it,
-/// [`VersionSet::finish_apply`] installs it (or poisons the set).
-///
-/// The write needs nothing of the set: the edits, the snapshot that starts a new MANIFEST and the
-/// writer of the open one are all carried here. The set refuses a second change while one is in
-/// flight, and lists no obsolete files then (a new MANIFEST and CURRENT's temporary file exist
-/// before the set knows them).
-#[must_use = "a begun change must be finished with VersionSet::finish_apply"]
-pub struct PendingApply {
-    fs: Arc<dyn FileSystem>,
-    dir: PathBuf,
-    edits: Vec<VersionEdit>,
-    next: State,
-    /// Appending to the open MANIFEST: its writer, taken from the set until the change finishes.
-    writer: Option<ManifestWriter>,
-    /// Starting a new MANIFEST: its number (protected while the change is in flight), the
-    /// snapshot of the state before the change, and, once written, its writer.
-    roll: Option<(PendingOutput, Vec<VersionEdit>, Option<ManifestWriter>)>,
-}
-
-impl fmt::Debug for PendingApply {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PendingApply")
-            .field("edits", &self.edits.len())
-            .field("roll", &self.roll.as_ref().map(|r| r.0.number()))
-            .finish_non_exhaustive()
-    }
-}
-
-impl PendingApply {
-    /// Writes and syncs the change: appended to the open MANIFEST, or as a new MANIFEST (the
-    /// snapshot, then the change) that CURRENT is then switched to. Needs no lock.
-    ///
-    /// # Errors
-    /// I/O errors; pass the result to [`VersionSet::finish_apply`], which poisons the set.
-    pub fn write(&mut self) -> Result<()> {
-        match &mut self.roll {
-            Some((number, snapshot, written)) => {
-                let writer = write_new_manifest(
-                    &*self.fs,
-                    &self.dir,
-                    number.number(),
-                    snapshot,
-                    &self.edits,
-                )?;
-                *written = Some(writer);
-                Ok(())
-            }
-            None => {
-                let writer = self
-                    .writer
-                    .as_mut()
-                    .ok_or_else(|| Error::Poisoned("no MANIFEST is open".into()))?;
-                add_group(writer, &self.edits)?;
-                writer.sync()
-            }
-        }
-    }
 }
 
 impl VersionSet {
@@ -966,36 +906,6 @@ impl VersionSet {
             }
         }
         out
-    }
-}
-
-/// Writes MANIFEST-`number`: `snapshot` (the whole state), then `edits`; syncs it and its
-/// directory entry, then points CURRENT at it. The snapshot makes the new MANIFEST complete on
-/// its own, so the old one (and any torn tail in it) is never read again.
-fn write_new_manifest(
-    fs: &dyn FileSystem,
-    dir: &Path,
-    number: u64,
-    snapshot: &[VersionEdit],
-    edits: &[VersionEdit],
-) -> Result<ManifestWriter> {
-    let mut writer = ManifestWriter::create(fs, dir, number)?;
-    writer.add_atomic_group(snapshot)?;
-    if !edits.is_empty() {
-        add_group(&mut writer, edits)?;
-    }
-    writer.sync()?;
-    // The new MANIFEST's name must be durable before CURRENT can name it: otherwise a power cut
-    // could keep the renamed CURRENT but lose the MANIFEST's directory entry.
-    fs.sync_dir(dir)?;
-    set_current(fs, dir, number)?;
-    Ok(writer)
-}
-
-fn add_group(writer: &mut ManifestWriter, edits: &[VersionEdit]) -> Result<()> {
-    match edits {
-        [one] => writer.add_edit(one),
-        many => writer.add_atomic_group(many),
     }
 }
 
