@@ -194,3 +194,47 @@ fn retired_wal_cut_at_a_record_boundary_ends_the_replay() {
         );
     }
 }
+
+/// With one column family, a flushed memtable's retired WAL is obsolete once the table is
+/// installed, so the flush does not sync it (its pages are deleted before writeback, as in
+/// RocksDB). When another family still has data in that WAL, the flush must sync it before
+/// installing, or a power cut could keep the flushed family's later writes and lose the other
+/// family's earlier ones. WAL syncs fail here, so a sync shows up as a failed flush.
+#[test]
+fn a_flush_syncs_retired_wals_only_when_another_family_needs_them() {
+    use cairndb::fs::{FaultFs, FaultKind, FaultRule, OpKind};
+    use cairndb::options::CfOptions;
+
+    let wo = WriteOptions::default();
+    for families in [1, 2] {
+        let mem = MemFs::new();
+        let fault = FaultFs::new(mem.shared(), 1);
+        let mut rule = FaultRule::random(&[OpKind::Sync], 1.0, FaultKind::Eio).on_paths(".log");
+        rule.sticky = true;
+        fault.add_rule(rule);
+        let db =
+            Db::open_with_fs(fault.shared(), DIR, opts(WalRecoveryMode::default())).expect("open");
+        let other = (families == 2).then(|| {
+            db.create_column_family("other", CfOptions::default())
+                .expect("create family")
+        });
+        db.put(&wo, b"a", b"1").expect("put");
+        if let Some(cf) = &other {
+            db.put_cf(&wo, cf, b"b", b"2").expect("put other");
+        }
+        let flushed = db.flush_cf(&db.default_column_family());
+        if families == 1 {
+            flushed.expect("the retired WAL is not synced");
+            assert_eq!(
+                db.get(&ReadOptions::default(), b"a").expect("get"),
+                Some(b"1".to_vec())
+            );
+            db.put(&wo, b"c", b"3").expect("writes go on");
+        } else {
+            assert!(
+                flushed.is_err(),
+                "the WAL holding the other family's data was synced"
+            );
+        }
+    }
+}

@@ -156,13 +156,21 @@ impl DbInner {
         let (mem, next_log) = (Arc::clone(&imm.mem), imm.next_log);
         let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
-        // The memtable's WALs are synced before its table is installed (contract 5).
+        // The memtable's WALs are synced before its table is installed when another family
+        // still has data in them (contract 5). When only this family does, the installed table
+        // makes them obsolete: they are deleted unsynced, as RocksDB does with one family, and
+        // their dirty pages are never written back.
         let owed = st
             .unsynced_wals
             .iter()
             .take_while(|(n, _)| *n < next_log)
             .count();
-        let mut retired: Vec<_> = st.unsynced_wals.drain(..owed).collect();
+        let shared = owed > 0 && others_need_wals_below(st, id, next_log);
+        let mut retired: Vec<_> = if shared {
+            st.unsynced_wals.drain(..owed).collect()
+        } else {
+            Vec::new()
+        };
         st.flushing = true;
         st.syncing_retired_wals = !retired.is_empty();
         let synced = MutexGuard::unlocked(st, || sync_retired_wals(&mut retired));
@@ -258,11 +266,28 @@ impl DbInner {
             return Err(e);
         }
         st.cf_mut(id).imms.pop_front();
+        // WALs left unsynced because only this family needed them are obsolete now.
+        st.unsynced_wals.retain(|(n, _)| *n >= next_log);
         self.publish_view(st, id);
         self.update_pressure(st);
         self.purge_obsolete_files(st);
         Ok(())
     }
+}
+
+/// Whether a family other than `id` may still need WALs numbered below `next_log`: it has data
+/// in memory and its log number is below `next_log`. A family that holds nothing in memory has
+/// its log number raised in the flush's own edit (`install_flush`).
+fn others_need_wals_below(st: &DbState, id: u32, next_log: u64) -> bool {
+    let logs = st.versions.column_families();
+    st.cfs.iter().any(|(&other, cf)| {
+        other != id
+            && !(cf.mem.is_empty() && cf.imms.is_empty())
+            && logs
+                .iter()
+                .find(|c| c.id == other)
+                .is_none_or(|c| c.log_number < next_log)
+    })
 }
 
 /// Writes `mem` (points and range deletions, merged in internal-key order) to table `number`,

@@ -32,7 +32,10 @@
 //!    rather than done on the switching writer's path (an fsync of a whole memtable's WAL stalls
 //!    that write for tens of milliseconds on a busy disk). The debt is paid before anything
 //!    could depend on it: a synced write syncs every retired WAL before its own record, and a
-//!    flush syncs the WALs of the memtable it writes before the table is installed. A retired
+//!    flush syncs the WALs of the memtable it writes before the table is installed if another
+//!    family still has data in them. If none has, the installed table makes those WALs
+//!    obsolete and they are deleted unsynced (a power cut before the install loses at most a
+//!    suffix, by the seal rule below; after it, the table holds their data). A retired
 //!    (or cleanly closed) WAL ends with a seal record, an empty batch; recovery replays the
 //!    WALs after one only if it is intact and sealed (`open.rs`). A retired WAL can lose its
 //!    tail only if nothing later was synced, so stopping there keeps a prefix and loses no
