@@ -15,6 +15,10 @@
 //! (creations, renames, removals) kept or lost at random; torn tails of random garbage; and cuts
 //! in the middle of a file-system operation (the k-th mutating operation and all later ones
 //! fail, then the power goes). Workloads roll the WAL, flush, compact and roll the MANIFEST.
+//! A third of the cycles write a second column family `b` too (keys `b:...` in the model),
+//! batches spanning both families, and flush one family alone at times: a flush of one family
+//! must not make its later writes durable while the other family's earlier ones, in the same
+//! WALs, can still be lost.
 //!
 //! CI volume: 10,000 cycles.
 
@@ -24,6 +28,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cairndb::batch::WriteBatch;
+use cairndb::db::ColumnFamilyDescriptor;
 use cairndb::fs::{CrashOptions, FaultFs, FaultRule, FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::{CompressionType, Db};
@@ -33,6 +38,8 @@ use rand::{Rng, SeedableRng};
 
 const DIR: &str = "/db";
 const SEQ_KEY: &[u8] = b"#seq";
+/// Model keys with this prefix live in column family `b` (without the prefix).
+const CF_B: &[u8] = b"b:";
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 type Batch = Vec<(Vec<u8>, Option<Vec<u8>>)>;
@@ -81,14 +88,30 @@ struct Told {
     durable: usize,
 }
 
+/// Opens the database on `fs`, with family `b` (created if missing) when `two_cf`.
+fn open(fs: Arc<dyn FileSystem>, opts: &Options, two_cf: bool) -> cairndb::Result<Db> {
+    if !two_cf {
+        return Db::open_with_fs(fs, DIR, opts.clone());
+    }
+    let mut o = opts.clone();
+    o.db.create_missing_column_families = true;
+    let b = ColumnFamilyDescriptor::new("b", o.cf.clone());
+    Db::open_cf_with_fs(fs, DIR, o, vec![b])
+}
+
 /// Runs batches until `n` are done or a call fails.
 fn workload(db: &Db, batches: &[Batch], rng: &mut SmallRng, told: &mut Told) {
+    let family_b = db.column_family("b");
     for (i, b) in batches.iter().enumerate() {
         let mut batch = WriteBatch::new();
         for (k, v) in b {
+            let (cf, k) = match (k.strip_prefix(CF_B), &family_b) {
+                (Some(k), Some(fb)) => (fb.id(), k),
+                _ => (0, k.as_slice()),
+            };
             match v {
-                Some(v) => batch.put(k, v).expect("batch put"),
-                None => batch.delete(k).expect("batch delete"),
+                Some(v) => batch.put_cf(cf, k, v).expect("batch put"),
+                None => batch.delete_cf(cf, k).expect("batch delete"),
             }
         }
         let sync = rng.gen_ratio(1, 6);
@@ -104,6 +127,17 @@ fn workload(db: &Db, batches: &[Batch], rng: &mut SmallRng, told: &mut Told) {
         if sync {
             told.durable = i + 1;
         }
+        if let Some(fb) = family_b.as_ref().filter(|_| rng.gen_ratio(1, 40)) {
+            // One family alone; what it makes durable is not counted.
+            let cf = if rng.gen_bool(0.5) {
+                db.default_column_family()
+            } else {
+                fb.clone()
+            };
+            if db.flush_cf(&cf).is_err() {
+                return;
+            }
+        }
         if rng.gen_ratio(1, 60) {
             if db.flush().is_err() {
                 return;
@@ -116,7 +150,7 @@ fn workload(db: &Db, batches: &[Batch], rng: &mut SmallRng, told: &mut Told) {
     }
 }
 
-fn gen_batches(rng: &mut SmallRng) -> Vec<Batch> {
+fn gen_batches(rng: &mut SmallRng, two_cf: bool) -> Vec<Batch> {
     let n = rng.gen_range(1..=120);
     let big = rng.gen_ratio(1, 6);
     let keys = rng.gen_range(4..200u32);
@@ -124,7 +158,9 @@ fn gen_batches(rng: &mut SmallRng) -> Vec<Batch> {
         .map(|i| {
             let mut b: Batch = (0..rng.gen_range(1..5))
                 .map(|_| {
-                    let k = format!("k{:04}", rng.gen_range(0..keys)).into_bytes();
+                    let key = rng.gen_range(0..keys);
+                    let family = if two_cf && key % 2 == 1 { "b:" } else { "" };
+                    let k = format!("{family}k{key:04}").into_bytes();
                     let v = rng.gen_ratio(5, 6).then(|| {
                         let len = if big {
                             rng.gen_range(500..6000)
@@ -178,18 +214,25 @@ fn check(
     c: &mut Counts,
     what: &str,
 ) {
+    // Without descriptors: family `b` opens if its creation survived the cut.
     let db = Db::open_with_fs(fs.shared(), DIR, opts.clone())
         .unwrap_or_else(|e| panic!("{what}: recovery failed: {e}"));
     let r = ReadOptions::default();
     let mut state = Model::new();
-    let mut it = db.iter(&r).expect("iter");
-    it.seek_to_first();
-    while it.valid() {
-        state.insert(it.key().to_vec(), it.value().to_vec());
-        it.next();
+    let family_b = db.column_family("b");
+    let families = [(db.default_column_family(), &b""[..])]
+        .into_iter()
+        .chain(family_b.clone().map(|fb| (fb, CF_B)));
+    for (cf, prefix) in families {
+        let mut it = db.iter_cf(&r, &cf).expect("iter");
+        it.seek_to_first();
+        while it.valid() {
+            state.insert([prefix, it.key()].concat(), it.value().to_vec());
+            it.next();
+        }
+        it.status()
+            .unwrap_or_else(|e| panic!("{what}: scan failed: {e}"));
     }
-    it.status()
-        .unwrap_or_else(|e| panic!("{what}: scan failed: {e}"));
     let n = match state.get(SEQ_KEY) {
         None => 0,
         Some(v) => {
@@ -215,9 +258,12 @@ fn check(
         return;
     }
     for k in batches.iter().flatten().map(|(k, _)| k).take(40) {
-        let got = db
-            .get(&r, k)
-            .unwrap_or_else(|e| panic!("{what}: get failed: {e}"));
+        let got = match (k.strip_prefix(CF_B), &family_b) {
+            (Some(key), Some(fb)) => db.get_cf(&r, fb, key),
+            (Some(_), None) => Ok(None),
+            (None, _) => db.get(&r, k),
+        }
+        .unwrap_or_else(|e| panic!("{what}: get failed: {e}"));
         if got.as_ref() != state.get(k) {
             c.wrong_answers += 1;
             c.fail(format!("{what}: get {k:?} disagrees with the scan"));
@@ -252,7 +298,8 @@ fn crash_options(rng: &mut SmallRng) -> CrashOptions {
 fn cycle(seed: u64, c: &mut Counts) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let opts = options(&mut rng);
-    let batches = gen_batches(&mut rng);
+    let two_cf = rng.gen_ratio(1, 3);
+    let batches = gen_batches(&mut rng, two_cf);
     let mem = MemFs::new();
     let mut told = Told::default();
     let mid_op = rng.gen_ratio(1, 3);
@@ -263,7 +310,7 @@ fn cycle(seed: u64, c: &mut Counts) {
         let fault = FaultFs::new(mem.shared(), seed);
         fault.add_rule(FaultRule::halt_at_mutating(k));
         let fs: Arc<dyn FileSystem> = Arc::new(fault);
-        if let Ok(db) = Db::open_with_fs(fs, DIR, opts.clone()) {
+        if let Ok(db) = open(fs, &opts, two_cf) {
             workload(&db, &batches, &mut rng, &mut told);
             let cut = mem.crash_clone(crash);
             let files = mem.process_crash_clone();
@@ -280,7 +327,7 @@ fn cycle(seed: u64, c: &mut Counts) {
             mem.crash_clone(crash)
         }
     } else {
-        let db = Db::open_with_fs(mem.shared(), DIR, opts.clone()).expect("open");
+        let db = open(mem.shared(), &opts, two_cf).expect("open");
         workload(&db, &batches, &mut rng, &mut told);
         // Power goes while the database is live (a flush or compaction may be running).
         let cut = mem.crash_clone(crash);
