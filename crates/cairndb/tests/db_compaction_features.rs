@@ -594,3 +594,95 @@ fn a_tiny_rate_limit_still_completes_a_small_compaction() {
     assert_eq!(limiter.bytes_per_second(), 1 << 30);
     assert_eq!(scan(&db, &ReadOptions::default()).len(), 300);
 }
+
+/// Opens a database with `limiter`, writes two overlapping flushed files and compacts them;
+/// returns the bytes the compaction read and wrote.
+fn compact_through(limiter: &Arc<RateLimiter>) -> (u64, u64) {
+    let mut o = opts();
+    o.db.rate_limiter = Some(limiter.clone());
+    o.cf.compression = cairndb::CompressionType::None;
+    o.cf.disable_auto_compactions = true;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    put_range(&db, 0, 300, "first");
+    db.flush().expect("flush");
+    put_range(&db, 0, 300, "again");
+    db.compact_range(None, None).expect("compact");
+    assert_eq!(scan(&db, &ReadOptions::default()).len(), 300);
+    let stats = db.compaction_stats_cf(&db.default_column_family());
+    let read: u64 = stats.levels.iter().map(|l| l.bytes_read).sum();
+    let written: u64 = stats.levels.iter().map(|l| l.bytes_written).sum();
+    assert!(read > 0 && written > 0);
+    (read, written)
+}
+
+#[test]
+fn reads_only_mode_charges_compaction_reads_and_not_writes() {
+    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    let limiter = Arc::new(
+        RateLimiter::with_mode(200 << 10, 100_000, 10, RateLimiterMode::ReadsOnly)
+            .expect("limiter"),
+    );
+    let (read, _) = compact_through(&limiter);
+    // Every input byte went through the limiter (the footer, index and filter are read on open
+    // and count too); flushes and compaction outputs were not charged.
+    let low = limiter.total_bytes_through(IoPriority::Low);
+    assert!(low >= read, "charged {low} of {read} input bytes");
+    assert_eq!(limiter.total_bytes_through(IoPriority::High), 0);
+}
+
+#[test]
+fn all_io_mode_charges_compaction_reads_and_writes_and_flush_writes() {
+    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    let limiter = Arc::new(
+        RateLimiter::with_mode(200 << 10, 100_000, 10, RateLimiterMode::AllIo).expect("limiter"),
+    );
+    let (read, written) = compact_through(&limiter);
+    let low = limiter.total_bytes_through(IoPriority::Low);
+    assert!(
+        low >= read + written,
+        "charged {low}, read {read} + wrote {written}"
+    );
+    assert!(
+        limiter.total_bytes_through(IoPriority::High) > 0,
+        "flush writes are charged"
+    );
+}
+
+#[test]
+fn writes_only_mode_does_not_charge_compaction_reads() {
+    // The default mode, RocksDB's kWritesOnly: exactly the output bytes at low priority.
+    let limiter = Arc::new(RateLimiter::with_rate(200 << 10).expect("limiter"));
+    let (_, written) = compact_through(&limiter);
+    assert_eq!(limiter.total_bytes_through(IoPriority::Low), written);
+}
+
+#[test]
+fn flushes_complete_while_a_rate_limited_compaction_reads() {
+    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    // 100 KiB/s: compacting ~200 KiB of input takes seconds of low-priority reads and writes.
+    let limiter = Arc::new(
+        RateLimiter::with_mode(100 << 10, 100_000, 10, RateLimiterMode::AllIo).expect("limiter"),
+    );
+    let mut o = opts();
+    o.db.rate_limiter = Some(limiter.clone());
+    o.cf.compression = cairndb::CompressionType::None;
+    o.cf.disable_auto_compactions = true;
+    let db = Arc::new(Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open"));
+    put_range(&db, 0, 1000, "first");
+    db.flush().expect("flush");
+    put_range(&db, 0, 1000, "second");
+    db.flush().expect("flush");
+    let compacting = {
+        let db = Arc::clone(&db);
+        std::thread::spawn(move || db.compact_range(None, None))
+    };
+    // Flushes run while the compaction waits for its low-priority tokens; each must finish.
+    let high_before = limiter.total_bytes_through(IoPriority::High);
+    for round in 0..3u32 {
+        put_range(&db, 2000 + round * 10, 2010 + round * 10, "late");
+        db.flush().expect("flush during compaction");
+    }
+    assert!(limiter.total_bytes_through(IoPriority::High) > high_before);
+    compacting.join().expect("join").expect("compact");
+    assert_eq!(scan(&db, &ReadOptions::default()).len(), 1030);
+}

@@ -86,8 +86,15 @@ type Contents = (Vec<(Vec<u8>, Vec<u8>)>, Vec<Tombstone>);
 fn read_output(fs: &dyn FileSystem, meta: &FileMetaData) -> Contents {
     let path = Path::new(DIR).join(table_file_name(meta.number));
     assert_eq!(fs.size(&path).expect("size"), meta.size);
-    let table = open_input_table(fs, &path, meta.size, &TableOptions::default(), 1 << 20)
-        .expect("open output");
+    let table = open_input_table(
+        fs,
+        &path,
+        meta.size,
+        &TableOptions::default(),
+        1 << 20,
+        None,
+    )
+    .expect("open output");
     let mut it = table.iter();
     let mut points = Vec::new();
     it.seek_to_first();
@@ -425,6 +432,7 @@ fn build_table(
         built.file_size,
         &TableOptions::default(),
         64 << 10,
+        None,
     )
     .expect("open")
 }

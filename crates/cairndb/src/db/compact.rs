@@ -230,6 +230,7 @@ impl DbInner {
                 f.size,
                 &read_options,
                 self.options.db.compaction_readahead_size,
+                self.options.db.rate_limiter.as_ref(),
             )?);
         }
         let grandparents: Vec<FileMetaData> =
