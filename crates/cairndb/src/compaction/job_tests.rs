@@ -644,7 +644,12 @@ mod subcompactions {
         let mut tables = Vec::new();
         for (i, w) in bounds.windows(2).enumerate() {
             let inside = |s: u64| s > w[0] && s <= w[1];
-            let points: Vec<_> = input.0.iter().filter(|e| inside(seq(&e.0))).cloned().collect();
+            let points: Vec<_> = input
+                .0
+                .iter()
+                .filter(|e| inside(seq(&e.0)))
+                .cloned()
+                .collect();
             let mut ts: Vec<_> = input.1.iter().filter(|t| inside(t.seq)).cloned().collect();
             ts.sort_by(|a, b| a.start.cmp(&b.start));
             if !points.is_empty() || !ts.is_empty() {

@@ -285,7 +285,10 @@ mod tests {
     fn cuts_are_strictly_increasing_and_never_at_the_last_key() {
         let points = [("a", 100), ("a", 100), ("b", 1), ("b", 1)];
         let r = ranges(&points, 8);
-        assert_eq!(r, vec![(None, Some("a\0".into())), (Some("a\0".into()), None)]);
+        assert_eq!(
+            r,
+            vec![(None, Some("a\0".into())), (Some("a\0".into()), None)]
+        );
         assert_eq!(ranges(&[("a", 5), ("a", 5)], 4), vec![(None, None)]);
     }
 

@@ -31,9 +31,7 @@ use super::write_control::{pressure, Cause, Debt, Pressure, Thresholds};
 use super::{CfData, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
 use crate::compaction::iter::CompactionIterOptions;
-use crate::compaction::job::{
-    open_input_table, CompactionInput, CompactionJob,
-};
+use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
 use crate::compaction::manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
 use crate::compaction::plan::{CompactionPlan, CompactionReason};
 use crate::compaction::subcompaction::{run_subcompactions, subcompaction_ranges, KeyRange};
