@@ -689,9 +689,9 @@ fn flushes_complete_while_a_rate_limited_compaction_reads() {
 
 /// A history with range deletions and snapshots compacted with `subs` subcompactions; returns
 /// what readers see at each snapshot and at the tip, and the ranges that wrote files.
-fn compact_range_deletions_with_subcompactions(
-    subs: u32,
-) -> (Vec<BTreeMap<Vec<u8>, Vec<u8>>>, u64) {
+type View = BTreeMap<Vec<u8>, Vec<u8>>;
+
+fn compact_range_deletions_with_subcompactions(subs: u32) -> (Vec<View>, u64) {
     let mut o = opts();
     o.db.max_subcompactions = subs;
     o.cf.disable_auto_compactions = true;

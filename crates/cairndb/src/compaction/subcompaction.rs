@@ -300,7 +300,8 @@ mod tests {
             Tombstone::new(b"x", b"z", 7),
         ];
         let r = ranges_after(&[b"c".to_vec(), b"q".to_vec()]);
-        let pieces: Vec<Vec<(Vec<u8>, Vec<u8>, u64)>> = r
+        type Piece = (Vec<u8>, Vec<u8>, u64);
+        let pieces: Vec<Vec<Piece>> = r
             .iter()
             .map(|range| {
                 clip_tombstones(&t, range)
