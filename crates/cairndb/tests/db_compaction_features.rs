@@ -594,3 +594,149 @@ fn a_tiny_rate_limit_still_completes_a_small_compaction() {
     assert_eq!(limiter.bytes_per_second(), 1 << 30);
     assert_eq!(scan(&db, &ReadOptions::default()).len(), 300);
 }
+
+/// Opens a database with `limiter`, writes two overlapping flushed files and compacts them;
+/// returns the bytes the compaction read and wrote.
+fn compact_through(limiter: &Arc<RateLimiter>) -> (u64, u64) {
+    let mut o = opts();
+    o.db.rate_limiter = Some(limiter.clone());
+    o.cf.compression = cairndb::CompressionType::None;
+    o.cf.disable_auto_compactions = true;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    put_range(&db, 0, 300, "first");
+    db.flush().expect("flush");
+    put_range(&db, 0, 300, "again");
+    db.compact_range(None, None).expect("compact");
+    assert_eq!(scan(&db, &ReadOptions::default()).len(), 300);
+    let stats = db.compaction_stats_cf(&db.default_column_family());
+    let read: u64 = stats.levels.iter().map(|l| l.bytes_read).sum();
+    let written: u64 = stats.levels.iter().map(|l| l.bytes_written).sum();
+    assert!(read > 0 && written > 0);
+    (read, written)
+}
+
+#[test]
+fn reads_only_mode_charges_compaction_reads_and_not_writes() {
+    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    let limiter = Arc::new(
+        RateLimiter::with_mode(200 << 10, 100_000, 10, RateLimiterMode::ReadsOnly)
+            .expect("limiter"),
+    );
+    let (read, _) = compact_through(&limiter);
+    // Every input byte went through the limiter (the footer, index and filter are read on open
+    // and count too); flushes and compaction outputs were not charged.
+    let low = limiter.total_bytes_through(IoPriority::Low);
+    assert!(low >= read, "charged {low} of {read} input bytes");
+    assert_eq!(limiter.total_bytes_through(IoPriority::High), 0);
+}
+
+#[test]
+fn all_io_mode_charges_compaction_reads_and_writes_and_flush_writes() {
+    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    let limiter = Arc::new(
+        RateLimiter::with_mode(200 << 10, 100_000, 10, RateLimiterMode::AllIo).expect("limiter"),
+    );
+    let (read, written) = compact_through(&limiter);
+    let low = limiter.total_bytes_through(IoPriority::Low);
+    assert!(
+        low >= read + written,
+        "charged {low}, read {read} + wrote {written}"
+    );
+    assert!(
+        limiter.total_bytes_through(IoPriority::High) > 0,
+        "flush writes are charged"
+    );
+}
+
+#[test]
+fn writes_only_mode_does_not_charge_compaction_reads() {
+    // The default mode, RocksDB's kWritesOnly: exactly the output bytes at low priority.
+    let limiter = Arc::new(RateLimiter::with_rate(200 << 10).expect("limiter"));
+    let (_, written) = compact_through(&limiter);
+    assert_eq!(limiter.total_bytes_through(IoPriority::Low), written);
+}
+
+#[test]
+fn flushes_complete_while_a_rate_limited_compaction_reads() {
+    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    // 100 KiB/s: compacting ~200 KiB of input takes seconds of low-priority reads and writes.
+    let limiter = Arc::new(
+        RateLimiter::with_mode(100 << 10, 100_000, 10, RateLimiterMode::AllIo).expect("limiter"),
+    );
+    let mut o = opts();
+    o.db.rate_limiter = Some(limiter.clone());
+    o.cf.compression = cairndb::CompressionType::None;
+    o.cf.disable_auto_compactions = true;
+    let db = Arc::new(Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open"));
+    put_range(&db, 0, 1000, "first");
+    db.flush().expect("flush");
+    put_range(&db, 0, 1000, "second");
+    db.flush().expect("flush");
+    let compacting = {
+        let db = Arc::clone(&db);
+        std::thread::spawn(move || db.compact_range(None, None))
+    };
+    // Flushes run while the compaction waits for its low-priority tokens; each must finish.
+    let high_before = limiter.total_bytes_through(IoPriority::High);
+    for round in 0..3u32 {
+        put_range(&db, 2000 + round * 10, 2010 + round * 10, "late");
+        db.flush().expect("flush during compaction");
+    }
+    assert!(limiter.total_bytes_through(IoPriority::High) > high_before);
+    compacting.join().expect("join").expect("compact");
+    assert_eq!(scan(&db, &ReadOptions::default()).len(), 1030);
+}
+
+/// A history with range deletions and snapshots compacted with `subs` subcompactions; returns
+/// what readers see at each snapshot and at the tip, and the ranges that wrote files.
+type View = BTreeMap<Vec<u8>, Vec<u8>>;
+
+fn compact_range_deletions_with_subcompactions(subs: u32) -> (Vec<View>, u64) {
+    let mut o = opts();
+    o.db.max_subcompactions = subs;
+    o.cf.disable_auto_compactions = true;
+    o.cf.target_file_size_base = 16 << 10;
+    o.cf.compression = cairndb::CompressionType::None;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    let mut model = BTreeMap::new();
+    let mut rng = Lcg(21);
+    let mut snaps = Vec::new();
+    for round in 0..4u64 {
+        random_history(&db, &mut model, 30 + round, 1500);
+        for _ in 0..6 {
+            let a = rng.next() % 1500;
+            let b = a + 1 + rng.next() % 200;
+            let (a, b) = (format!("key{a:06}"), format!("key{b:06}"));
+            db.delete_range(&w, a.as_bytes(), b.as_bytes())
+                .expect("delete_range");
+            model.retain(|k: &Vec<u8>, _| {
+                k.as_slice() < a.as_bytes() || k.as_slice() >= b.as_bytes()
+            });
+        }
+        db.flush().expect("flush");
+        let s = db.snapshot().expect("snapshot");
+        snaps.push((scan(&db, &at(s.sequence())), s));
+    }
+    db.compact_range(None, None).expect("compact");
+    let mut seen: Vec<_> = snaps
+        .iter()
+        .map(|(_, s)| scan(&db, &at(s.sequence())))
+        .collect();
+    for ((want, _), got) in snaps.iter().zip(&seen) {
+        assert_eq!(got, want, "subs {subs}: a snapshot's view changed");
+    }
+    assert_eq!(scan(&db, &ReadOptions::default()), model, "subs {subs}");
+    seen.push(model);
+    let stats = db.compaction_stats_cf(&db.default_column_family());
+    (seen, stats.levels.iter().map(|l| l.subcompactions).sum())
+}
+
+#[test]
+fn subcompactions_split_inputs_with_range_deletions_and_keep_every_snapshot() {
+    let (one, subs1) = compact_range_deletions_with_subcompactions(1);
+    let (four, subs4) = compact_range_deletions_with_subcompactions(4);
+    assert_eq!(one, four);
+    // Every input holds range tombstones, so these ranges could not be split before.
+    assert!(subs4 > subs1, "split: {subs4} ranges vs {subs1}");
+}

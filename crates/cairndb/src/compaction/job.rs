@@ -37,7 +37,7 @@ use super::deletion_collector::{collector_for, DeletionCollector};
 use super::iter::{
     range_deletions_to_keep, CompactionIterOptions, CompactionIterStats, CompactionIterator,
 };
-use super::rate_limiter::{IoPriority, RateLimitedFile};
+use super::rate_limiter::{IoPriority, RateLimitedFile, RateLimitedReader, RateLimiter};
 use crate::error::Result;
 use crate::fs::{AccessPattern, FileSystem};
 use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};
@@ -94,6 +94,8 @@ impl CompactionInput {
 /// read sequentially and asks it to read the first `readahead_bytes` ahead
 /// (`DbOptions::compaction_readahead_size`; 0 for none). The table reader has no readahead of its
 /// own, so further windows rely on the OS's sequential readahead that the advice enables.
+/// Every read of the table (opening it included) first asks `limiter` for its bytes at low
+/// priority when the limiter's mode charges reads (`RateLimiterMode::ReadsOnly` or `AllIo`).
 ///
 /// # Errors
 /// Errors opening the file or from [`Table::open`]. Failed hints are not errors: they change
@@ -104,8 +106,9 @@ pub fn open_input_table(
     file_size: u64,
     options: &TableOptions,
     readahead_bytes: u64,
+    limiter: Option<&Arc<RateLimiter>>,
 ) -> Result<Arc<Table>> {
-    let file = fs.open_read(path)?;
+    let file = RateLimitedReader::wrap(fs.open_read(path)?, limiter, IoPriority::Low);
     let _ = file.advise(AccessPattern::Sequential);
     if readahead_bytes > 0 {
         let _ = file.readahead(0, readahead_bytes.min(file_size));

@@ -86,8 +86,15 @@ type Contents = (Vec<(Vec<u8>, Vec<u8>)>, Vec<Tombstone>);
 fn read_output(fs: &dyn FileSystem, meta: &FileMetaData) -> Contents {
     let path = Path::new(DIR).join(table_file_name(meta.number));
     assert_eq!(fs.size(&path).expect("size"), meta.size);
-    let table = open_input_table(fs, &path, meta.size, &TableOptions::default(), 1 << 20)
-        .expect("open output");
+    let table = open_input_table(
+        fs,
+        &path,
+        meta.size,
+        &TableOptions::default(),
+        1 << 20,
+        None,
+    )
+    .expect("open output");
     let mut it = table.iter();
     let mut points = Vec::new();
     it.seek_to_first();
@@ -425,6 +432,7 @@ fn build_table(
         built.file_size,
         &TableOptions::default(),
         64 << 10,
+        None,
     )
     .expect("open")
 }
@@ -561,4 +569,192 @@ fn failures_leave_no_partial_outputs() {
     .expect_err("input error");
     assert!(e.is_corruption());
     assert!(sst_files(&mem).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subcompactions over inputs with range tombstones.
+
+mod subcompactions {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::compaction::subcompaction::{ranges_after, run_subcompactions, KeyRange};
+
+    /// One generated write on keys `k0..k12`.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Put(u8),
+        Delete(u8),
+        Merge(u8),
+        RangeDelete(u8, u8),
+    }
+
+    fn ops_strategy() -> impl Strategy<Value = Vec<Op>> {
+        let op = prop_oneof![
+            5 => (0u8..12).prop_map(Op::Put),
+            2 => (0u8..12).prop_map(Op::Delete),
+            2 => (0u8..12).prop_map(Op::Merge),
+            2 => (0u8..12, 1u8..6).prop_map(|(k, n)| Op::RangeDelete(k, k + n)),
+        ];
+        prop::collection::vec(op, 1..60)
+    }
+
+    /// Key `k` of the inputs; `between(k)` lies between `k` and `k + 1` and is held only by the
+    /// level below the compaction, so a gap in the tombstones' coverage there would show.
+    fn key_of(k: u8) -> Vec<u8> {
+        vec![b'k', b'a' + k]
+    }
+    fn between(k: u8) -> Vec<u8> {
+        vec![b'k', b'a' + k, b'5']
+    }
+
+    type Level = (Vec<(Vec<u8>, Vec<u8>)>, Vec<Tombstone>);
+
+    /// The i-th op at sequence number `first_seq + i`, split into tables by `cuts` of the
+    /// sequence numbers.
+    fn materialize(ops: &[Op], first_seq: u64) -> Level {
+        let mut level: Level = (Vec::new(), Vec::new());
+        for (i, op) in ops.iter().enumerate() {
+            let seq = first_seq + i as u64;
+            let v = format!("v{seq}");
+            match *op {
+                Op::Put(k) => level.0.push(entry(&key_str(k), seq, ValueKind::Put, &v)),
+                Op::Delete(k) => level.0.push(entry(&key_str(k), seq, ValueKind::Delete, "")),
+                Op::Merge(k) => level.0.push(entry(&key_str(k), seq, ValueKind::Merge, &v)),
+                Op::RangeDelete(a, b) => {
+                    level.1.push(Tombstone::new(&key_of(a), &key_of(b), seq));
+                }
+            }
+        }
+        level
+    }
+
+    fn key_str(k: u8) -> String {
+        String::from_utf8(key_of(k)).expect("ascii")
+    }
+
+    /// Builds the input tables: the ops cut by sequence number into up to three tables.
+    fn input_tables(fs: &dyn FileSystem, input: &Level, seq_cuts: &[u64]) -> Vec<Arc<Table>> {
+        let seq = |k: &[u8]| ParsedKey::parse(k).expect("key").seq;
+        let mut bounds = vec![0];
+        bounds.extend_from_slice(seq_cuts);
+        bounds.push(u64::MAX);
+        let mut tables = Vec::new();
+        for (i, w) in bounds.windows(2).enumerate() {
+            let inside = |s: u64| s > w[0] && s <= w[1];
+            let points: Vec<_> = input
+                .0
+                .iter()
+                .filter(|e| inside(seq(&e.0)))
+                .cloned()
+                .collect();
+            let mut ts: Vec<_> = input.1.iter().filter(|t| inside(t.seq)).cloned().collect();
+            ts.sort_by(|a, b| a.start.cmp(&b.start));
+            if !points.is_empty() || !ts.is_empty() {
+                tables.push(build_table(fs, 10 + i as u64, points, &ts));
+            }
+        }
+        tables
+    }
+
+    /// Runs the compaction of `tables` split into `ranges`; checks the outputs (sorted,
+    /// disjoint, metadata covering the contents, none across a range boundary) and returns
+    /// their contents.
+    fn compact(
+        fs: &dyn FileSystem,
+        tables: &[Arc<Table>],
+        ranges: Vec<KeyRange>,
+        snapshots: &[u64],
+        bottommost: bool,
+        first_number: u64,
+    ) -> Level {
+        let db = DbOptions::default();
+        let cf = cf_options();
+        let job = CompactionJob {
+            fs,
+            dir: Path::new(DIR),
+            db_options: &db,
+            cf_options: &cf,
+            output_level: 1,
+            target_file_size: 256,
+            max_grandparent_overlap_bytes: 0,
+            grandparents: &[],
+            iter_options: iter_options(snapshots, bottommost),
+        };
+        let bounds: Vec<Vec<u8>> = ranges.iter().filter_map(|r| r.1.clone()).collect();
+        let next = AtomicU64::new(first_number);
+        let new_number = || next.fetch_add(1, Ordering::Relaxed);
+        let (r, _) = run_subcompactions(&job, tables, ranges, &new_number, fs, Path::new(DIR))
+            .expect("compaction");
+        let contents = check_outputs(fs, &r);
+        for m in &r.outputs {
+            for b in &bounds {
+                assert!(
+                    user_key(&m.largest) < b.as_slice() || user_key(&m.smallest) >= b.as_slice(),
+                    "output {} crosses the range boundary {b:?}",
+                    m.number
+                );
+            }
+        }
+        let points = contents.iter().flat_map(|c| c.0.iter().cloned()).collect();
+        let tombstones = contents.iter().flat_map(|c| c.1.iter().cloned()).collect();
+        (points, tombstones)
+    }
+
+    /// What a reader at `snapshot` sees of every key (inputs' and in-between keys), reading
+    /// `level` over `below`.
+    fn reads(level: &Level, below: &Level, snapshot: u64) -> Vec<Option<Vec<u8>>> {
+        let points: Vec<_> = level.0.iter().chain(&below.0).cloned().collect();
+        let tombstones: Vec<_> = level.1.iter().chain(&below.1).cloned().collect();
+        let op = StringAppendOperator::new(b",");
+        (0u8..18)
+            .flat_map(|k| [key_of(k), between(k)])
+            .map(|k| model_read(&points, &tombstones, &k, snapshot, &op))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn split_compaction_with_range_tombstones_matches_one_range(
+            ops in ops_strategy(),
+            seq_cuts in prop::collection::btree_set(1u64..60, 0..3),
+            cut_keys in prop::collection::btree_set((0u8..14, any::<bool>()), 1..4),
+            snapshots in prop::collection::vec(100u64..170, 0..4),
+            bottommost in any::<bool>(),
+        ) {
+            let fs = mem_fs();
+            // Older data below the compaction (not bottommost): puts on every key and every
+            // in-between key, which the inputs' tombstones must keep hiding.
+            let below: Level = if bottommost {
+                (Vec::new(), Vec::new())
+            } else {
+                let points = (0u8..18)
+                    .flat_map(|k| [key_of(k), between(k)])
+                    .map(|k| entry(std::str::from_utf8(&k).expect("ascii"), 1, ValueKind::Put, "old"))
+                    .collect();
+                (points, Vec::new())
+            };
+            let input = materialize(&ops, 100);
+            let seq_cuts: Vec<u64> = seq_cuts.into_iter().map(|s| 100 + s).collect();
+            let tables = input_tables(&fs, &input, &seq_cuts);
+            prop_assume!(!tables.is_empty());
+            let mut cuts: Vec<Vec<u8>> = cut_keys
+                .into_iter()
+                .map(|(k, mid)| if mid { between(k) } else { key_of(k) })
+                .collect();
+            cuts.sort();
+            cuts.dedup();
+            let one = compact(&fs, &tables, vec![(None, None)], &snapshots, bottommost, 1000);
+            let split = compact(&fs, &tables, ranges_after(&cuts), &snapshots, bottommost, 2000);
+            for &s in snapshots.iter().chain([&MAX_SEQUENCE]) {
+                let want = reads(&input, &below, s);
+                prop_assert_eq!(&reads(&one, &below, s), &want, "one range at {}", s);
+                prop_assert_eq!(&reads(&split, &below, s), &want, "split at {} by {:?}", s, cuts);
+            }
+        }
+    }
 }

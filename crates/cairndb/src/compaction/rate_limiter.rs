@@ -1,8 +1,11 @@
-//! [`RateLimiter`]: a token bucket that bounds the bytes per second background jobs write
-//! (RocksDB's `GenericRateLimiter`, made by `NewGenericRateLimiter`).
+//! [`RateLimiter`]: a token bucket that bounds the bytes per second background jobs write, read,
+//! or both (RocksDB's `GenericRateLimiter`, made by `NewGenericRateLimiter`).
 //!
 //! Who calls it: flush and compaction threads, through [`RateLimitedFile`], before each write of
-//! a table file. Any number of threads (and databases) may share one limiter.
+//! a table file, and compaction threads, through [`RateLimitedReader`], before each read of an
+//! input table. The limiter's [`RateLimiterMode`] (RocksDB's `RateLimiter::Mode`) says which of
+//! the two it charges: writes only (the default, as RocksDB's), reads only, or all I/O. Any
+//! number of threads (and databases) may share one limiter.
 //!
 //! The model, as RocksDB's:
 //! - Every `refill_period_us` the bucket is refilled with `rate_bytes_per_sec ×
@@ -33,7 +36,7 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
-use crate::fs::WritableFile;
+use crate::fs::{AccessPattern, RandomAccessFile, WritableFile};
 use crate::options::{Clock, SystemClock};
 
 /// RocksDB's default refill period: 100 ms.
@@ -48,6 +51,56 @@ pub enum IoPriority {
     Low = 0,
     /// Flushes (RocksDB's `IO_HIGH`).
     High = 1,
+}
+
+/// Which I/O a [`RateLimiter`] charges (RocksDB's `RateLimiter::Mode`, spelled as its
+/// `kReadsOnly`, `kWritesOnly`, `kAllIo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RateLimiterMode {
+    /// Only reads of compaction inputs (RocksDB's `kReadsOnly`).
+    ReadsOnly,
+    /// Only writes of flush and compaction outputs (RocksDB's `kWritesOnly`, its default).
+    #[default]
+    WritesOnly,
+    /// Both (RocksDB's `kAllIo`).
+    AllIo,
+}
+
+impl RateLimiterMode {
+    /// Whether reads are charged (RocksDB's `IsRateLimited(OpType::kRead)`).
+    pub fn limits_reads(self) -> bool {
+        matches!(self, RateLimiterMode::ReadsOnly | RateLimiterMode::AllIo)
+    }
+
+    /// Whether writes are charged (RocksDB's `IsRateLimited(OpType::kWrite)`).
+    pub fn limits_writes(self) -> bool {
+        matches!(self, RateLimiterMode::WritesOnly | RateLimiterMode::AllIo)
+    }
+
+    /// RocksDB's spelling: `kReadsOnly`, `kWritesOnly` or `kAllIo`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RateLimiterMode::ReadsOnly => "kReadsOnly",
+            RateLimiterMode::WritesOnly => "kWritesOnly",
+            RateLimiterMode::AllIo => "kAllIo",
+        }
+    }
+}
+
+impl std::str::FromStr for RateLimiterMode {
+    type Err = Error;
+
+    /// Parses RocksDB's spelling (`kReadsOnly`, `kWritesOnly`, `kAllIo`).
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "kReadsOnly" => Ok(RateLimiterMode::ReadsOnly),
+            "kWritesOnly" => Ok(RateLimiterMode::WritesOnly),
+            "kAllIo" => Ok(RateLimiterMode::AllIo),
+            _ => Err(Error::InvalidArgument(format!(
+                "rate limiter mode {s:?}: expected kReadsOnly, kWritesOnly or kAllIo"
+            ))),
+        }
+    }
 }
 
 /// One queued request.
@@ -211,12 +264,14 @@ pub struct RateLimiter {
     bucket: Mutex<Bucket>,
     cond: Condvar,
     clock: Arc<dyn Clock>,
+    mode: RateLimiterMode,
 }
 
 impl fmt::Debug for RateLimiter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RateLimiter")
             .field("bytes_per_second", &self.bytes_per_second())
+            .field("mode", &self.mode)
             .finish_non_exhaustive()
     }
 }
@@ -255,6 +310,28 @@ impl RateLimiter {
         )
     }
 
+    /// [`RateLimiter::new`] charging the I/O `mode` names (RocksDB's
+    /// `NewGenericRateLimiter(rate, refill_period_us, fairness, mode)`); [`RateLimiter::new`]
+    /// is `RateLimiterMode::WritesOnly`, RocksDB's default.
+    ///
+    /// # Errors
+    /// As [`RateLimiter::new`].
+    pub fn with_mode(
+        rate_bytes_per_sec: u64,
+        refill_period_us: u64,
+        fairness: u32,
+        mode: RateLimiterMode,
+    ) -> Result<Self> {
+        let mut l = Self::new(rate_bytes_per_sec, refill_period_us, fairness)?;
+        l.mode = mode;
+        Ok(l)
+    }
+
+    /// Which I/O this limiter charges.
+    pub fn mode(&self) -> RateLimiterMode {
+        self.mode
+    }
+
     /// [`RateLimiter::new`] reading time from `clock`. Waiting still sleeps in real time and
     /// then rereads `clock`: with a clock that never advances, a request that needs a refill
     /// waits until the clock moves (tests drive [`Bucket`] directly instead).
@@ -283,6 +360,7 @@ impl RateLimiter {
             )),
             cond: Condvar::new(),
             clock,
+            mode: RateLimiterMode::default(),
         })
     }
 
@@ -357,13 +435,13 @@ pub struct RateLimitedFile {
 }
 
 impl RateLimitedFile {
-    /// `file`, limited by `limiter` when there is one.
+    /// `file`, limited by `limiter` when there is one and its mode charges writes.
     pub fn wrap(
         file: Box<dyn WritableFile>,
         limiter: Option<&Arc<RateLimiter>>,
         pri: IoPriority,
     ) -> Box<dyn WritableFile> {
-        match limiter {
+        match limiter.filter(|l| l.mode().limits_writes()) {
             Some(l) => Box::new(RateLimitedFile {
                 inner: file,
                 limiter: Arc::clone(l),
@@ -396,6 +474,52 @@ impl WritableFile for RateLimitedFile {
     }
     fn is_empty(&self) -> bool {
         self.inner.is_empty()
+    }
+}
+
+/// A table file whose reads first ask a [`RateLimiter`] for their bytes (RocksDB's
+/// `RandomAccessFileReader` with a rate limiter). Compaction opens its inputs through it, so
+/// every byte a compaction reads — footer, index, filter and data blocks — is charged at
+/// [`IoPriority::Low`].
+#[derive(Debug)]
+pub struct RateLimitedReader {
+    inner: Arc<dyn RandomAccessFile>,
+    limiter: Arc<RateLimiter>,
+    pri: IoPriority,
+}
+
+impl RateLimitedReader {
+    /// `file`, limited by `limiter` when there is one and its mode charges reads.
+    pub fn wrap(
+        file: Arc<dyn RandomAccessFile>,
+        limiter: Option<&Arc<RateLimiter>>,
+        pri: IoPriority,
+    ) -> Arc<dyn RandomAccessFile> {
+        match limiter.filter(|l| l.mode().limits_reads()) {
+            Some(l) => Arc::new(RateLimitedReader {
+                inner: file,
+                limiter: Arc::clone(l),
+                pri,
+            }),
+            None => file,
+        }
+    }
+}
+
+impl RandomAccessFile for RateLimitedReader {
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.limiter.request(buf.len() as u64, self.pri);
+        self.inner.read_exact_at(offset, buf)
+    }
+    fn size(&self) -> Result<u64> {
+        self.inner.size()
+    }
+    fn advise(&self, pattern: AccessPattern) -> Result<()> {
+        self.inner.advise(pattern)
+    }
+    fn readahead(&self, offset: u64, len: u64) -> Result<()> {
+        // A hint to the OS; the bytes are charged when they are actually read.
+        self.inner.readahead(offset, len)
     }
 }
 
@@ -493,6 +617,63 @@ mod tests {
         l.set_bytes_per_second(2 * MB).expect("set");
         assert_eq!(l.bytes_per_second(), 2 * MB);
         assert_eq!(l.single_burst_bytes(), 2 * MB / 10);
+    }
+
+    #[test]
+    fn modes_parse_in_rocksdb_spelling_and_choose_what_is_charged() {
+        for m in [
+            RateLimiterMode::ReadsOnly,
+            RateLimiterMode::WritesOnly,
+            RateLimiterMode::AllIo,
+        ] {
+            assert_eq!(m.name().parse::<RateLimiterMode>().expect("parse"), m);
+        }
+        assert!("kAll".parse::<RateLimiterMode>().is_err());
+        assert_eq!(RateLimiterMode::default(), RateLimiterMode::WritesOnly);
+        assert!(RateLimiterMode::ReadsOnly.limits_reads());
+        assert!(!RateLimiterMode::ReadsOnly.limits_writes());
+        assert!(!RateLimiterMode::WritesOnly.limits_reads());
+        assert!(RateLimiterMode::AllIo.limits_reads() && RateLimiterMode::AllIo.limits_writes());
+        let l = RateLimiter::with_mode(MB, 100_000, 10, RateLimiterMode::AllIo).expect("l");
+        assert_eq!(l.mode(), RateLimiterMode::AllIo);
+        assert_eq!(
+            RateLimiter::with_rate(MB).expect("l").mode(),
+            RateLimiterMode::WritesOnly
+        );
+    }
+
+    #[test]
+    fn reads_are_charged_only_when_the_mode_limits_reads() {
+        use crate::fs::{FileSystem, MemFs};
+        let fs = MemFs::new();
+        let path = std::path::Path::new("/f");
+        let mut w = fs.create(path).expect("create");
+        w.append(&[7u8; 1000]).expect("append");
+        w.sync().expect("sync");
+        for (mode, charged) in [
+            (RateLimiterMode::WritesOnly, 0),
+            (RateLimiterMode::ReadsOnly, 300),
+            (RateLimiterMode::AllIo, 300),
+        ] {
+            let l = Arc::new(RateLimiter::with_mode(10 * MB, 100_000, 10, mode).expect("l"));
+            let r = RateLimitedReader::wrap(
+                fs.open_read(path).expect("open"),
+                Some(&l),
+                IoPriority::Low,
+            );
+            let mut buf = [0u8; 300];
+            r.read_exact_at(100, &mut buf).expect("read");
+            assert_eq!(buf, [7u8; 300]);
+            assert_eq!(l.total_bytes_through(IoPriority::Low), charged, "{mode:?}");
+            let mut out = RateLimitedFile::wrap(
+                fs.create(std::path::Path::new("/g")).expect("c"),
+                Some(&l),
+                IoPriority::High,
+            );
+            out.append(&[1u8; 50]).expect("append");
+            let writes = if mode.limits_writes() { 50 } else { 0 };
+            assert_eq!(l.total_bytes_through(IoPriority::High), writes, "{mode:?}");
+        }
     }
 
     #[test]

@@ -31,15 +31,12 @@ use super::write_control::{pressure, Cause, Debt, Pressure, Thresholds};
 use super::{CfData, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
 use crate::compaction::iter::CompactionIterOptions;
-use crate::compaction::job::{
-    open_input_table, CompactionInput, CompactionJob, CompactionJobResult,
-};
+use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
 use crate::compaction::manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
 use crate::compaction::plan::{CompactionPlan, CompactionReason};
-use crate::compaction::subcompaction::{subcompaction_ranges, KeyRange, RangeLimitedIter};
+use crate::compaction::subcompaction::{run_subcompactions, subcompaction_ranges, KeyRange};
 use crate::compaction::{compaction_report, pick_compaction, PickerInput};
 use crate::error::{Error, Result};
-use crate::fs::FileSystem;
 use crate::options::{CfOptions, CompactionStyle};
 use crate::sstable::Table;
 use crate::types::user_key;
@@ -230,6 +227,7 @@ impl DbInner {
                 f.size,
                 &read_options,
                 self.options.db.compaction_readahead_size,
+                self.options.db.rate_limiter.as_ref(),
             )?);
         }
         let grandparents: Vec<FileMetaData> =
@@ -295,8 +293,7 @@ impl DbInner {
     }
 
     /// The key ranges to split `plan` into: more than one only with `max_subcompactions > 1`,
-    /// for a leveled compaction into a level `>= 1` whose inputs have no range tombstones
-    /// (`compaction::subcompaction`, invariant 3).
+    /// for a leveled compaction into a level `>= 1` (`compaction::subcompaction`).
     fn subcompaction_ranges(
         &self,
         cf: &CfData,
@@ -306,8 +303,7 @@ impl DbInner {
         let max = self.options.db.max_subcompactions as usize;
         let eligible = max > 1
             && cf.options.compaction_style == CompactionStyle::Level
-            && plan.output_level > 0
-            && tables.iter().all(|t| t.range_deletions().is_empty());
+            && plan.output_level > 0;
         if !eligible {
             return vec![(None, None)];
         }
@@ -325,61 +321,6 @@ impl DbInner {
             .collect();
         subcompaction_ranges(&points, max)
     }
-}
-
-/// Runs `job` once per range on scoped threads and joins the results in key order (RocksDB's
-/// subcompactions). Returns the combined result and the number of ranges that wrote outputs.
-/// On any failure the outputs of the ranges that succeeded are removed too.
-fn run_subcompactions(
-    job: &CompactionJob<'_>,
-    tables: &[Arc<Table>],
-    ranges: Vec<KeyRange>,
-    new_number: &(dyn Fn() -> u64 + Sync),
-    fs: &dyn FileSystem,
-    dir: &std::path::Path,
-) -> Result<(CompactionJobResult, u64)> {
-    let results: Vec<Result<CompactionJobResult>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ranges
-            .into_iter()
-            .map(|range| {
-                s.spawn(move || {
-                    let mut input = CompactionInput::from_tables(tables);
-                    input.iter = Box::new(RangeLimitedIter::new(input.iter, range));
-                    job.run(input, &mut || new_number())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| match h.join() {
-                Ok(r) => r,
-                // A panic in a job is a bug; re-raise it on the compaction thread.
-                Err(p) => std::panic::resume_unwind(p),
-            })
-            .collect()
-    });
-    if let Some(e) = results.iter().find_map(|r| r.as_ref().err()).cloned() {
-        for r in results.iter().flatten() {
-            for o in &r.outputs {
-                let _ = fs.remove(&dir.join(table_file_name(o.number)));
-            }
-        }
-        return Err(e);
-    }
-    let mut total = CompactionJobResult::default();
-    let mut with_outputs = 0;
-    for r in results.into_iter().flatten() {
-        with_outputs += u64::from(!r.outputs.is_empty());
-        total.outputs.extend(r.outputs);
-        total.bytes_written += r.bytes_written;
-        total.stats.add(&r.stats);
-        total.range_deletions_written += r.range_deletions_written;
-        total.range_deletions_dropped += r.range_deletions_dropped;
-        total.elapsed = total.elapsed.max(r.elapsed);
-    }
-    // Every range read from the same tables; their bytes count once.
-    total.bytes_read = tables.iter().map(|t| t.file_size()).sum();
-    Ok((total, with_outputs))
 }
 
 /// The family's compaction filter for one job: `compaction_filter`, else what
