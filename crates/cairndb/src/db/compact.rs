@@ -101,7 +101,7 @@ fn next_plan(st: &DbState, now: u64) -> Option<(u32, CompactionPlan)> {
         let version = st.versions.current(id)?;
         let plan = pick_compaction(&PickerInput {
             version: &version,
-            options: &cf.data.options,
+            options: &cf.options,
             running: &cf.running,
             now_secs: now,
         })?;
@@ -191,7 +191,7 @@ impl DbInner {
             let Some(version) = st.versions.current(id) else {
                 continue;
             };
-            let opts = &cf.data.options;
+            let opts = &cf.options;
             if opts.disable_auto_compactions {
                 // As RocksDB: no compaction will pay the debt, so it does not slow writes.
                 continue;
@@ -220,7 +220,9 @@ impl DbInner {
         snapshots: &[SequenceNumber],
         filter_context: &CompactionFilterContext,
     ) -> Result<(JobOutcome, Vec<FileMetaData>, Vec<PendingOutput>)> {
-        let read_options = cf.options.table_options_for_reads();
+        // The options in force when the job starts, kept to its end (`Db::set_options`).
+        let options = cf.current_options();
+        let read_options = options.table_options_for_reads();
         let mut tables = Vec::with_capacity(plan.num_input_files());
         for (_, f) in plan.input_files() {
             let path = self.dir.join(table_file_name(f.number));
@@ -229,7 +231,7 @@ impl DbInner {
                 &path,
                 f.size,
                 &read_options,
-                self.options.db.compaction_readahead_size,
+                self.current_db_options().compaction_readahead_size,
             )?);
         }
         let grandparents: Vec<FileMetaData> =
@@ -238,7 +240,7 @@ impl DbInner {
             fs: &*self.fs,
             dir: &self.dir,
             db_options: &self.options.db,
-            cf_options: &cf.options,
+            cf_options: &options,
             output_level: plan.output_level,
             target_file_size: plan.target_file_size,
             max_grandparent_overlap_bytes: plan.max_compaction_bytes,
@@ -246,8 +248,8 @@ impl DbInner {
             iter_options: CompactionIterOptions {
                 snapshots: snapshots.to_vec(),
                 bottommost: plan.is_bottommost,
-                merge_operator: cf.options.merge_operator.clone(),
-                compaction_filter: compaction_filter_for(&cf.options, filter_context),
+                merge_operator: options.merge_operator.clone(),
+                compaction_filter: compaction_filter_for(&options, filter_context),
                 level: plan.start_level(),
                 zero_sequence_numbers: false,
             },
@@ -498,7 +500,7 @@ impl Db {
         let Some(version) = st.versions.current(cf.id()) else {
             return Vec::new();
         };
-        let report = compaction_report(&version, &cf.data.options, &state.running);
+        let report = compaction_report(&version, &state.options, &state.running);
         report
             .levels
             .iter()
@@ -521,7 +523,7 @@ impl Db {
         let st = self.inner.state.lock();
         match (st.cfs.get(&cf.id()), st.versions.current(cf.id())) {
             (Some(state), Some(version)) => {
-                compaction_report(&version, &cf.data.options, &state.running)
+                compaction_report(&version, &state.options, &state.running)
                     .pending_compaction_bytes
             }
             _ => 0,
@@ -574,7 +576,7 @@ impl DbInner {
                 let state = st.cf(cf.id);
                 manual.next(&PickerInput {
                     version: &version,
-                    options: &cf.options,
+                    options: &state.options,
                     running: &state.running,
                     now_secs: self.options.db.now_secs(),
                 })

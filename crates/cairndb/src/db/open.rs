@@ -241,6 +241,7 @@ fn open_inner(
         );
         let mem = Arc::clone(&data.read_view().mem);
         let state = CfState {
+            options: data.current_options(),
             data: Arc::new(data),
             mem,
             imms: VecDeque::new(),
@@ -252,6 +253,7 @@ fn open_inner(
     let default_cf = Arc::clone(&cfs.get(&DEFAULT_CF_ID).expect("default family").data);
     let info_log = super::info_log::InfoLog::open(Arc::clone(&fs), dir, &options.db);
     let inner = DbInner {
+        db_options: Mutex::new(Arc::new(options.db.clone())),
         last_sequence: AtomicU64::new(versions.last_sequence()),
         closed: AtomicBool::new(false),
         state: Mutex::new(DbState {

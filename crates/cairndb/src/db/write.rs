@@ -343,7 +343,7 @@ impl DbInner {
             let mut full = Vec::new();
             let mut ready = Vec::new();
             for (&id, cf) in &st.cfs {
-                let opts = &cf.data.options;
+                let opts = &cf.options;
                 if cf.mem.approximate_memory_usage() < opts.write_buffer_size {
                     continue;
                 }
@@ -395,7 +395,7 @@ impl DbInner {
         let next_log = st.wal_number;
         for &id in ids {
             let cf = st.cf_mut(id);
-            let fresh = new_memtable(&cf.data.options);
+            let fresh = new_memtable(&cf.options);
             let old = std::mem::replace(&mut cf.mem, fresh);
             old.mark_read_only();
             cf.imms.push_back(Imm { mem: old, next_log });

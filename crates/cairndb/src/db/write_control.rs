@@ -203,6 +203,11 @@ impl WriteController {
         }
     }
 
+    /// Changes `delayed_write_rate` (`Db::set_db_options`), from the next admission on.
+    pub fn set_delayed_write_rate(&mut self, rate: u64) {
+        self.delayed_write_rate = rate;
+    }
+
     /// Sets the pressure (recomputed when a flush or compaction changes a version).
     pub fn set_pressure(&mut self, p: Pressure) {
         if p.x <= 0.0 {

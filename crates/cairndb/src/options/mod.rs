@@ -30,6 +30,7 @@
 mod cf;
 mod db;
 pub(crate) mod file;
+mod mutable;
 mod parse;
 mod read_write;
 
@@ -39,6 +40,8 @@ mod tests;
 pub use cf::{CfOptions, TTL_AUTO};
 pub use db::{Clock, DbOptions, ManualClock, RateLimiter, SystemClock};
 pub use file::OptionsFile;
+pub use mutable::{MUTABLE_CF_OPTIONS, MUTABLE_DB_OPTIONS};
+pub(crate) use mutable::rate_limit_change;
 pub use parse::{ParseConfig, ParseWarning};
 pub use read_write::{ReadOptions, WriteOptions};
 
