@@ -308,7 +308,8 @@ pub(super) fn new_cf_data(
         dir,
         options.table_options_for_reads(),
         db.table_cache_capacity(),
-    );
+    )
+    .with_statistics(db.statistics.clone());
     let view = ReadView {
         mem: new_memtable(&options),
         imms: Vec::new(),

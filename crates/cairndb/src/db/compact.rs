@@ -167,6 +167,8 @@ impl DbInner {
         match &result {
             Ok(outcome) => {
                 cf.stats.record(plan, outcome, started.elapsed());
+                let (read, written) = (outcome.bytes_read, outcome.bytes_written);
+                self.counters.record_compaction(read, written, started.elapsed());
                 st.compaction_error = None;
             }
             Err(e) => {

@@ -51,6 +51,7 @@ mod options_file;
 mod properties;
 mod read;
 pub mod statistics;
+pub mod tickers;
 mod write;
 pub mod write_control;
 

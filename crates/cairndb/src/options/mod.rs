@@ -43,6 +43,7 @@ pub use file::OptionsFile;
 pub use mutable::{MUTABLE_CF_OPTIONS, MUTABLE_DB_OPTIONS};
 pub(crate) use mutable::rate_limit_change;
 pub use parse::{ParseConfig, ParseWarning};
+pub use crate::db::tickers::{HistogramData, HistogramType, Statistics, Ticker};
 pub use read_write::{ReadOptions, WriteOptions};
 
 pub use crate::sstable::TableOptions;
