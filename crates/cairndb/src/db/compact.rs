@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, MutexGuard};
 
-use super::write_control::{pressure, Cause, Debt, Pressure, Thresholds};
+use super::write_control::{pressure, stall_log_line, Cause, Debt, Pressure, Thresholds};
 use super::{CfData, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
 use crate::compaction::iter::CompactionIterOptions;
@@ -189,6 +189,7 @@ impl DbInner {
     /// Recomputes the write controller's pressure from every family's current version.
     pub(super) fn update_pressure(&self, st: &mut DbState) {
         let mut p = Pressure::NONE;
+        let mut worst = (String::new(), Debt::default());
         for (&id, cf) in &st.cfs {
             let Some(version) = st.versions.current(id) else {
                 continue;
@@ -203,9 +204,18 @@ impl DbInner {
                 l0_files: u32::try_from(version.num_files(0)).unwrap_or(u32::MAX),
                 pending_compaction_bytes: report.pending_compaction_bytes,
             };
-            p = p.max(pressure(debt, Thresholds::of(opts)));
+            let this = pressure(debt, Thresholds::of(opts));
+            if this.x > p.x {
+                worst = (cf.data.name.clone(), debt);
+            }
+            p = p.max(this);
         }
+        let old = st.write_control.pressure();
         st.write_control.set_pressure(p);
+        let rate = st.write_control.rate();
+        if let Some(line) = stall_log_line(old, p, &worst.0, worst.1, rate) {
+            self.info_log.log(crate::options::InfoLogLevel::Warn, &line);
+        }
     }
 
     /// Allocates an output file number protected until the install (invariant 2).

@@ -30,7 +30,7 @@ use parking_lot::MutexGuard;
 
 use super::open::{create_wal, new_memtable};
 use super::tickers::{micros_since, HistogramType, Statistics};
-use super::write_control::Admission;
+use super::write_control::{memtable_stall_log_line, Admission};
 use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
@@ -350,6 +350,7 @@ impl DbInner {
     /// Switches every full memtable to a new one, waiting while a full family has too many
     /// memtables in use (invariant 3).
     fn make_room(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
+        let mut logged = false;
         loop {
             let mut full = Vec::new();
             let mut ready = Vec::new();
@@ -382,6 +383,17 @@ impl DbInner {
                 // never clear. The batch is not applied and the database stays writable.
                 let msg = format!("background flush failed ({why}); the write was not applied");
                 return Err(Error::io("flush", &self.dir, std::io::Error::other(msg)));
+            }
+            if !logged {
+                // Once per stalled write, not per wake-up.
+                logged = true;
+                let cf = st.cf(full[0]);
+                let line = memtable_stall_log_line(
+                    &cf.data.name,
+                    cf.imms.len(),
+                    cf.options.max_write_buffer_number,
+                );
+                self.info_log.log(crate::options::InfoLogLevel::Warn, &line);
             }
             let started = Instant::now();
             self.cond.wait(st);
