@@ -55,6 +55,16 @@ pub const MUTABLE_DB_OPTIONS: &[&str] = &[
     "rate_limiter_bytes_per_sec",
 ];
 
+/// `value` without surrounding whitespace and one pair of enclosing braces (a nested value is
+/// written `{level=5}` in an option string, and callers of `set_options` often keep the
+/// braces).
+fn unbraced(value: &str) -> &str {
+    let v = value.trim();
+    v.strip_prefix('{')
+        .and_then(|v| v.strip_suffix('}'))
+        .unwrap_or(v)
+}
+
 /// Why `name` cannot be set: immutable (a known option) or unknown.
 fn not_mutable(name: &str, known: bool) -> Error {
     if known {
@@ -83,7 +93,7 @@ impl CfOptions {
                     .map_or_else(|e| !e.to_string().contains("unknown option name"), |()| true);
                 return Err(not_mutable(name, known));
             }
-            apply_cf_pair(&mut copy, name, value.trim())?;
+            apply_cf_pair(&mut copy, name, unbraced(value))?;
         }
         copy.validate()?;
         Ok(copy)
