@@ -108,7 +108,10 @@ impl TableCache {
 
     /// This cache with tables that count block cache hits and misses in `statistics`.
     #[must_use]
-    pub fn with_statistics(mut self, statistics: Option<Arc<crate::db::tickers::Statistics>>) -> Self {
+    pub fn with_statistics(
+        mut self,
+        statistics: Option<Arc<crate::db::tickers::Statistics>>,
+    ) -> Self {
         self.statistics = statistics;
         self
     }

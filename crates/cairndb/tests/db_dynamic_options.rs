@@ -6,7 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cairndb::fs::{read_all, FileSystem, MemFs};
-use cairndb::options::{CompactionStyle, Options, OptionsFile, ParseConfig, RateLimiter, WriteOptions};
+use cairndb::options::{
+    CompactionStyle, Options, OptionsFile, ParseConfig, RateLimiter, WriteOptions,
+};
 use cairndb::{Db, Error};
 
 const DIR: &str = "/db";
@@ -29,7 +31,8 @@ fn put_range(db: &Db, range: std::ops::Range<u32>, value_len: usize) {
 }
 
 fn l0_files(db: &Db) -> u64 {
-    db.property_int("rocksdb.num-files-at-level0").expect("property")
+    db.property_int("rocksdb.num-files-at-level0")
+        .expect("property")
 }
 
 fn newest_options(fs: &dyn FileSystem) -> OptionsFile {
@@ -53,8 +56,12 @@ fn shrinking_write_buffer_size_makes_more_flushes() {
     put_range(&db, 0..200, 1000);
     db.wait_for_compactions().expect("wait");
     assert_eq!(l0_files(&db), 0);
-    db.set_options_default(&[("write_buffer_size", "64k")]).expect("set");
-    assert_eq!(db.default_column_family().options().write_buffer_size, 64 << 10);
+    db.set_options_default(&[("write_buffer_size", "64k")])
+        .expect("set");
+    assert_eq!(
+        db.default_column_family().options().write_buffer_size,
+        64 << 10
+    );
     put_range(&db, 200..600, 1000);
     db.wait_for_compactions().expect("wait");
     assert!(l0_files(&db) >= 3, "{} L0 files", l0_files(&db));
@@ -118,10 +125,28 @@ fn immutable_and_unknown_names_are_rejected_and_change_nothing() {
     let before = newest_options(&*fs);
     let cf = db.default_column_family();
     let cases: &[(&[(&str, &str)], &str)] = &[
-        (&[("write_buffer_size", "4m"), ("num_levels", "3")], "num_levels"),
-        (&[("write_buffer_size", "4m"), ("no_such_option", "1")], "no_such_option"),
-        (&[("write_buffer_size", "4m"), ("max_write_buffer_number", "x")], "max_write_buffer_number"),
-        (&[("write_buffer_size", "4m"), ("level0_file_num_compaction_trigger", "0")], "level0"),
+        (
+            &[("write_buffer_size", "4m"), ("num_levels", "3")],
+            "num_levels",
+        ),
+        (
+            &[("write_buffer_size", "4m"), ("no_such_option", "1")],
+            "no_such_option",
+        ),
+        (
+            &[
+                ("write_buffer_size", "4m"),
+                ("max_write_buffer_number", "x"),
+            ],
+            "max_write_buffer_number",
+        ),
+        (
+            &[
+                ("write_buffer_size", "4m"),
+                ("level0_file_num_compaction_trigger", "0"),
+            ],
+            "level0",
+        ),
     ];
     for (pairs, named) in cases {
         match db.set_options(&cf, pairs) {
@@ -142,7 +167,11 @@ fn immutable_and_unknown_names_are_rejected_and_change_nothing() {
         Err(Error::InvalidArgument(m)) => assert!(m.contains("no rate limiter"), "{m}"),
         other => panic!("{other:?}"),
     }
-    assert_eq!(newest_options(&*fs).render(), before.render(), "no new OPTIONS file content");
+    assert_eq!(
+        newest_options(&*fs).render(),
+        before.render(),
+        "no new OPTIONS file content"
+    );
     assert_eq!(
         db.options_file().db.delayed_write_rate,
         before.db.delayed_write_rate
@@ -177,16 +206,29 @@ fn options_file_and_log_record_a_change_and_it_survives_reopen_from_the_file() {
     assert_eq!(cf.hard_pending_compaction_bytes_limit, 2 << 30);
     assert_eq!(file.db.delayed_write_rate, 4 << 20);
     assert_eq!(file.db.stats_dump_period_sec, 0);
-    assert_eq!(file.render(), db.options_file().render(), "the file holds the options in force");
+    assert_eq!(
+        file.render(),
+        db.options_file().render(),
+        "the file holds the options in force"
+    );
     let log = log_text(&*fs);
-    assert!(log.contains("SetOptions() on column family [default]: write_buffer_size=2m"), "{log}");
-    assert!(log.contains("SetDBOptions(): delayed_write_rate=4m"), "{log}");
+    assert!(
+        log.contains("SetOptions() on column family [default]: write_buffer_size=2m"),
+        "{log}"
+    );
+    assert!(
+        log.contains("SetDBOptions(): delayed_write_rate=4m"),
+        "{log}"
+    );
     // Reopening with the file's options gives the changed options.
     db.close().expect("close");
     let mut o = file.to_options();
     o.db.create_if_missing = false;
     let db = Db::open_with_fs(Arc::clone(&fs), DIR, o).expect("reopen");
-    assert_eq!(db.default_column_family().options().write_buffer_size, 2 << 20);
+    assert_eq!(
+        db.default_column_family().options().write_buffer_size,
+        2 << 20
+    );
 }
 
 #[test]
@@ -261,7 +303,10 @@ fn concurrent_writes_while_options_change() {
         for i in 0..12 {
             db.set_options_default(&[
                 ("write_buffer_size", sizes[i % sizes.len()]),
-                ("level0_file_num_compaction_trigger", if i % 2 == 0 { "2" } else { "6" }),
+                (
+                    "level0_file_num_compaction_trigger",
+                    if i % 2 == 0 { "2" } else { "6" },
+                ),
                 ("target_file_size_base", "64k"),
             ])
             .expect("set");
@@ -275,7 +320,10 @@ fn concurrent_writes_while_options_change() {
         for t in 0..2u32 {
             for i in [t * 10_000, t * 10_000 + 1499] {
                 let k = format!("key{i:08}");
-                assert!(db.get(&Default::default(), k.as_bytes()).expect("get").is_some());
+                assert!(db
+                    .get(&Default::default(), k.as_bytes())
+                    .expect("get")
+                    .is_some());
             }
         }
         let mut it = db.iter(&Default::default()).expect("iter");

@@ -34,7 +34,8 @@ fn writes_count_keys_bytes_and_the_wal() {
     let stats = Arc::new(Statistics::new());
     let db = open(&stats, false);
     for i in 0..10 {
-        db.put(&WriteOptions::default(), &key(i), b"0123456789").expect("put");
+        db.put(&WriteOptions::default(), &key(i), b"0123456789")
+            .expect("put");
     }
     let sync = WriteOptions {
         sync: true,
@@ -63,7 +64,8 @@ fn gets_count_keys_read_memtable_hits_and_bloom_answers() {
     let db = open(&stats, true);
     let r = ReadOptions::default();
     for i in 0..100 {
-        db.put(&WriteOptions::default(), &key(i), b"value").expect("put");
+        db.put(&WriteOptions::default(), &key(i), b"value")
+            .expect("put");
     }
     for i in 0..10 {
         assert!(db.get(&r, &key(i)).expect("get").is_some());
@@ -81,11 +83,15 @@ fn gets_count_keys_read_memtable_hits_and_bloom_answers() {
     }
     assert_eq!(stats.get_ticker_count(Ticker::MemtableMiss), 20);
     assert_eq!(stats.get_ticker_count(Ticker::BloomFilterFullPositive), 20);
-    assert_eq!(stats.get_ticker_count(Ticker::BloomFilterFullTruePositive), 20);
+    assert_eq!(
+        stats.get_ticker_count(Ticker::BloomFilterFullTruePositive),
+        20
+    );
     assert_eq!(stats.get_ticker_count(Ticker::GetHitL0), 20);
     assert!(stats.get_ticker_count(Ticker::BlockCacheDataHit) > 0);
     assert_eq!(
-        stats.get_ticker_count(Ticker::BlockCacheHit) + stats.get_ticker_count(Ticker::BlockCacheMiss),
+        stats.get_ticker_count(Ticker::BlockCacheHit)
+            + stats.get_ticker_count(Ticker::BlockCacheMiss),
         stats.get_ticker_count(Ticker::BlockCacheDataHit)
             + stats.get_ticker_count(Ticker::BlockCacheDataMiss)
             + stats.get_ticker_count(Ticker::BlockCacheIndexHit)
@@ -108,8 +114,12 @@ fn seeks_and_compactions_are_counted_and_printed() {
     let db = open(&stats, false);
     for round in 0..2 {
         for i in 0..50 {
-            db.put(&WriteOptions::default(), &key(i), format!("v{round}").as_bytes())
-                .expect("put");
+            db.put(
+                &WriteOptions::default(),
+                &key(i),
+                format!("v{round}").as_bytes(),
+            )
+            .expect("put");
         }
         db.flush().expect("flush");
     }
@@ -125,7 +135,10 @@ fn seeks_and_compactions_are_counted_and_printed() {
     assert!(stats.get_ticker_count(Ticker::CompactWriteBytes) > 0);
     assert!(stats.histogram_data(HistogramType::CompactionTime).count >= 1);
     let text = stats.to_string();
-    assert!(text.contains("rocksdb.number.db.seek COUNT : 3\n"), "{text}");
+    assert!(
+        text.contains("rocksdb.number.db.seek COUNT : 3\n"),
+        "{text}"
+    );
     assert!(text.contains("rocksdb.db.seek.micros P50 : "), "{text}");
     assert!(text.contains(" COUNT : 3 SUM : "), "{text}");
 }
@@ -136,5 +149,8 @@ fn without_statistics_nothing_is_collected() {
     o.db.create_if_missing = true;
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
     db.put(&WriteOptions::default(), b"k", b"v").expect("put");
-    assert!(db.get(&ReadOptions::default(), b"k").expect("get").is_some());
+    assert!(db
+        .get(&ReadOptions::default(), b"k")
+        .expect("get")
+        .is_some());
 }

@@ -168,7 +168,8 @@ impl DbInner {
             Ok(outcome) => {
                 cf.stats.record(plan, outcome, started.elapsed());
                 let (read, written) = (outcome.bytes_read, outcome.bytes_written);
-                self.counters.record_compaction(read, written, started.elapsed());
+                self.counters
+                    .record_compaction(read, written, started.elapsed());
                 st.compaction_error = None;
             }
             Err(e) => {
@@ -535,8 +536,7 @@ impl Db {
         let st = self.inner.state.lock();
         match (st.cfs.get(&cf.id()), st.versions.current(cf.id())) {
             (Some(state), Some(version)) => {
-                compaction_report(&version, &state.options, &state.running)
-                    .pending_compaction_bytes
+                compaction_report(&version, &state.options, &state.running).pending_compaction_bytes
             }
             _ => 0,
         }

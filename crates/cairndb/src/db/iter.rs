@@ -13,16 +13,16 @@
 
 use std::sync::Arc;
 
+use super::tickers::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::Result;
 use crate::iter::{
     BoxedIterator, DbIterOptions, DbIterator, InternalIterator, MergingIterator, RangeDelSet,
     Tombstone,
 };
-use super::tickers::{micros_since, HistogramType, Statistics, Ticker};
 use crate::options::ReadOptions;
-use std::time::Instant;
 use crate::types::MAX_SEQUENCE;
+use std::time::Instant;
 
 /// A user iterator over the database; see [`Db::iter`]. Keys are user keys in bytewise order.
 pub struct DbIter {

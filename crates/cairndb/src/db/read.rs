@@ -19,7 +19,6 @@ use std::sync::Arc;
 
 use super::tickers::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
-use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
 use crate::memtable::{MemGet, MergeBase};
@@ -27,6 +26,7 @@ use crate::options::ReadOptions;
 use crate::sstable::{Table, TableGet};
 use crate::types::{seek_key, user_key, ParsedKey, SequenceNumber, ValueKind};
 use crate::version::FileMetaData;
+use std::time::Instant;
 
 /// What a source said about the key.
 enum Found {

@@ -231,14 +231,21 @@ impl Histogram {
         let (min, max) = if count == 0 {
             (0, 0)
         } else {
-            (self.min.load(Ordering::Relaxed), self.max.load(Ordering::Relaxed))
+            (
+                self.min.load(Ordering::Relaxed),
+                self.max.load(Ordering::Relaxed),
+            )
         };
         let percentile = |p: f64| percentile(&counts, count, min, max, p);
         HistogramData {
             median: percentile(50.0),
             percentile95: percentile(95.0),
             percentile99: percentile(99.0),
-            average: if count == 0 { 0.0 } else { sum as f64 / count as f64 },
+            average: if count == 0 {
+                0.0
+            } else {
+                sum as f64 / count as f64
+            },
             min,
             max,
             count,
@@ -302,7 +309,10 @@ impl Statistics {
     pub fn new() -> Statistics {
         Statistics {
             tickers: Ticker::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
-            histograms: HistogramType::ALL.iter().map(|_| Histogram::new()).collect(),
+            histograms: HistogramType::ALL
+                .iter()
+                .map(|_| Histogram::new())
+                .collect(),
         }
     }
 
@@ -376,9 +386,7 @@ pub(crate) fn record_block_cache(s: &Statistics, kind: crate::sstable::BlockKind
         (BlockKind::Index, true) => (Ticker::BlockCacheHit, Some(Ticker::BlockCacheIndexHit)),
         (BlockKind::Index, false) => (Ticker::BlockCacheMiss, Some(Ticker::BlockCacheIndexMiss)),
         (BlockKind::Filter, true) => (Ticker::BlockCacheHit, Some(Ticker::BlockCacheFilterHit)),
-        (BlockKind::Filter, false) => {
-            (Ticker::BlockCacheMiss, Some(Ticker::BlockCacheFilterMiss))
-        }
+        (BlockKind::Filter, false) => (Ticker::BlockCacheMiss, Some(Ticker::BlockCacheFilterMiss)),
         (_, true) => (Ticker::BlockCacheHit, None),
         (_, false) => (Ticker::BlockCacheMiss, None),
     };
@@ -427,7 +435,10 @@ mod tests {
         s.record_tick(Ticker::BlockCacheMiss, 5);
         s.record_in_histogram(HistogramType::DbGet, 7);
         let text = s.to_string();
-        assert!(text.contains("rocksdb.block.cache.miss COUNT : 5\n"), "{text}");
+        assert!(
+            text.contains("rocksdb.block.cache.miss COUNT : 5\n"),
+            "{text}"
+        );
         assert!(
             text.contains(
                 "rocksdb.db.get.micros P50 : 7.000000 P95 : 7.000000 P99 : 7.000000 \
@@ -437,7 +448,10 @@ mod tests {
         );
         s.reset();
         assert_eq!(s.get_ticker_count(Ticker::BlockCacheMiss), 0);
-        assert_eq!(s.get_ticker_count_by_name("rocksdb.block.cache.miss"), Some(0));
+        assert_eq!(
+            s.get_ticker_count_by_name("rocksdb.block.cache.miss"),
+            Some(0)
+        );
         assert_eq!(s.get_ticker_count_by_name("rocksdb.nope"), None);
     }
 }

@@ -89,8 +89,10 @@ impl CfOptions {
         for &(name, value) in pairs {
             let name = name.trim();
             if !MUTABLE_CF_OPTIONS.contains(&name) {
-                let known = apply_cf_pair(&mut CfOptions::default(), name, value)
-                    .map_or_else(|e| !e.to_string().contains("unknown option name"), |()| true);
+                let known = apply_cf_pair(&mut CfOptions::default(), name, value).map_or_else(
+                    |e| !e.to_string().contains("unknown option name"),
+                    |()| true,
+                );
                 return Err(not_mutable(name, known));
             }
             apply_cf_pair(&mut copy, name, unbraced(value))?;
@@ -113,8 +115,10 @@ impl DbOptions {
         for &(name, value) in pairs {
             let name = name.trim();
             if !MUTABLE_DB_OPTIONS.contains(&name) {
-                let known = apply_db_pair(&mut DbOptions::default(), name, value)
-                    .map_or_else(|e| !e.to_string().contains("unknown option name"), |()| true);
+                let known = apply_db_pair(&mut DbOptions::default(), name, value).map_or_else(
+                    |e| !e.to_string().contains("unknown option name"),
+                    |()| true,
+                );
                 return Err(not_mutable(name, known));
             }
             if name == "rate_limiter_bytes_per_sec" {

@@ -339,7 +339,10 @@ impl Table {
     }
 
     /// Counts this table's block cache hits and misses in `statistics` from now on.
-    pub(crate) fn set_statistics(&mut self, statistics: Option<Arc<crate::db::tickers::Statistics>>) {
+    pub(crate) fn set_statistics(
+        &mut self,
+        statistics: Option<Arc<crate::db::tickers::Statistics>>,
+    ) {
         self.statistics = statistics;
     }
 
