@@ -70,6 +70,8 @@ pub struct TableCache {
     opening: Mutex<HashMap<u64, Arc<Mutex<()>>>>,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Opt-in statistics the tables count block cache hits and misses in.
+    statistics: Option<Arc<crate::db::tickers::Statistics>>,
 }
 
 impl TableCache {
@@ -100,7 +102,18 @@ impl TableCache {
             opening: Mutex::new(HashMap::new()),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            statistics: None,
         }
+    }
+
+    /// This cache with tables that count block cache hits and misses in `statistics`.
+    #[must_use]
+    pub fn with_statistics(
+        mut self,
+        statistics: Option<Arc<crate::db::tickers::Statistics>>,
+    ) -> Self {
+        self.statistics = statistics;
+        self
     }
 
     /// The table of file `file_number`, which is `file_size` bytes long (as the version records
@@ -194,7 +207,9 @@ impl TableCache {
             }
         };
         let file = self.fs.open_read(path).map_err(wrap)?;
-        Table::open(file, path, file_size, &self.options).map_err(wrap)
+        let mut table = Table::open(file, path, file_size, &self.options).map_err(wrap)?;
+        table.set_statistics(self.statistics.clone());
+        Ok(table)
     }
 
     /// The lock that serializes opens of `file_number`, created if no open is in progress.

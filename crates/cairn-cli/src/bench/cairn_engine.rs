@@ -33,6 +33,8 @@ pub struct CairnEngine {
     cache: Option<Arc<BlockCache>>,
     /// Bytes of the live table files when the database was opened.
     live_bytes_at_open: u64,
+    /// The tickers and histograms (`--statistics=1`).
+    statistics: Option<Arc<cairndb::options::Statistics>>,
 }
 
 impl CairnEngine {
@@ -138,6 +140,9 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
     db.create_if_missing = true;
     db.max_background_jobs = o.max_background_jobs;
     db.max_subcompactions = o.max_subcompactions;
+    if o.statistics {
+        db.statistics = Some(Arc::new(cairndb::options::Statistics::new()));
+    }
     db.max_open_files = o.max_open_files;
     db.delayed_write_rate = o.delayed_write_rate;
     if let Some(bytes) = o.bytes_per_sync {
@@ -242,7 +247,9 @@ impl BenchEngine for CairnEngine {
     fn open(dir: &Path, options: &EngineOptions) -> Result<Self> {
         let opts = cairn_options(options)?;
         let cache = opts.cf.table.block_cache.clone();
+        let statistics = opts.db.statistics.clone();
         let mut engine = CairnEngine {
+            statistics,
             db: Db::open(dir, opts)?,
             read_options: ReadOptions::default(),
             cache,
@@ -400,16 +407,18 @@ impl BenchEngine for CairnEngine {
         self.level_table(which == "stats").trim_end().to_string()
     }
 
+    /// With `--statistics=1`: RocksDB's ticker and histogram lines (as db_bench prints them),
+    /// then the properties.
     fn statistics(&self) -> String {
-        let mut out = String::from("CairnDB statistics (what it keeps):\n");
+        let mut out = String::new();
+        if let Some(s) = &self.statistics {
+            out.push_str("STATISTICS:\n");
+            out.push_str(&s.to_string());
+        }
+        out.push_str("CairnDB properties:\n");
         for (name, value) in self.properties() {
             out.push_str(&format!("  {name}: {value}\n"));
         }
-        out.push_str(
-            "Not kept by CairnDB (RocksDB --statistics tickers without a counterpart): \
-             per-operation counters (gets, puts, bytes read/written), bloom filter useful/full \
-             positives, memtable hits, get latency histograms, flush bytes.",
-        );
         out
     }
 

@@ -229,8 +229,8 @@ pub struct EngineOptions {
     pub multiread_batched: bool,
     /// `compaction_style` (db_bench's `--compaction_style`: 0 level, 1 universal, 2 fifo).
     pub compaction_style: CompactionStyle,
-    /// Collect engine statistics (db_bench's `--statistics`): RocksDB's `Statistics` object;
-    /// CairnDB keeps its counters always and ignores it.
+    /// Collect engine statistics (db_bench's `--statistics`): RocksDB's `Statistics` object,
+    /// CairnDB's `DbOptions::statistics`; printed at the end of the run.
     pub statistics: bool,
 }
 

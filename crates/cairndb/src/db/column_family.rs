@@ -1,8 +1,10 @@
 //! Column families: the handle users hold, the per-family data readers share, and creating,
 //! dropping and listing families.
 //!
-//! A family's identity and options never change after it is created; its memtables live in
-//! `DbState::cfs` (under the state lock) and its read view in [`CfData::view`]. Handles are
+//! A family's identity never changes after it is created; its mutable options change only by
+//! `Db::set_options` (`dynamic_options.rs`), which swaps [`CfData::current`] and
+//! `CfState::options` together under the state lock. Its memtables live in `DbState::cfs`
+//! (under the state lock) and its read view in [`CfData::view`]. Handles are
 //! cheap clones of an `Arc<CfData>`; a handle to a dropped family returns `InvalidArgument`
 //! from every call.
 //!
@@ -52,7 +54,14 @@ impl ColumnFamilyDescriptor {
 pub(super) struct CfData {
     pub(super) id: u32,
     pub(super) name: String,
+    /// The options the family was opened or created with. Authoritative for the options that
+    /// never change while it is open (comparator, merge operator, prefix extractor, table
+    /// options); the mutable ones (`options::MUTABLE_CF_OPTIONS`) must be read from
+    /// [`CfData::current_options`] or `CfState::options`.
     pub(super) options: CfOptions,
+    /// The options in force: swapped whole by `Db::set_options`. A job takes one snapshot when
+    /// it starts and keeps it to its end.
+    pub(super) current: Mutex<Arc<CfOptions>>,
     pub(super) table_cache: TableCache,
     pub(super) view: Mutex<Arc<ReadView>>,
     pub(super) dropped: AtomicBool,
@@ -69,11 +78,17 @@ impl CfData {
         CfData {
             id,
             name: name.to_string(),
+            current: Mutex::new(Arc::new(options.clone())),
             options,
             table_cache,
             view: Mutex::new(Arc::new(view)),
             dropped: AtomicBool::new(false),
         }
+    }
+
+    /// A snapshot of the options in force.
+    pub(super) fn current_options(&self) -> Arc<CfOptions> {
+        Arc::clone(&self.current.lock())
     }
 
     pub(super) fn read_view(&self) -> Arc<ReadView> {
@@ -118,9 +133,10 @@ impl ColumnFamily {
         self.data.id
     }
 
-    /// The options the family was opened or created with.
-    pub fn options(&self) -> &CfOptions {
-        &self.data.options
+    /// The options in force: those the family was opened or created with, changed by every
+    /// successful [`Db::set_options`].
+    pub fn options(&self) -> Arc<CfOptions> {
+        self.data.current_options()
     }
 }
 
@@ -202,6 +218,7 @@ impl Db {
         st.cfs.insert(
             id,
             CfState {
+                options: data.current_options(),
                 data: Arc::clone(&data),
                 mem,
                 imms: Default::default(),
@@ -291,7 +308,8 @@ pub(super) fn new_cf_data(
         dir,
         options.table_options_for_reads(),
         db.table_cache_capacity(),
-    );
+    )
+    .with_statistics(db.statistics.clone());
     let view = ReadView {
         mem: new_memtable(&options),
         imms: Vec::new(),

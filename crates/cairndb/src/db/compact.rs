@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, MutexGuard};
 
-use super::write_control::{pressure, Cause, Debt, Pressure, Thresholds};
+use super::write_control::{pressure, stall_log_line, Cause, Debt, Pressure, Thresholds};
 use super::{CfData, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
 use crate::compaction::iter::CompactionIterOptions;
@@ -98,7 +98,7 @@ fn next_plan(st: &DbState, now: u64) -> Option<(u32, CompactionPlan)> {
         let version = st.versions.current(id)?;
         let plan = pick_compaction(&PickerInput {
             version: &version,
-            options: &cf.data.options,
+            options: &cf.options,
             running: &cf.running,
             now_secs: now,
         })?;
@@ -164,6 +164,9 @@ impl DbInner {
         match &result {
             Ok(outcome) => {
                 cf.stats.record(plan, outcome, started.elapsed());
+                let (read, written) = (outcome.bytes_read, outcome.bytes_written);
+                self.counters
+                    .record_compaction(read, written, started.elapsed());
                 st.compaction_error = None;
             }
             Err(e) => {
@@ -184,11 +187,12 @@ impl DbInner {
     /// Recomputes the write controller's pressure from every family's current version.
     pub(super) fn update_pressure(&self, st: &mut DbState) {
         let mut p = Pressure::NONE;
+        let mut worst = (String::new(), Debt::default());
         for (&id, cf) in &st.cfs {
             let Some(version) = st.versions.current(id) else {
                 continue;
             };
-            let opts = &cf.data.options;
+            let opts = &cf.options;
             if opts.disable_auto_compactions {
                 // As RocksDB: no compaction will pay the debt, so it does not slow writes.
                 continue;
@@ -198,9 +202,18 @@ impl DbInner {
                 l0_files: u32::try_from(version.num_files(0)).unwrap_or(u32::MAX),
                 pending_compaction_bytes: report.pending_compaction_bytes,
             };
-            p = p.max(pressure(debt, Thresholds::of(opts)));
+            let this = pressure(debt, Thresholds::of(opts));
+            if this.x > p.x {
+                worst = (cf.data.name.clone(), debt);
+            }
+            p = p.max(this);
         }
+        let old = st.write_control.pressure();
         st.write_control.set_pressure(p);
+        let rate = st.write_control.rate();
+        if let Some(line) = stall_log_line(old, p, &worst.0, worst.1, rate) {
+            self.info_log.log(crate::options::InfoLogLevel::Warn, &line);
+        }
     }
 
     /// Allocates an output file number protected until the install (invariant 2).
@@ -217,7 +230,9 @@ impl DbInner {
         snapshots: &[SequenceNumber],
         filter_context: &CompactionFilterContext,
     ) -> Result<(JobOutcome, Vec<FileMetaData>, Vec<PendingOutput>)> {
-        let read_options = cf.options.table_options_for_reads();
+        // The options in force when the job starts, kept to its end (`Db::set_options`).
+        let options = cf.current_options();
+        let read_options = options.table_options_for_reads();
         let mut tables = Vec::with_capacity(plan.num_input_files());
         for (_, f) in plan.input_files() {
             let path = self.dir.join(table_file_name(f.number));
@@ -226,7 +241,7 @@ impl DbInner {
                 &path,
                 f.size,
                 &read_options,
-                self.options.db.compaction_readahead_size,
+                self.current_db_options().compaction_readahead_size,
                 self.options.db.rate_limiter.as_ref(),
             )?);
         }
@@ -236,7 +251,7 @@ impl DbInner {
             fs: &*self.fs,
             dir: &self.dir,
             db_options: &self.options.db,
-            cf_options: &cf.options,
+            cf_options: &options,
             output_level: plan.output_level,
             target_file_size: plan.target_file_size,
             max_grandparent_overlap_bytes: plan.max_compaction_bytes,
@@ -244,8 +259,8 @@ impl DbInner {
             iter_options: CompactionIterOptions {
                 snapshots: snapshots.to_vec(),
                 bottommost: plan.is_bottommost,
-                merge_operator: cf.options.merge_operator.clone(),
-                compaction_filter: compaction_filter_for(&cf.options, filter_context),
+                merge_operator: options.merge_operator.clone(),
+                compaction_filter: compaction_filter_for(&options, filter_context),
                 level: plan.start_level(),
                 zero_sequence_numbers: false,
             },
@@ -439,7 +454,7 @@ impl Db {
         let Some(version) = st.versions.current(cf.id()) else {
             return Vec::new();
         };
-        let report = compaction_report(&version, &cf.data.options, &state.running);
+        let report = compaction_report(&version, &state.options, &state.running);
         report
             .levels
             .iter()
@@ -462,8 +477,7 @@ impl Db {
         let st = self.inner.state.lock();
         match (st.cfs.get(&cf.id()), st.versions.current(cf.id())) {
             (Some(state), Some(version)) => {
-                compaction_report(&version, &cf.data.options, &state.running)
-                    .pending_compaction_bytes
+                compaction_report(&version, &state.options, &state.running).pending_compaction_bytes
             }
             _ => 0,
         }
@@ -515,7 +529,7 @@ impl DbInner {
                 let state = st.cf(cf.id);
                 manual.next(&PickerInput {
                     version: &version,
-                    options: &cf.options,
+                    options: &state.options,
                     running: &state.running,
                     now_secs: self.options.db.now_secs(),
                 })

@@ -190,7 +190,7 @@ impl DbInner {
                 &*self.fs,
                 &self.dir,
                 &self.options.db,
-                &data.options,
+                &data.current_options(),
                 &mem,
                 pending.number(),
             )

@@ -271,35 +271,45 @@ impl DbInner {
     }
 }
 
-/// The thread that dumps statistics to the LOG every `stats_dump_period_sec` until close;
-/// `None` when the period is 0.
+/// How long the stats dumper sleeps while dumps are off (`stats_dump_period_sec=0`); a
+/// `set_db_options` that turns them on wakes it at once.
+const DUMPS_OFF_WAIT: Duration = Duration::from_secs(3600);
+
+/// The thread that dumps statistics to the LOG every `stats_dump_period_sec` until close. It
+/// runs also while the period is 0, since `Db::set_db_options` may set one; it re-reads the
+/// period after every wake.
 pub(super) fn spawn_stats_dumper(
     inner: &Arc<DbInner>,
 ) -> crate::Result<Option<std::thread::JoinHandle<()>>> {
-    let period = Duration::from_secs(u64::from(inner.options.db.stats_dump_period_sec));
-    if period.is_zero() {
-        return Ok(None);
-    }
     let inner = Arc::clone(inner);
     std::thread::Builder::new()
         .name("cairndb-stats".to_string())
         .spawn(move || {
-            let mut next = std::time::Instant::now() + period;
+            let mut last = std::time::Instant::now();
             let mut st = inner.state.lock();
             loop {
                 if inner.closed.load(std::sync::atomic::Ordering::Acquire) {
                     return;
                 }
+                let period = Duration::from_secs(u64::from(
+                    inner.current_db_options().stats_dump_period_sec,
+                ));
                 let now = std::time::Instant::now();
-                if now >= next {
+                if !period.is_zero() && now >= last + period {
                     drop(st);
                     inner.dump_stats();
-                    next = std::time::Instant::now() + period;
+                    last = std::time::Instant::now();
                     st = inner.state.lock();
                     continue;
                 }
-                // Woken early by close (and by other background events, which are ignored).
-                let _ = inner.bg_cond.wait_for(&mut st, next - now);
+                let wait = if period.is_zero() {
+                    DUMPS_OFF_WAIT
+                } else {
+                    last + period - now
+                };
+                // Woken early by close and by `set_db_options` (and by other background
+                // events, which only make it look again).
+                let _ = inner.bg_cond.wait_for(&mut st, wait);
             }
         })
         .map(Some)

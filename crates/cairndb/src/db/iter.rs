@@ -13,6 +13,7 @@
 
 use std::sync::Arc;
 
+use super::tickers::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::Result;
 use crate::iter::{
@@ -21,12 +22,15 @@ use crate::iter::{
 };
 use crate::options::ReadOptions;
 use crate::types::MAX_SEQUENCE;
+use std::time::Instant;
 
 /// A user iterator over the database; see [`Db::iter`]. Keys are user keys in bytewise order.
 pub struct DbIter {
     inner: DbIterator,
     /// Keeps the memtables and the version (and so the table files) alive.
     _view: Arc<ReadView>,
+    /// The database's opt-in statistics (seeks are counted and timed).
+    stats: Option<Arc<Statistics>>,
 }
 
 impl std::fmt::Debug for DbIter {
@@ -38,25 +42,41 @@ impl std::fmt::Debug for DbIter {
 }
 
 impl DbIter {
+    /// Counts a seek that started at `started` (`None`: statistics are off).
+    fn seeked(&self, started: Option<Instant>) {
+        if let (Some(s), Some(t)) = (&self.stats, started) {
+            s.record_tick(Ticker::NumberDbSeek, 1);
+            s.record_in_histogram(HistogramType::DbSeek, micros_since(t));
+        }
+    }
+
     /// True when positioned at an entry.
     pub fn valid(&self) -> bool {
         self.inner.valid()
     }
     /// Positions at the first key (within the bounds).
     pub fn seek_to_first(&mut self) {
+        let started = self.stats.is_some().then(Instant::now);
         self.inner.seek_to_first();
+        self.seeked(started);
     }
     /// Positions at the last key (within the bounds).
     pub fn seek_to_last(&mut self) {
+        let started = self.stats.is_some().then(Instant::now);
         self.inner.seek_to_last();
+        self.seeked(started);
     }
     /// Positions at the first key >= `target`.
     pub fn seek(&mut self, target: &[u8]) {
+        let started = self.stats.is_some().then(Instant::now);
         self.inner.seek(target);
+        self.seeked(started);
     }
     /// Positions at the last key <= `target`.
     pub fn seek_for_prev(&mut self, target: &[u8]) {
+        let started = self.stats.is_some().then(Instant::now);
         self.inner.seek_for_prev(target);
+        self.seeked(started);
     }
     /// Moves to the next key. Requires `valid()`.
     pub fn next(&mut self) {
@@ -120,7 +140,11 @@ impl DbInner {
         };
         let merged: BoxedIterator = Box::new(MergingIterator::new(children));
         let inner = DbIterator::new(merged, Arc::new(RangeDelSet::new(tombstones)), iopts);
-        Ok(DbIter { inner, _view: view })
+        Ok(DbIter {
+            inner,
+            _view: view,
+            stats: self.options.db.statistics.clone(),
+        })
     }
 
     /// The child iterators (memtables newest first, then tables) and every range tombstone.

@@ -44,6 +44,7 @@
 mod checkpoint;
 mod column_family;
 mod compact;
+mod dynamic_options;
 mod flush;
 mod info_log;
 mod install;
@@ -53,6 +54,7 @@ mod options_file;
 mod properties;
 mod read;
 pub mod statistics;
+pub mod tickers;
 mod write;
 pub mod write_control;
 
@@ -82,7 +84,7 @@ use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
 use crate::iter::{RangeDelSet, Tombstone};
 use crate::memtable::MemTable;
-use crate::options::{Options, ReadOptions};
+use crate::options::{CfOptions, Options, ReadOptions};
 use crate::types::SequenceNumber;
 use crate::version::{Version, VersionSet};
 use crate::wal::{DamageKind, LogWriter};
@@ -150,6 +152,9 @@ struct Queued {
 /// One column family's write side, guarded by the state mutex.
 struct CfState {
     data: Arc<CfData>,
+    /// The options in force (the same `Arc` as `data.current`), read by the write path and the
+    /// compaction picker under the state lock without another lock.
+    options: Arc<CfOptions>,
     mem: Arc<MemTable>,
     /// Oldest first.
     imms: VecDeque<Imm>,
@@ -213,7 +218,11 @@ impl DbState {
 struct DbInner {
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
+    /// The options the database was opened with; the mutable database options in force are in
+    /// `db_options` (`dynamic_options.rs`).
     options: Options,
+    /// The database options in force, swapped whole by `Db::set_db_options`.
+    db_options: Mutex<Arc<crate::options::DbOptions>>,
     state: Mutex<DbState>,
     /// Wakes writers, flush callers and drops: signalled when a commit group ends, an immutable
     /// list shrinks, a flush ends or the database closes.

@@ -241,6 +241,7 @@ fn open_inner(
         );
         let mem = Arc::clone(&data.read_view().mem);
         let state = CfState {
+            options: data.current_options(),
             data: Arc::new(data),
             mem,
             imms: VecDeque::new(),
@@ -251,7 +252,9 @@ fn open_inner(
     }
     let default_cf = Arc::clone(&cfs.get(&DEFAULT_CF_ID).expect("default family").data);
     let info_log = super::info_log::InfoLog::open(Arc::clone(&fs), dir, &options.db);
+    let statistics = options.db.statistics.clone();
     let inner = DbInner {
+        db_options: Mutex::new(Arc::new(options.db.clone())),
         last_sequence: AtomicU64::new(versions.last_sequence()),
         closed: AtomicBool::new(false),
         state: Mutex::new(DbState {
@@ -283,7 +286,7 @@ fn open_inner(
         dir: dir.to_path_buf(),
         options,
         report,
-        counters: super::statistics::DbCounters::new(),
+        counters: super::statistics::DbCounters::new(statistics),
         deletions_paused: std::sync::atomic::AtomicUsize::new(0),
         info_log,
     };

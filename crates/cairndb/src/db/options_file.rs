@@ -33,11 +33,11 @@ impl DbInner {
     pub(super) fn options_file(&self) -> OptionsFile {
         let st = self.state.lock();
         OptionsFile {
-            db: self.options.db.clone(),
+            db: (*self.current_db_options()).clone(),
             families: st
                 .cfs
                 .values()
-                .map(|c| (c.data.name.clone(), c.data.options.clone()))
+                .map(|c| (c.data.name.clone(), (*c.options).clone()))
                 .collect(),
         }
     }

@@ -344,7 +344,7 @@ impl DbInner {
         let st = self.state.lock();
         let state = st.cfs.get(&cf)?;
         let version = st.versions.current(cf)?;
-        let report = compaction_report(&version, &state.data.options, &state.running);
+        let report = compaction_report(&version, &state.options, &state.running);
         let flush = self.counters.flush_stats(cf);
         let mut rows: Vec<Row> = (0..version.num_levels())
             .map(|level| {

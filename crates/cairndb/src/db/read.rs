@@ -17,6 +17,7 @@
 
 use std::sync::Arc;
 
+use super::tickers::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
@@ -25,6 +26,7 @@ use crate::options::ReadOptions;
 use crate::sstable::{Table, TableGet};
 use crate::types::{seek_key, user_key, ParsedKey, SequenceNumber, ValueKind};
 use crate::version::FileMetaData;
+use std::time::Instant;
 
 /// What a source said about the key.
 enum Found {
@@ -84,7 +86,17 @@ impl Db {
 impl DbInner {
     fn get(&self, opts: &ReadOptions, cf: &CfData, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let (snapshot, view) = self.begin_read(opts, cf)?;
-        self.get_at(cf, &view, key, snapshot)
+        let Some(stats) = self.counters.stats() else {
+            return self.get_at(cf, &view, key, snapshot, None);
+        };
+        let started = Instant::now();
+        let result = self.get_at(cf, &view, key, snapshot, Some(stats));
+        stats.record_tick(Ticker::NumberKeysRead, 1);
+        if let Ok(Some(v)) = &result {
+            stats.record_tick(Ticker::BytesRead, v.len() as u64);
+        }
+        stats.record_in_histogram(HistogramType::DbGet, micros_since(started));
+        result
     }
 
     fn multi_get<K: AsRef<[u8]>>(
@@ -212,17 +224,27 @@ impl DbInner {
         view: &ReadView,
         key: &[u8],
         snapshot: SequenceNumber,
+        stats: Option<&Statistics>,
     ) -> Result<Option<Vec<u8>>> {
         let mut operands: Vec<Vec<u8>> = Vec::new();
         for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
             if let Found::Base(base) = from_memtable(mem.get(key, snapshot), &mut operands) {
+                if let Some(s) = stats {
+                    s.record_tick(Ticker::MemtableHit, 1);
+                }
                 return finish(cf, key, operands, base);
             }
         }
+        if let Some(s) = stats {
+            s.record_tick(Ticker::MemtableMiss, 1);
+        }
         let covering = self.table_tombstone_seq(cf, view, key, snapshot)?;
-        for (_, file) in view.version.files_for_get(key) {
-            let found = search_table(cf, file, key, snapshot, covering, &mut operands)?;
+        for (level, file) in view.version.files_for_get(key) {
+            let found = search_table(cf, file, key, snapshot, covering, &mut operands, stats)?;
             if let Found::Base(base) = found {
+                if let Some(s) = stats {
+                    s.record_tick(level_hit_ticker(level), 1);
+                }
                 return finish(cf, key, operands, base);
             }
         }
@@ -307,10 +329,36 @@ fn search_table(
     snapshot: SequenceNumber,
     covering: Option<SequenceNumber>,
     operands: &mut Vec<Vec<u8>>,
+    stats: Option<&Statistics>,
 ) -> Result<Found> {
     let table = cf.table_cache.get_table(file.number, file.size)?;
+    // With statistics on, the filter is asked here first so its answer can be counted
+    // (`get_pinned` asks it again, a cheap repeat paid only when statistics are on).
+    let filtered = match stats {
+        Some(s) if table.properties().filter_bytes > 0 => {
+            if !table.may_contain(key)? {
+                s.record_tick(Ticker::BloomFilterUseful, 1);
+                return Ok(Found::Older);
+            }
+            s.record_tick(Ticker::BloomFilterFullPositive, 1);
+            Some(s)
+        }
+        _ => None,
+    };
     let hit = table.get_pinned(key, snapshot)?;
+    if let (Some(s), Some(_)) = (filtered, &hit) {
+        s.record_tick(Ticker::BloomFilterFullTruePositive, 1);
+    }
     resolve_hit(&table, hit.as_ref(), key, snapshot, covering, operands)
+}
+
+/// The `rocksdb.l0.hit` / `l1.hit` / `l2andup.hit` ticker of a get answered in `level`.
+fn level_hit_ticker(level: usize) -> Ticker {
+    match level {
+        0 => Ticker::GetHitL0,
+        1 => Ticker::GetHitL1,
+        _ => Ticker::GetHitL2AndUp,
+    }
 }
 
 /// What a table's newest visible entry of `key` (`hit`, from `get_pinned` or `multi_get`)

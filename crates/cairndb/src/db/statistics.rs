@@ -14,9 +14,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
+
+use super::tickers::{HistogramType, Statistics, Ticker};
 
 /// One family's flush totals (the flush part of L0's row in the compaction-stats table).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -91,10 +94,12 @@ pub(crate) struct DbCounters {
     flushes: Mutex<BTreeMap<u32, FlushStats>>,
     /// The counters at the last periodic dump.
     interval_base: Mutex<CounterSnapshot>,
+    /// The opt-in tickers and histograms (`DbOptions::statistics`), fed from the same hooks.
+    stats: Option<Arc<Statistics>>,
 }
 
 impl DbCounters {
-    pub(crate) fn new() -> DbCounters {
+    pub(crate) fn new(stats: Option<Arc<Statistics>>) -> DbCounters {
         DbCounters {
             started: Instant::now(),
             writes_self: AtomicU64::new(0),
@@ -106,6 +111,7 @@ impl DbCounters {
             wal_bytes: AtomicU64::new(0),
             flushes: Mutex::new(BTreeMap::new()),
             interval_base: Mutex::new(CounterSnapshot::default()),
+            stats,
         }
     }
 
@@ -131,6 +137,43 @@ impl DbCounters {
                 self.wal_syncs.fetch_add(1, Ordering::Relaxed);
             }
         }
+        if let Some(s) = &self.stats {
+            s.record_tick(Ticker::WriteDoneBySelf, 1);
+            s.record_tick(Ticker::WriteDoneByOther, writers.saturating_sub(1));
+            s.record_tick(Ticker::NumberKeysWritten, keys);
+            s.record_tick(Ticker::BytesWritten, bytes);
+            if wal {
+                s.record_tick(Ticker::WriteWithWal, 1);
+                s.record_tick(Ticker::WalFileBytes, bytes);
+                if synced {
+                    s.record_tick(Ticker::WalFileSynced, 1);
+                }
+            }
+        }
+    }
+
+    /// The opt-in statistics, when the database has them.
+    pub(crate) fn stats(&self) -> Option<&Statistics> {
+        self.stats.as_deref()
+    }
+
+    /// Records time a write waited for write control or a free memtable.
+    pub(crate) fn record_stall(&self, waited: Duration) {
+        if let Some(s) = &self.stats {
+            let micros = u64::try_from(waited.as_micros()).unwrap_or(u64::MAX);
+            s.record_tick(Ticker::StallMicros, micros);
+            s.record_in_histogram(HistogramType::WriteStall, micros);
+        }
+    }
+
+    /// Records a finished compaction job.
+    pub(crate) fn record_compaction(&self, read: u64, written: u64, elapsed: Duration) {
+        if let Some(s) = &self.stats {
+            s.record_tick(Ticker::CompactReadBytes, read);
+            s.record_tick(Ticker::CompactWriteBytes, written);
+            let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+            s.record_in_histogram(HistogramType::CompactionTime, micros);
+        }
     }
 
     /// Records a flush of column family `cf` that wrote a table of `bytes` with `keys` entries.
@@ -141,6 +184,12 @@ impl DbCounters {
         s.bytes += bytes;
         s.keys += keys;
         s.seconds += elapsed.as_secs_f64();
+        drop(f);
+        if let Some(s) = &self.stats {
+            s.record_tick(Ticker::FlushWriteBytes, bytes);
+            let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+            s.record_in_histogram(HistogramType::FlushTime, micros);
+        }
     }
 
     /// Flush totals of column family `cf`.

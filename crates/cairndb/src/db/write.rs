@@ -29,7 +29,8 @@ use std::time::{Duration, Instant};
 use parking_lot::MutexGuard;
 
 use super::open::{create_wal, new_memtable};
-use super::write_control::Admission;
+use super::tickers::{micros_since, HistogramType, Statistics};
+use super::write_control::{memtable_stall_log_line, Admission};
 use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
@@ -47,7 +48,13 @@ impl Db {
     /// batch is applied).
     pub fn write(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
         opts.validate()?;
-        self.inner.commit(opts, batch)
+        let Some(stats) = self.inner.counters.stats() else {
+            return self.inner.commit(opts, batch);
+        };
+        let started = Instant::now();
+        let result = self.inner.commit(opts, batch);
+        stats.record_in_histogram(HistogramType::DbWrite, micros_since(started));
+        result
     }
 
     /// Sets `key` to `value` in the default column family.
@@ -257,7 +264,8 @@ impl DbInner {
         let result = MutexGuard::unlocked(st, || {
             sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
             if let Some(wal) = wal.as_mut() {
-                append_wal(wal, &combined, sync).map_err(|e| (e, "WAL write failed"))?;
+                append_wal(wal, &combined, sync, self.counters.stats())
+                    .map_err(|e| (e, "WAL write failed"))?;
             }
             insert_batch(&combined, |cf| {
                 Ok(mems.iter().find(|(id, _)| *id == cf).map(|(_, m)| &**m))
@@ -318,6 +326,7 @@ impl DbInner {
                 }
                 Admission::After(delay, _) => {
                     MutexGuard::unlocked(st, || std::thread::sleep(delay));
+                    self.counters.record_stall(delay);
                     return self.check_writable(st);
                 }
                 Admission::Stopped(_) => {
@@ -329,7 +338,9 @@ impl DbInner {
                             std::io::Error::other(msg),
                         ));
                     }
+                    let started = Instant::now();
                     let _ = self.cond.wait_for(st, Duration::from_millis(100));
+                    self.counters.record_stall(started.elapsed());
                     self.check_writable(st)?;
                 }
             }
@@ -339,11 +350,12 @@ impl DbInner {
     /// Switches every full memtable to a new one, waiting while a full family has too many
     /// memtables in use (invariant 3).
     fn make_room(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
+        let mut logged = false;
         loop {
             let mut full = Vec::new();
             let mut ready = Vec::new();
             for (&id, cf) in &st.cfs {
-                let opts = &cf.data.options;
+                let opts = &cf.options;
                 if cf.mem.approximate_memory_usage() < opts.write_buffer_size {
                     continue;
                 }
@@ -372,9 +384,21 @@ impl DbInner {
                 let msg = format!("background flush failed ({why}); the write was not applied");
                 return Err(Error::io("flush", &self.dir, std::io::Error::other(msg)));
             }
+            if !logged {
+                // Once per stalled write, not per wake-up.
+                logged = true;
+                let cf = st.cf(full[0]);
+                let line = memtable_stall_log_line(
+                    &cf.data.name,
+                    cf.imms.len(),
+                    cf.options.max_write_buffer_number,
+                );
+                self.info_log.log(crate::options::InfoLogLevel::Warn, &line);
+            }
             let started = Instant::now();
             self.cond.wait(st);
             st.memtable_waits.0 += started.elapsed();
+            self.counters.record_stall(started.elapsed());
             st.memtable_waits.1 += 1;
             self.check_writable(st)?;
         }
@@ -395,7 +419,7 @@ impl DbInner {
         let next_log = st.wal_number;
         for &id in ids {
             let cf = st.cf_mut(id);
-            let fresh = new_memtable(&cf.data.options);
+            let fresh = new_memtable(&cf.options);
             let old = std::mem::replace(&mut cf.mem, fresh);
             old.mark_read_only();
             cf.imms.push_back(Imm { mem: old, next_log });
@@ -486,11 +510,20 @@ pub(super) fn sync_retired_wals(wals: &mut Vec<(u64, LogWriter)>) -> Result<()> 
     Ok(())
 }
 
-fn append_wal(wal: &mut LogWriter, batch: &WriteBatch, sync: bool) -> Result<()> {
+fn append_wal(
+    wal: &mut LogWriter,
+    batch: &WriteBatch,
+    sync: bool,
+    stats: Option<&Statistics>,
+) -> Result<()> {
     wal.add_record(batch.data())?;
     wal.flush()?;
     if sync {
+        let started = Instant::now();
         wal.sync()?;
+        if let Some(s) = stats {
+            s.record_in_histogram(HistogramType::WalFileSync, micros_since(started));
+        }
     }
     Ok(())
 }

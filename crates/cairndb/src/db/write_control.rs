@@ -203,6 +203,11 @@ impl WriteController {
         }
     }
 
+    /// Changes `delayed_write_rate` (`Db::set_db_options`), from the next admission on.
+    pub fn set_delayed_write_rate(&mut self, rate: u64) {
+        self.delayed_write_rate = rate;
+    }
+
     /// Sets the pressure (recomputed when a flush or compaction changes a version).
     pub fn set_pressure(&mut self, p: Pressure) {
         if p.x <= 0.0 {
@@ -262,6 +267,47 @@ impl WriteController {
     pub fn stops(&self, cause: Cause) -> u64 {
         self.stopped[slot(cause)]
     }
+}
+
+/// The LOG line for a change of the write-control state from `old` to `new` pressure, in
+/// RocksDB's words ("Stalling writes because we have 22 level-0 files rate 16777216"); `None`
+/// when nothing a reader of the LOG would care about changed (same cause, same rate). `cf` and
+/// `debt` are the family under the most pressure, `rate` the admitted bytes per second.
+pub fn stall_log_line(
+    old: Pressure,
+    new: Pressure,
+    cf: &str,
+    debt: Debt,
+    rate: Option<f64>,
+) -> Option<String> {
+    if old.cause == new.cause && (old.x - new.x).abs() < f64::EPSILON {
+        return None;
+    }
+    let Some(cause) = new.cause else {
+        return Some("Write stall cleared: writes run at full speed again".to_string());
+    };
+    let what = match cause {
+        Cause::L0Files => format!("we have {} level-0 files", debt.l0_files),
+        Cause::PendingCompactionBytes => format!(
+            "of estimated pending compaction bytes {}",
+            debt.pending_compaction_bytes
+        ),
+    };
+    Some(match rate {
+        Some(r) if r > 0.0 => {
+            format!("[{cf}] Stalling writes because {what} rate {}", r as u64)
+        }
+        _ => format!("[{cf}] Stopping writes because {what}"),
+    })
+}
+
+/// The LOG line for a writer that waits because every memtable of `cf` is in use (RocksDB's
+/// memtable-limit stop).
+pub fn memtable_stall_log_line(cf: &str, immutable: usize, max_write_buffer_number: u32) -> String {
+    format!(
+        "[{cf}] Stopping writes because we have {immutable} immutable memtables (waiting for \
+         flush), max_write_buffer_number is set to {max_write_buffer_number}"
+    )
 }
 
 #[cfg(test)]
@@ -342,6 +388,36 @@ mod tests {
             ),
             Pressure::NONE
         );
+    }
+
+    #[test]
+    fn stall_lines_name_the_cause_and_the_rate() {
+        let debt = Debt {
+            l0_files: 22,
+            pending_compaction_bytes: 5 << 30,
+        };
+        let l0 = Pressure {
+            x: 0.5,
+            cause: Some(Cause::L0Files),
+        };
+        let line = stall_log_line(Pressure::NONE, l0, "default", debt, Some(16e6)).unwrap();
+        assert_eq!(
+            line,
+            "[default] Stalling writes because we have 22 level-0 files rate 16000000"
+        );
+        assert_eq!(stall_log_line(l0, l0, "default", debt, Some(16e6)), None);
+        let stop = Pressure {
+            x: 1.0,
+            cause: Some(Cause::PendingCompactionBytes),
+        };
+        let line = stall_log_line(l0, stop, "cf1", debt, Some(0.0)).unwrap();
+        assert_eq!(
+            line,
+            "[cf1] Stopping writes because of estimated pending compaction bytes 5368709120"
+        );
+        let cleared = stall_log_line(stop, Pressure::NONE, "cf1", debt, None).unwrap();
+        assert!(cleared.contains("cleared"), "{cleared}");
+        assert!(memtable_stall_log_line("default", 3, 4).contains("3 immutable memtables"));
     }
 
     #[test]

@@ -96,6 +96,11 @@ pub struct DbOptions {
     /// `rate_limiter`, made by `NewGenericRateLimiter`). Default `None` (unlimited). Flushes ask
     /// at high priority, compactions at low. Shared: one limiter may serve several databases.
     pub rate_limiter: Option<Arc<RateLimiter>>,
+    /// Collects RocksDB's tickers and histograms (RocksDB's `statistics`,
+    /// `CreateDBStatistics()`). Default `None`: nothing is collected and every hook costs one
+    /// `Option` check. Shared: one object may serve several databases. Not part of option
+    /// strings or OPTIONS files (RocksDB does not serialize it either).
+    pub statistics: Option<Arc<crate::db::tickers::Statistics>>,
 }
 
 /// A source of wall-clock time (RocksDB's `SystemClock`). Implementations are shared between
@@ -178,6 +183,7 @@ impl Default for DbOptions {
             compaction_readahead_size: 2 << 20,
             clock: None,
             rate_limiter: None,
+            statistics: None,
         }
     }
 }

@@ -30,15 +30,19 @@
 mod cf;
 mod db;
 pub(crate) mod file;
+mod mutable;
 mod parse;
 mod read_write;
 
 #[cfg(test)]
 mod tests;
 
+pub use crate::db::tickers::{HistogramData, HistogramType, Statistics, Ticker};
 pub use cf::{CfOptions, TTL_AUTO};
 pub use db::{Clock, DbOptions, ManualClock, RateLimiter, SystemClock};
 pub use file::OptionsFile;
+pub(crate) use mutable::rate_limit_change;
+pub use mutable::{MUTABLE_CF_OPTIONS, MUTABLE_DB_OPTIONS};
 pub use parse::{ParseConfig, ParseWarning};
 pub use read_write::{ReadOptions, WriteOptions};
 

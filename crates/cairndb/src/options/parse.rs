@@ -923,6 +923,30 @@ fn table_pairs(t: &TableOptions) -> Vec<(&'static str, String)> {
 // ---------------------------------------------------------------------------------------------
 // Public entry points.
 
+/// Applies the one column-family option `name=value` (nested values in braces, as in a string).
+pub(crate) fn apply_cf_pair(cf: &mut CfOptions, name: &str, value: &str) -> Result<()> {
+    let mut ctx = Ctx {
+        cfg: &ParseConfig::default(),
+        warnings: Vec::new(),
+    };
+    if !set_cf(cf, name, name, value, &mut ctx)? {
+        ctx.not_applied(name, name)?;
+    }
+    Ok(())
+}
+
+/// Applies the one database option `name=value`.
+pub(crate) fn apply_db_pair(db: &mut DbOptions, name: &str, value: &str) -> Result<()> {
+    if !set_db(db, name, name, value)? {
+        let mut ctx = Ctx {
+            cfg: &ParseConfig::default(),
+            warnings: Vec::new(),
+        };
+        ctx.not_applied(name, name)?;
+    }
+    Ok(())
+}
+
 /// Runs `f` on a copy of `target` with a fresh context; stores the copy only on success.
 fn transactionally<T: Clone>(
     target: &mut T,

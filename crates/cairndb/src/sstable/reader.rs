@@ -61,6 +61,8 @@ pub struct Table {
     properties: TableProperties,
     /// The block cache and this table's file id in it.
     cache: Option<(Arc<BlockCache>, u64)>,
+    /// Opt-in statistics counting block cache hits and misses (`Table::set_statistics`).
+    statistics: Option<Arc<crate::db::tickers::Statistics>>,
     filter_handle: Option<BlockHandle>,
     /// Index and filter blocks held by the table when there is no cache.
     index: Option<BlockRef>,
@@ -117,6 +119,7 @@ impl Table {
             src,
             properties,
             cache,
+            statistics: None,
             filter_handle: meta.filter,
             index: None,
             filter: None,
@@ -308,7 +311,11 @@ impl Table {
             file_id: *file_id,
             offset: handle.offset,
         };
-        if let Some(h) = cache.lookup(&key) {
+        let found = cache.lookup(&key);
+        if let Some(s) = &self.statistics {
+            crate::db::tickers::record_block_cache(s, kind, found.is_some());
+        }
+        if let Some(h) = found {
             if h.kind() != kind {
                 let msg = format!(
                     "{} handle points at a cached {}",
@@ -329,6 +336,14 @@ impl Table {
             // A strict capacity limit refused the block (and dropped it): serve it uncached.
             Err(_) => Ok(self.src.read_block(handle, kind)?.into()),
         }
+    }
+
+    /// Counts this table's block cache hits and misses in `statistics` from now on.
+    pub(crate) fn set_statistics(
+        &mut self,
+        statistics: Option<Arc<crate::db::tickers::Statistics>>,
+    ) {
+        self.statistics = statistics;
     }
 
     pub(crate) fn index_block(&self) -> Result<BlockRef> {
