@@ -243,7 +243,11 @@ fn check_reader_view(list: &SkipList) -> Vec<(u64, u64)> {
         "level-0 iteration out of order: {seen:?}"
     );
     for &(k, _) in &seen {
-        assert_eq!(list.seek(k), Some(k), "key {k} seen by iteration, lost by seek");
+        assert_eq!(
+            list.seek(k),
+            Some(k),
+            "key {k} seen by iteration, lost by seek"
+        );
     }
     seen
 }
@@ -377,13 +381,20 @@ fn sequence_model(preemption_bound: usize) -> usize {
                 let mut last_snapshot = 0;
                 for _ in 0..2 {
                     let (s, visible) = p.read();
-                    assert!(s >= last_snapshot, "publication went back: {last_snapshot} -> {s}");
+                    assert!(
+                        s >= last_snapshot,
+                        "publication went back: {last_snapshot} -> {s}"
+                    );
                     assert_eq!(s % BATCH, 0, "published sequence {s} splits a batch");
                     // Sequences are dense and published only after their batch is inserted,
                     // so a snapshot sees exactly sequences 1..=s: whole batches, nothing later.
                     let mut seqs: Vec<u64> = visible.iter().map(|e| e.1).collect();
                     seqs.sort_unstable();
-                    assert_eq!(seqs, (1..=s).collect::<Vec<_>>(), "snapshot {s}: {visible:?}");
+                    assert_eq!(
+                        seqs,
+                        (1..=s).collect::<Vec<_>>(),
+                        "snapshot {s}: {visible:?}"
+                    );
                     last_snapshot = s;
                 }
             })
