@@ -433,11 +433,16 @@ fn reliability_concurrency_models() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
     let bound = if scale >= 10 { 4 } else { 3 };
+    // Ends the harness's `test ... ` line so the RELIABILITY line starts a line of its own.
+    println!("concurrency_models: loom, preemption bound {bound}");
+    let start = std::time::Instant::now();
     let skiplist = skiplist_model(bound);
     let sequence = sequence_model(bound);
     // loom explores every schedule up to the bound (no random seed); a failure panics above.
     println!(
         "RELIABILITY concurrency_models skiplist_schedules={skiplist} \
-         sequence_schedules={sequence} failures=0 seed=exhaustive preemption_bound={bound}"
+         sequence_schedules={sequence} failures=0 seed=exhaustive preemption_bound={bound} \
+         secs={:.1}",
+        start.elapsed().as_secs_f64()
     );
 }
