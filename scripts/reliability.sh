@@ -24,8 +24,9 @@ declare -A SUITES=(
   [crash_points]="-p cairndb --test reliability_crash_points"
   [concurrency]="-p cairndb --test reliability_concurrency"
   [kill9]="-p cairn-cli --test reliability_kill9"
+  [concurrency_models]="-p cairndb --test concurrency_models"
 )
-ORDER=(model power_cut bit_flips faults crash_points concurrency kill9)
+ORDER=(model power_cut bit_flips faults crash_points concurrency kill9 concurrency_models)
 
 selected=("$@")
 if [ ${#selected[@]} -eq 0 ]; then

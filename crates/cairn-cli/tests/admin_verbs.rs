@@ -2,35 +2,11 @@
 //! table and properties), lsm, options, checkpoint, manifest dump, wal dump, `--options` on the
 //! verbs that open a database, and `--help` with an example on every verb.
 
+mod cli_support;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .output()
-        .expect("run cairn")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = cairn(args);
-    assert!(out.status.success(), "{args:?}: {}", text(&out));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn fails(args: &[&str], want: &str) {
-    let out = cairn(args);
-    assert!(!out.status.success(), "{args:?} succeeded: {}", text(&out));
-    assert!(text(&out).contains(want), "{args:?}: {}", text(&out));
-}
+use cli_support::{cairn, fails, ok, text};
 
 /// A database with 20 keys: 10 flushed and compacted into a table, 10 more in the WAL.
 fn make_db(dir: &Path) -> String {

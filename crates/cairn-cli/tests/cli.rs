@@ -1,23 +1,12 @@
 //! End-to-end tests of the `cairn` binary: bench output on each engine, the key-value verbs, sst
 //! dump and sst verify on real files.
 
+mod cli_support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .output()
-        .expect("run cairn")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use cli_support::{cairn, text};
 
 /// Writes a table of 5,000 entries (`key000000`.. with 100-byte values) into `dir`.
 fn build_table(dir: &Path) -> std::path::PathBuf {

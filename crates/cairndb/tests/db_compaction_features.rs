@@ -37,6 +37,12 @@ fn scan(db: &Db, ro: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
     out
 }
 
+/// Asserts that `key` reads as `want` through `ro`.
+#[track_caller]
+fn assert_value(db: &Db, ro: &ReadOptions, key: &[u8], want: &[u8]) {
+    assert_eq!(db.get(ro, key).expect("get").as_deref(), Some(want));
+}
+
 fn at(snapshot: u64) -> ReadOptions {
     ReadOptions {
         snapshot: Some(snapshot),
@@ -102,10 +108,7 @@ fn compaction_filter_removes_and_changes_values() {
     db.flush().expect("flush");
     // Flushes do not filter: everything is still there.
     let r = ReadOptions::default();
-    assert_eq!(
-        db.get(&r, b"tmp/0001").expect("get").as_deref(),
-        Some(&b"value1"[..])
-    );
+    assert_value(&db, &r, b"tmp/0001", b"value1");
     db.compact_range(None, None).expect("compact");
     assert!(filter.calls.load(Ordering::Relaxed) >= 900);
     assert_eq!(db.get(&r, b"tmp/0001").expect("get"), None);
@@ -167,10 +170,7 @@ fn compaction_filter_ignores_snapshots_like_rocksdb() {
     db.put(&w, b"tmp/both", b"new").expect("put");
     db.compact_range(None, None).expect("compact");
     let s = snap.sequence();
-    assert_eq!(
-        db.get(&at(s), b"tmp/both").expect("get").as_deref(),
-        Some(&b"old"[..])
-    );
+    assert_value(&db, &at(s), b"tmp/both", b"old");
     assert_eq!(db.get(&at(s), b"tmp/old-only").expect("get"), None);
     let r = ReadOptions::default();
     assert_eq!(db.get(&r, b"tmp/both").expect("get"), None);
@@ -242,14 +242,8 @@ fn ttl_compaction_moves_old_data_down_when_the_clock_passes_ttl() {
         files(&db)
     );
     let r = ReadOptions::default();
-    assert_eq!(
-        db.get(&r, b"key000105").expect("get").as_deref(),
-        Some(&b"b105"[..])
-    );
-    assert_eq!(
-        db.get(&r, b"key000205").expect("get").as_deref(),
-        Some(&b"a205"[..])
-    );
+    assert_value(&db, &r, b"key000105", b"b105");
+    assert_value(&db, &r, b"key000205", b"a205");
 }
 
 #[test]
@@ -285,10 +279,7 @@ fn periodic_compaction_rewrites_files_older_than_the_period() {
     db.wait_for_compactions().expect("wait");
     assert_eq!(count(&db), after);
     let r = ReadOptions::default();
-    assert_eq!(
-        db.get(&r, b"key000042").expect("get").as_deref(),
-        Some(&b"a42"[..])
-    );
+    assert_value(&db, &r, b"key000042", b"a42");
 }
 
 #[test]
@@ -313,10 +304,7 @@ fn fifo_drops_files_older_than_ttl() {
     assert_eq!(files(&db)[0], 1, "only the expired file was dropped");
     let r = ReadOptions::default();
     assert_eq!(db.get(&r, b"key000050").expect("get"), None);
-    assert_eq!(
-        db.get(&r, b"key000150").expect("get").as_deref(),
-        Some(&b"new150"[..])
-    );
+    assert_value(&db, &r, b"key000150", b"new150");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -272,10 +272,7 @@ fn fillseq_puts_every_key_in_order() {
     let expected: Vec<Call> = (0..7).map(|k| Call::Put(k, PLAIN)).collect();
     assert_eq!(calls, expected);
     assert_eq!(keys, (0..7).collect::<Vec<_>>());
-    assert!(
-        line(&lines, "fillseq").contains(" 7 operations;"),
-        "{lines:?}"
-    );
+    assert_operations(&lines, "fillseq", 7);
 }
 
 #[test]
@@ -294,10 +291,7 @@ fn random_fills_draw_a_database_per_batch_then_the_keys() {
         })
         .collect();
     assert_eq!(calls, expected);
-    assert!(
-        line(&lines, "fillrandom").contains(" 20 operations;"),
-        "{lines:?}"
-    );
+    assert_operations(&lines, "fillrandom", 20);
 }
 
 #[test]
@@ -429,10 +423,7 @@ fn deletes_remove_batches_in_order_or_at_random() {
         .collect();
     assert_eq!(deletes, expected.iter().collect::<Vec<_>>());
     assert_eq!(keys, (9..30).collect::<Vec<_>>());
-    assert!(
-        line(&lines, "readseq").contains(" 21 operations;"),
-        "{lines:?}"
-    );
+    assert_operations(&lines, "readseq", 21);
 
     let flags = ["--num=30", "--deletes=12", "--seed=4", "--sync=1"];
     let (_, calls, keys) = bench(&db, &flags, &["fillseq", "deleterandom"]);
@@ -475,10 +466,7 @@ fn seekrandom_opens_an_iterator_per_seek_and_scans_count_entries() {
         line(&lines, "seekrandom").ends_with("(10 of 10 found)"),
         "{lines:?}"
     );
-    assert!(
-        line(&lines, "readreverse").contains(" 10 operations;"),
-        "{lines:?}"
-    );
+    assert_operations(&lines, "readreverse", 10);
 }
 
 #[test]
@@ -543,6 +531,34 @@ fn random_puts(seed: u64, calls: usize, num: u64) -> Vec<u64> {
         .collect()
 }
 
+/// The keys of the single puts among `calls`, in call order.
+fn put_keys(calls: &[Call]) -> Vec<u64> {
+    calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Put(k, _) => Some(*k),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The keys of the gets among `calls`, in call order.
+fn get_keys(calls: &[Call]) -> Vec<u64> {
+    calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Get(k) => Some(*k),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Asserts that benchmark `name`'s result line reports `n` operations.
+fn assert_operations(lines: &[String], name: &str, n: u64) {
+    let wanted = format!(" {n} operations;");
+    assert!(line(lines, name).contains(&wanted), "{lines:?}");
+}
+
 fn sorted(mut v: Vec<u64>) -> Vec<u64> {
     v.sort_unstable();
     v
@@ -555,32 +571,14 @@ fn threads_each_draw_their_own_db_bench_seed_and_results_merge() {
     let flags = ["--num=50", "--writes=30", "--threads=3", "--seed=11"];
     let (lines, calls, _) = bench(&db, &flags, &["fillrandom", "readrandom"]);
     // fillrandom: threads seeded 12, 13, 14; readrandom: 15, 16, 17.
-    let puts: Vec<u64> = calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::Put(k, _) => Some(*k),
-            _ => None,
-        })
-        .collect();
+    let puts: Vec<u64> = put_keys(&calls);
     let expected: Vec<u64> = (12..15).flat_map(|s| random_puts(s, 30, 50)).collect();
     assert_eq!(sorted(puts), sorted(expected));
-    let gets: Vec<u64> = calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::Get(k) => Some(*k),
-            _ => None,
-        })
-        .collect();
+    let gets: Vec<u64> = get_keys(&calls);
     let expected: Vec<u64> = (15..18).flat_map(|s| random_puts(s, 50, 50)).collect();
     assert_eq!(sorted(gets), sorted(expected));
-    assert!(
-        line(&lines, "fillrandom").contains(" 90 operations;"),
-        "{lines:?}"
-    );
-    assert!(
-        line(&lines, "readrandom").contains(" 150 operations;"),
-        "{lines:?}"
-    );
+    assert_operations(&lines, "fillrandom", 90);
+    assert_operations(&lines, "readrandom", 150);
 }
 
 #[test]
@@ -621,22 +619,10 @@ fn readwhilewriting_runs_readers_and_a_background_writer() {
     let flags = ["--num=40", "--reads=200", "--threads=2", "--seed=20"];
     let (lines, calls, _) = bench(&db, &flags, &["readwhilewriting"]);
     // Writer: tid 0, seed 21; readers: seeds 22 and 23.
-    let gets: Vec<u64> = calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::Get(k) => Some(*k),
-            _ => None,
-        })
-        .collect();
+    let gets: Vec<u64> = get_keys(&calls);
     let expected: Vec<u64> = (22..24).flat_map(|s| random_puts(s, 200, 40)).collect();
     assert_eq!(sorted(gets), sorted(expected));
-    let puts: Vec<u64> = calls
-        .iter()
-        .filter_map(|c| match c {
-            Call::Put(k, _) => Some(*k),
-            _ => None,
-        })
-        .collect();
+    let puts: Vec<u64> = put_keys(&calls);
     assert_eq!(puts, random_puts(21, puts.len(), 40), "the writer's keys");
     let block = lines[0].as_str();
     assert!(
