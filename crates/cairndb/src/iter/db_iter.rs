@@ -121,6 +121,8 @@ pub struct DbIterator {
     err: Option<Error>,
     /// Merge operands being collected, reused between keys.
     operands: Vec<Vec<u8>>,
+    /// The internal key of the last seek into `inner`, reused between seeks.
+    target: Vec<u8>,
 }
 
 impl fmt::Debug for DbIterator {
@@ -166,6 +168,7 @@ impl DbIterator {
             prefix: None,
             err: None,
             operands: Vec::new(),
+            target: Vec::new(),
         }
     }
 
@@ -452,6 +455,12 @@ impl DbIterator {
     }
 }
 
+/// Makes `buf` the internal key `(user_key, seq, kind)`, reusing its allocation.
+fn set_internal_key(buf: &mut Vec<u8>, user_key: &[u8], seq: SequenceNumber, kind: u8) {
+    buf.clear();
+    append_internal_key(buf, user_key, seq, kind);
+}
+
 /// The largest internal key of `user_key`: every entry of the key sorts at or before it.
 fn after_all_versions(user_key: &[u8]) -> Vec<u8> {
     let mut k = Vec::with_capacity(user_key.len() + 8);
@@ -472,8 +481,8 @@ impl InternalIterator for DbIterator {
         self.reset(Direction::Forward);
         match &self.opts.lower_bound {
             Some(l) => {
-                let k = seek_key(l, self.opts.snapshot);
-                self.inner.seek(&k);
+                set_internal_key(&mut self.target, l, self.opts.snapshot, ValueKind::FOR_SEEK);
+                self.inner.seek(&self.target);
             }
             None => self.inner.seek_to_first(),
         }
@@ -500,8 +509,9 @@ impl InternalIterator for DbIterator {
             Some(l) if target < l.as_slice() => l.as_slice(),
             _ => target,
         };
-        let k = seek_key(start, self.opts.snapshot);
-        self.inner.seek(&k);
+        let snapshot = self.opts.snapshot;
+        set_internal_key(&mut self.target, start, snapshot, ValueKind::FOR_SEEK);
+        self.inner.seek(&self.target);
         self.find_next(false);
     }
 

@@ -205,10 +205,14 @@ impl<R: SortedRun> LevelIterator<R> {
         lo
     }
 
+    /// The open table's iterator. Requires `valid()`, which is checked in debug builds only:
+    /// `key` and `value` run once per entry of every scan, and an open table that is invalid
+    /// answers empty slices rather than misbehaving.
     fn current(&self, call: &str) -> &BoxedIterator {
+        debug_assert!(self.valid(), "LevelIterator::{call} on an invalid iterator");
         match self.open.as_ref() {
-            Some(it) if it.valid() => it,
-            _ => panic!("LevelIterator::{call} on an invalid iterator"),
+            Some(it) => it,
+            None => panic!("LevelIterator::{call} on an invalid iterator"),
         }
     }
 }

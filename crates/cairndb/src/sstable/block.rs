@@ -16,15 +16,16 @@
 //!    never yields bytes from past the damage.
 //! 3. Every iterator step advances by at least one entry header (3 bytes) or ends, so no input makes
 //!    an iterator loop forever.
-//! 4. An index block (ordered by [`compare_internal`]) whose restart keys all parse carries a
-//!    [`RestartPrefixes`] summary built at parse: for each restart, 8 bytes of its user key after
-//!    the prefix common to the block, as a big-endian `u64`. That map is monotone (user key order
-//!    implies prefix order, not strictly), so a seek narrows its binary search to the restarts
-//!    whose summary equals the target's by searching a dense array (8 bytes a restart, shared
-//!    between the probes of every seek) before it touches any entry; only those restarts are
-//!    decoded and compared in full. An index block of a large table has tens of thousands of
-//!    restarts (interval 1), and the plain search's two cache misses per probe (restart offset,
-//!    then the entry) were the largest cost of a seek. Any other block, or an index block with a
+//! 4. An index block (ordered by [`crate::types::compare_internal`]) whose restart keys all parse
+//!    carries a `RestartPrefixes` summary built at parse: for each restart, 8 bytes of its user
+//!    key after the prefix common to the block, as a big-endian `u64`, plus every 8th of those
+//!    as samples. The map is monotone (user-key order implies summary order, not strictly), so a
+//!    seek narrows its binary search to the restarts whose summary equals the target's by
+//!    searching the samples (small enough to stay in the CPU cache between seeks) and one line of
+//!    the summary before it touches any entry; only those restarts are decoded and compared in
+//!    full. An index block of a large table has tens of thousands of restarts (interval 1), and
+//!    the plain search's two cache misses per probe (restart offset, then the entry) were the
+//!    largest cost of a seek. Any other block, or an index block with a
 //!    malformed restart entry, has no summary and is searched as before (reporting the damage).
 
 use std::cmp::Ordering;
@@ -35,7 +36,7 @@ use super::filter::{FilterMeta, FilterView};
 use crate::cache::{Cache, CacheHandle};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
-use crate::types::{compare_internal, TRAILER_LEN};
+use crate::types::TRAILER_LEN;
 use crate::util::coding::{decode_fixed32, Decoder};
 
 /// How an entries block orders its keys: [`crate::types::compare_internal`] for data and index
@@ -107,7 +108,14 @@ struct RestartPrefixes {
     common: Box<[u8]>,
     /// For restart `i`: [`prefix_after`] its user key and `common.len()`.
     prefixes: Box<[u64]>,
+    /// Every [`SAMPLE_STRIDE`]-th entry of `prefixes`: a seek binary-searches this small array
+    /// (it stays in the CPU cache between seeks), then scans one stride of `prefixes`, so a
+    /// seek misses the cache about once in the summary instead of at every deep probe.
+    samples: Box<[u64]>,
 }
+
+/// Restarts per sample of [`RestartPrefixes::samples`]: one 64-byte cache line of `u64`s.
+const SAMPLE_STRIDE: usize = 8;
 
 /// The 8 bytes of `user_key` after its first `skip`, zero-padded, as a big-endian number: for
 /// keys that share their first `skip` bytes, `a < b` implies `prefix_after(a) <=
@@ -148,9 +156,11 @@ impl RestartPrefixes {
             }
             prefixes.push(prefix_after(k, common_len));
         }
+        let samples = prefixes.iter().step_by(SAMPLE_STRIDE).copied().collect();
         Some(RestartPrefixes {
             common: first[..common_len].into(),
             prefixes: prefixes.into_boxed_slice(),
+            samples,
         })
     }
 
@@ -169,14 +179,20 @@ impl RestartPrefixes {
             Ordering::Equal => {}
         }
         let p = prefix_after(t, self.common.len());
-        let lo = self.prefixes.partition_point(|&x| x < p);
+        // The first restart whose prefix is >= p: after every sample below p, at or before the
+        // first sample that is not.
+        let j = self.samples.partition_point(|&x| x < p);
+        let end = (j * SAMPLE_STRIDE).min(self.prefixes.len());
+        let start = (j * SAMPLE_STRIDE).saturating_sub(SAMPLE_STRIDE - 1).min(end);
+        let lo = start + self.prefixes[start..end].partition_point(|&x| x < p);
         let hi = lo + self.prefixes[lo..].iter().take_while(|&&x| x == p).count();
         let left = lo.saturating_sub(1);
         Some((left, hi.saturating_sub(1).max(left)))
     }
 
     fn charge(&self) -> usize {
-        self.common.len() + 8 * self.prefixes.len() + std::mem::size_of::<RestartPrefixes>()
+        let words = self.prefixes.len() + self.samples.len();
+        self.common.len() + 8 * words + std::mem::size_of::<RestartPrefixes>()
     }
 }
 
@@ -369,9 +385,10 @@ pub struct BlockIter {
 }
 
 impl BlockIter {
-    /// An unpositioned iterator over `block`, ordered by `cmp`. An index block is ordered by
-    /// [`compare_internal`] whatever `cmp` says, when it has a restart summary (module invariant
-    /// 4); every caller passes that comparator for index blocks.
+    /// An unpositioned iterator over `block`, ordered by `cmp`. An index block with a restart
+    /// summary is searched in [`crate::types::compare_internal`] order whatever `cmp` says
+    /// (module invariant 4): the format orders index blocks so, and every caller passes that
+    /// comparator for them.
     ///
     /// # Errors
     /// [`Error::Corruption`] if `block` is a filter block.

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::sstable::block_builder::BlockBuilder;
-use crate::types::{make_internal_key, ValueKind};
+use crate::types::{compare_internal, make_internal_key, ValueKind};
 use crate::sstable::tests::{check_ops, check_scans, Op};
 
 fn build(model: &[(Vec<u8>, Vec<u8>)], interval: usize) -> BlockIter {
@@ -227,6 +227,34 @@ fn index_summary_skips_the_common_prefix() {
         it.block().charge() > it.block().contents().len() + 8 * users.len(),
         "the summary is charged"
     );
+}
+
+#[test]
+fn index_summary_finds_every_key_across_sample_strides() {
+    // Big-endian numbers as db_bench writes them, 3 apart, with runs of equal summaries (the
+    // trailing bytes past the summary's 8 differ) straddling sample boundaries.
+    let user = |n: u64| {
+        let mut u = (n / 4).to_be_bytes().to_vec();
+        u.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, (n % 4) as u8]);
+        u
+    };
+    let model: Vec<(Vec<u8>, Vec<u8>)> = (0..1000u64)
+        .map(|i| {
+            let v = (i as u32).to_le_bytes().to_vec();
+            (make_internal_key(&user(3 * i + 1), 5, ValueKind::Put), v)
+        })
+        .collect();
+    let mut it = build_index(&model, 1);
+    assert!(it.block().prefixes.is_some());
+    for n in 0..3002u64 {
+        it.seek(&make_internal_key(&user(n), 5, ValueKind::Put));
+        let want = n.saturating_sub(1).div_ceil(3);
+        if want >= 1000 {
+            assert!(!it.valid() && it.status().is_ok(), "seek {n}");
+        } else {
+            assert_eq!(it.value(), (want as u32).to_le_bytes(), "seek {n}");
+        }
+    }
 }
 
 #[test]
