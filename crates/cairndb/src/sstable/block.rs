@@ -183,7 +183,9 @@ impl RestartPrefixes {
         // first sample that is not.
         let j = self.samples.partition_point(|&x| x < p);
         let end = (j * SAMPLE_STRIDE).min(self.prefixes.len());
-        let start = (j * SAMPLE_STRIDE).saturating_sub(SAMPLE_STRIDE - 1).min(end);
+        let start = (j * SAMPLE_STRIDE)
+            .saturating_sub(SAMPLE_STRIDE - 1)
+            .min(end);
         let lo = start + self.prefixes[start..end].partition_point(|&x| x < p);
         let hi = lo + self.prefixes[lo..].iter().take_while(|&&x| x == p).count();
         let left = lo.saturating_sub(1);

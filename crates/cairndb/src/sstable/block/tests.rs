@@ -5,8 +5,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::sstable::block_builder::BlockBuilder;
-use crate::types::{compare_internal, make_internal_key, ValueKind};
 use crate::sstable::tests::{check_ops, check_scans, Op};
+use crate::types::{compare_internal, make_internal_key, ValueKind};
 
 fn build(model: &[(Vec<u8>, Vec<u8>)], interval: usize) -> BlockIter {
     let mut b = BlockBuilder::new(interval);
@@ -208,21 +208,48 @@ fn index_summary_skips_the_common_prefix() {
     let mut it = build_index(&model, 1);
     let p = it.block().prefixes.as_ref().expect("summary");
     assert_eq!(&*p.common, b"user:00000000");
-    assert_eq!(p.prefixes[1], p.prefixes[2], "a zero byte pads like the end of the key");
+    assert_eq!(
+        p.prefixes[1], p.prefixes[2],
+        "a zero byte pads like the end of the key"
+    );
     assert!(p.prefixes.windows(2).all(|w| w[0] <= w[1]));
     let seek = |it: &mut BlockIter, u: &[u8], seq| {
         it.seek(&make_internal_key(u, seq, ValueKind::Put));
         it.valid().then(|| it.value().to_vec())
     };
-    assert_eq!(seek(&mut it, b"a", 0).as_deref(), Some(users[0]), "before the common prefix");
-    assert_eq!(seek(&mut it, b"user:", 0).as_deref(), Some(users[0]), "a prefix of it");
-    assert_eq!(seek(&mut it, b"user:000000002", 8).as_deref(), Some(users[1]));
-    assert_eq!(seek(&mut it, b"user:000000002", 6).as_deref(), Some(users[2]));
-    assert_eq!(seek(&mut it, b"user:000000002\0", 6).as_deref(), Some(users[3]));
-    assert_eq!(seek(&mut it, b"user:0000000020", 0).as_deref(), Some(users[3]));
+    assert_eq!(
+        seek(&mut it, b"a", 0).as_deref(),
+        Some(users[0]),
+        "before the common prefix"
+    );
+    assert_eq!(
+        seek(&mut it, b"user:", 0).as_deref(),
+        Some(users[0]),
+        "a prefix of it"
+    );
+    assert_eq!(
+        seek(&mut it, b"user:000000002", 8).as_deref(),
+        Some(users[1])
+    );
+    assert_eq!(
+        seek(&mut it, b"user:000000002", 6).as_deref(),
+        Some(users[2])
+    );
+    assert_eq!(
+        seek(&mut it, b"user:000000002\0", 6).as_deref(),
+        Some(users[3])
+    );
+    assert_eq!(
+        seek(&mut it, b"user:0000000020", 0).as_deref(),
+        Some(users[3])
+    );
     assert_eq!(seek(&mut it, b"user:1", 0), None, "after the common prefix");
     it.seek(b"short");
-    assert_eq!(it.value(), users[0], "a target too short for a trailer searches plainly");
+    assert_eq!(
+        it.value(),
+        users[0],
+        "a target too short for a trailer searches plainly"
+    );
     assert!(
         it.block().charge() > it.block().contents().len() + 8 * users.len(),
         "the summary is charged"
