@@ -1,15 +1,20 @@
-//! User iterators: a [`DbIterator`] over a [`MergingIterator`] of the read view's memtables and
-//! tables, with the range tombstones of all of them in one [`RangeDelSet`].
+//! User iterators: a [`DbIterator`] over a [`MergingIterator`] of the read view's memtables, its
+//! L0 tables (one child each: they overlap) and one [`LevelIterator`] per non-empty deeper level
+//! (its files are disjoint, so a seek binary-searches the file list and opens one table, lazily,
+//! through the table cache), with the range tombstones of all of them.
 //!
 //! An iterator is created on any thread and used by one thread at a time. It holds the read
 //! view (memtables and version by `Arc`), so flushes, memtable switches and obsolete-file
-//! deletion never disturb it: a version a reader holds keeps its files live.
+//! deletion never disturb it: a version a reader holds keeps its files live. Creating one is
+//! meant to be cheap (db_bench's seekrandom creates one per seek): it opens only the L0 tables,
+//! copies no file list, and reuses the view's fragmented table tombstones.
 //!
 //! Invariants:
 //! 1. The iterator reads at one sequence number fixed at creation (a snapshot's or the latest
 //!    published one).
-//! 2. Range tombstones come from each memtable's tombstone list and each table's range-deletion
-//!    block into one `RangeDelSet`; the point iterators never yield them.
+//! 2. Range tombstones come from each memtable's tombstone list (fragmented per iterator, as the
+//!    active memtable changes) and from the view's set of every table's tombstones (fragmented
+//!    once per view); the point iterators never yield them.
 
 use std::sync::Arc;
 
@@ -17,11 +22,13 @@ use super::tickers::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::Result;
 use crate::iter::{
-    BoxedIterator, DbIterOptions, DbIterator, InternalIterator, MergingIterator, RangeDelSet,
-    Tombstone,
+    BoxedIterator, DbIterOptions, DbIterator, InternalIterator, LevelIterator, MergingIterator,
+    RangeDelSet, SortedRun, TableOpener, Tombstone,
 };
 use crate::options::ReadOptions;
 use crate::types::MAX_SEQUENCE;
+use crate::version::edit::FileMetaData;
+use crate::version::Version;
 use std::time::Instant;
 
 /// A user iterator over the database; see [`Db::iter`]. Keys are user keys in bytewise order.
@@ -126,9 +133,18 @@ impl Db {
 }
 
 impl DbInner {
-    fn iter(&self, opts: &ReadOptions, cf: &CfData) -> Result<DbIter> {
+    fn iter(&self, opts: &ReadOptions, cf: &Arc<CfData>) -> Result<DbIter> {
         let (snapshot, view) = self.begin_read(opts, cf)?;
-        let (children, tombstones) = self.iter_sources(cf, &view)?;
+        let children = iter_children(cf, &view, opts.fill_cache)?;
+        let mut range_dels = vec![self.view_tombstones(cf, &view)?];
+        let mem_tombstones: Vec<Tombstone> = std::iter::once(&view.mem)
+            .chain(view.imms.iter())
+            .flat_map(|mem| mem.range_tombstones(MAX_SEQUENCE))
+            .map(Tombstone::from)
+            .collect();
+        if !mem_tombstones.is_empty() {
+            range_dels.push(Arc::new(RangeDelSet::new(mem_tombstones)));
+        }
         let iopts = DbIterOptions {
             snapshot,
             lower_bound: opts.iterate_lower_bound.clone(),
@@ -139,35 +155,80 @@ impl DbInner {
             merge_operator: cf.options.merge_operator.clone(),
         };
         let merged: BoxedIterator = Box::new(MergingIterator::new(children));
-        let inner = DbIterator::new(merged, Arc::new(RangeDelSet::new(tombstones)), iopts);
+        let inner = DbIterator::with_range_del_sets(merged, range_dels, iopts);
         Ok(DbIter {
             inner,
             _view: view,
             stats: self.options.db.statistics.clone(),
         })
     }
+}
 
-    /// The child iterators (memtables newest first, then tables) and every range tombstone.
-    fn iter_sources(
-        &self,
-        cf: &CfData,
-        view: &ReadView,
-    ) -> Result<(Vec<BoxedIterator>, Vec<Tombstone>)> {
-        let mut children: Vec<BoxedIterator> = Vec::new();
-        let mut tombstones = Vec::new();
-        for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
-            children.push(Box::new(mem.iter()));
-            tombstones.extend(
-                mem.range_tombstones(MAX_SEQUENCE)
-                    .into_iter()
-                    .map(Tombstone::from),
-            );
+/// The child iterators: memtables newest first, then each L0 table (newest first), then one level
+/// iterator per non-empty level below L0.
+fn iter_children(
+    cf: &Arc<CfData>,
+    view: &ReadView,
+    fill_cache: bool,
+) -> Result<Vec<BoxedIterator>> {
+    let version = &view.version;
+    let mut children: Vec<BoxedIterator> =
+        Vec::with_capacity(1 + view.imms.len() + version.num_files(0) + version.num_levels());
+    for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
+        children.push(Box::new(mem.iter()));
+    }
+    let opener = Arc::new(CfTableOpener {
+        cf: Arc::clone(cf),
+        fill_cache,
+    });
+    for file in version.files(0) {
+        children.push(opener.open(file)?);
+    }
+    let opener: Arc<dyn TableOpener> = opener;
+    for level in 1..version.num_levels() {
+        if version.num_files(level) > 0 {
+            let run = VersionLevel {
+                version: Arc::clone(version),
+                level,
+            };
+            children.push(Box::new(LevelIterator::new(run, Arc::clone(&opener))));
         }
-        for (_, file) in view.version.all_files() {
-            let table = cf.table_cache.get_table(file.number, file.size)?;
-            tombstones.extend(self.table_tombstones(cf, file)?.iter().cloned());
-            children.push(Box::new(table.iter()));
-        }
-        Ok((children, tombstones))
+    }
+    Ok(children)
+}
+
+/// One level of a version, read in place by a [`LevelIterator`] (the `Arc` keeps the version,
+/// and so the file list, alive without copying it). A `Version`'s levels above 0 are sorted and
+/// disjoint (its invariant 3).
+struct VersionLevel {
+    version: Arc<Version>,
+    level: usize,
+}
+
+impl SortedRun for VersionLevel {
+    fn len(&self) -> usize {
+        self.version.num_files(self.level)
+    }
+
+    fn file(&self, i: usize) -> &FileMetaData {
+        &self.version.files(self.level)[i]
+    }
+}
+
+/// Opens a family's tables through its table cache for a level iterator.
+struct CfTableOpener {
+    cf: Arc<CfData>,
+    /// `ReadOptions::fill_cache`: whether blocks read on a miss enter the block cache.
+    fill_cache: bool,
+}
+
+impl TableOpener for CfTableOpener {
+    fn open(&self, file: &FileMetaData) -> Result<BoxedIterator> {
+        let table = self.cf.table_cache.get_table(file.number, file.size)?;
+        Ok(if self.fill_cache {
+            Box::new(table.iter())
+        } else {
+            Box::new(table.iter_without_cache_fill())
+        })
     }
 }

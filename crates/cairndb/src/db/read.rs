@@ -265,7 +265,7 @@ impl DbInner {
     }
 
     /// The range tombstones of every table of the view, gathered once per view.
-    fn view_tombstones(&self, cf: &CfData, view: &ReadView) -> Result<Arc<RangeDelSet>> {
+    pub(super) fn view_tombstones(&self, cf: &CfData, view: &ReadView) -> Result<Arc<RangeDelSet>> {
         if let Some(set) = view.table_tombstones.get() {
             return Ok(Arc::clone(set));
         }

@@ -104,7 +104,10 @@ enum Resolved {
 /// The user-facing iterator. See the module contract.
 pub struct DbIterator {
     inner: BoxedIterator,
-    range_dels: Arc<RangeDelSet>,
+    /// The range tombstones, in one or more sets (the DB front keeps the tables' set per read
+    /// view and adds the memtables' per iterator); empty sets are left out, so a read without
+    /// range deletions checks none.
+    range_dels: Vec<Arc<RangeDelSet>>,
     opts: DbIterOptions,
     direction: Direction,
     valid: bool,
@@ -118,6 +121,8 @@ pub struct DbIterator {
     err: Option<Error>,
     /// Merge operands being collected, reused between keys.
     operands: Vec<Vec<u8>>,
+    /// The internal key of the last seek into `inner`, reused between seeks.
+    target: Vec<u8>,
 }
 
 impl fmt::Debug for DbIterator {
@@ -136,6 +141,19 @@ impl DbIterator {
     /// A user iterator over `inner` (internal keys), hiding what the tombstones of `range_dels`
     /// delete. The iterator is not positioned.
     pub fn new(inner: BoxedIterator, range_dels: Arc<RangeDelSet>, opts: DbIterOptions) -> Self {
+        Self::with_range_del_sets(inner, vec![range_dels], opts)
+    }
+
+    /// [`DbIterator::new`] with the range tombstones split over several sets: an entry is deleted
+    /// when a tombstone of any of them covers it. Lets a caller reuse sets fragmented earlier
+    /// (per table or per read view) instead of fragmenting their union per iterator.
+    pub fn with_range_del_sets(
+        inner: BoxedIterator,
+        range_dels: Vec<Arc<RangeDelSet>>,
+        opts: DbIterOptions,
+    ) -> Self {
+        let mut range_dels = range_dels;
+        range_dels.retain(|s| !s.is_empty());
         let mut opts = opts;
         opts.snapshot = opts.snapshot.min(MAX_SEQUENCE);
         DbIterator {
@@ -150,6 +168,7 @@ impl DbIterator {
             prefix: None,
             err: None,
             operands: Vec::new(),
+            target: Vec::new(),
         }
     }
 
@@ -199,11 +218,18 @@ impl DbIterator {
         self.opts.lower_bound.as_deref().is_some_and(|l| ukey < l)
     }
 
+    /// The largest sequence number of a range tombstone visible at the snapshot that covers
+    /// `ukey`, over every set.
+    fn max_covering_seq(&self, ukey: &[u8]) -> Option<SequenceNumber> {
+        self.range_dels
+            .iter()
+            .filter_map(|s| s.max_covering_seq(ukey, self.opts.snapshot))
+            .max()
+    }
+
     /// True when a visible range tombstone newer than `seq` covers `ukey`.
     fn covered(&self, ukey: &[u8], seq: SequenceNumber) -> bool {
-        self.range_dels
-            .max_covering_seq(ukey, self.opts.snapshot)
-            .is_some_and(|t| t > seq)
+        self.max_covering_seq(ukey).is_some_and(|t| t > seq)
     }
 
     /// Positions the inner iterator at the last entry whose user key is below the upper bound
@@ -266,9 +292,7 @@ impl DbIterator {
     /// Folds the merge operands starting at the inner iterator's entry (the newest visible one
     /// of `self.key`) into the value.
     fn merge_forward(&mut self) {
-        let tomb = self
-            .range_dels
-            .max_covering_seq(&self.key, self.opts.snapshot);
+        let tomb = self.max_covering_seq(&self.key);
         self.operands.clear();
         self.operands.push(self.inner.value().to_vec());
         self.inner.next();
@@ -373,7 +397,7 @@ impl DbIterator {
     /// the entry before them, and resolves the key's value into `self.value` (module doc).
     fn resolve_backward(&mut self) -> Resolved {
         let snapshot = self.opts.snapshot;
-        let tomb = self.range_dels.max_covering_seq(&self.key, snapshot);
+        let tomb = self.max_covering_seq(&self.key);
         self.operands.clear();
         let mut has_value = false;
         loop {
@@ -431,6 +455,12 @@ impl DbIterator {
     }
 }
 
+/// Makes `buf` the internal key `(user_key, seq, kind)`, reusing its allocation.
+fn set_internal_key(buf: &mut Vec<u8>, user_key: &[u8], seq: SequenceNumber, kind: u8) {
+    buf.clear();
+    append_internal_key(buf, user_key, seq, kind);
+}
+
 /// The largest internal key of `user_key`: every entry of the key sorts at or before it.
 fn after_all_versions(user_key: &[u8]) -> Vec<u8> {
     let mut k = Vec::with_capacity(user_key.len() + 8);
@@ -451,8 +481,8 @@ impl InternalIterator for DbIterator {
         self.reset(Direction::Forward);
         match &self.opts.lower_bound {
             Some(l) => {
-                let k = seek_key(l, self.opts.snapshot);
-                self.inner.seek(&k);
+                set_internal_key(&mut self.target, l, self.opts.snapshot, ValueKind::FOR_SEEK);
+                self.inner.seek(&self.target);
             }
             None => self.inner.seek_to_first(),
         }
@@ -479,8 +509,9 @@ impl InternalIterator for DbIterator {
             Some(l) if target < l.as_slice() => l.as_slice(),
             _ => target,
         };
-        let k = seek_key(start, self.opts.snapshot);
-        self.inner.seek(&k);
+        let snapshot = self.opts.snapshot;
+        set_internal_key(&mut self.target, start, snapshot, ValueKind::FOR_SEEK);
+        self.inner.seek(&self.target);
         self.find_next(false);
     }
 

@@ -7,10 +7,15 @@
 //! [`TableOpener`] (the table cache, in the DB), so that a read over a deep level with thousands
 //! of files opens only the ones it touches.
 //!
+//! The file list is any [`SortedRun`]: an `Arc<[FileMetaData]>`, or (in the DB) a level of the
+//! read's `Version` borrowed through its `Arc`, so that creating an iterator copies no file
+//! metadata however many files the level holds (a user iterator is often created per seek).
+//!
 //! Invariants:
 //! 1. `files` are sorted and disjoint: each file's `largest` sorts before the next file's
-//!    `smallest` (internal-key order). The constructor checks it and panics on a violation (a bug
-//!    in the version set).
+//!    `smallest` (internal-key order). The source guarantees it (a `Version` checks it when it is
+//!    built); debug and `invariants` builds check it again at construction and panic on a
+//!    violation. Release builds do not, so that constructing costs O(1), not O(files).
 //! 2. When valid, `open` holds the iterator of file `open_index`, positioned at an entry; an
 //!    exhausted file moves to the neighbouring file in the direction of travel, skipping empty
 //!    ones.
@@ -42,16 +47,56 @@ enum Direction {
     Reverse,
 }
 
+/// The files of one sorted run, in key order (module invariant 1), as a [`LevelIterator`] reads
+/// them.
+pub trait SortedRun: Send {
+    /// The number of files.
+    fn len(&self) -> usize;
+    /// True when the run has no file.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// File `i`, for `i < len()`.
+    fn file(&self, i: usize) -> &FileMetaData;
+}
+
+impl SortedRun for [FileMetaData] {
+    fn len(&self) -> usize {
+        <[FileMetaData]>::len(self)
+    }
+    fn file(&self, i: usize) -> &FileMetaData {
+        &self[i]
+    }
+}
+
+impl SortedRun for [Arc<FileMetaData>] {
+    fn len(&self) -> usize {
+        <[Arc<FileMetaData>]>::len(self)
+    }
+    fn file(&self, i: usize) -> &FileMetaData {
+        &self[i]
+    }
+}
+
+impl<R: SortedRun + Sync + ?Sized> SortedRun for Arc<R> {
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+    fn file(&self, i: usize) -> &FileMetaData {
+        (**self).file(i)
+    }
+}
+
 /// Iterates the tables of one sorted run in order. See the module contract.
-pub struct LevelIterator {
-    files: Arc<[FileMetaData]>,
+pub struct LevelIterator<R: SortedRun = Arc<[FileMetaData]>> {
+    files: R,
     opener: Arc<dyn TableOpener>,
     open_index: usize,
     open: Option<BoxedIterator>,
     err: Option<Error>,
 }
 
-impl fmt::Debug for LevelIterator {
+impl<R: SortedRun> fmt::Debug for LevelIterator<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LevelIterator")
             .field("files", &self.files.len())
@@ -61,18 +106,21 @@ impl fmt::Debug for LevelIterator {
     }
 }
 
-impl LevelIterator {
+impl<R: SortedRun> LevelIterator<R> {
     /// An unpositioned iterator over `files`, opened through `opener`.
     ///
     /// # Panics
-    /// If `files` are not sorted and disjoint by internal key (invariant 1).
-    pub fn new(files: Arc<[FileMetaData]>, opener: Arc<dyn TableOpener>) -> Self {
-        for w in files.windows(2) {
+    /// In debug and `invariants` builds, if `files` are not sorted and disjoint by internal key
+    /// (invariant 1).
+    pub fn new(files: R, opener: Arc<dyn TableOpener>) -> Self {
+        #[cfg(any(debug_assertions, feature = "invariants"))]
+        for i in 1..files.len() {
+            let (a, b) = (files.file(i - 1), files.file(i));
             assert!(
-                compare_internal(&w[0].largest, &w[1].smallest) == Ordering::Less,
+                compare_internal(&a.largest, &b.smallest) == Ordering::Less,
                 "LevelIterator: files {} and {} overlap or are out of order",
-                w[0].number,
-                w[1].number
+                a.number,
+                b.number
             );
         }
         LevelIterator {
@@ -90,7 +138,7 @@ impl LevelIterator {
             return true;
         }
         self.open = None;
-        match self.opener.open(&self.files[i]) {
+        match self.opener.open(self.files.file(i)) {
             Ok(it) => {
                 self.open = Some(it);
                 self.open_index = i;
@@ -145,19 +193,31 @@ impl LevelIterator {
 
     /// The first file whose largest key is >= `target` (`files.len()` if none).
     fn find_file(&self, target: &[u8]) -> usize {
-        self.files
-            .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less)
+        let (mut lo, mut hi) = (0, self.files.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if compare_internal(&self.files.file(mid).largest, target) == Ordering::Less {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
+    /// The open table's iterator. Requires `valid()`, which is checked in debug builds only:
+    /// `key` and `value` run once per entry of every scan, and an open table that is invalid
+    /// answers empty slices rather than misbehaving.
     fn current(&self, call: &str) -> &BoxedIterator {
+        debug_assert!(self.valid(), "LevelIterator::{call} on an invalid iterator");
         match self.open.as_ref() {
-            Some(it) if it.valid() => it,
-            _ => panic!("LevelIterator::{call} on an invalid iterator"),
+            Some(it) => it,
+            None => panic!("LevelIterator::{call} on an invalid iterator"),
         }
     }
 }
 
-impl InternalIterator for LevelIterator {
+impl<R: SortedRun> InternalIterator for LevelIterator<R> {
     fn valid(&self) -> bool {
         self.err.is_none() && self.open.as_ref().is_some_and(|it| it.valid())
     }

@@ -37,7 +37,7 @@ mod merging;
 mod range_del;
 
 pub use db_iter::{DbIterOptions, DbIterator};
-pub use level::{LevelIterator, TableOpener};
+pub use level::{LevelIterator, SortedRun, TableOpener};
 pub use merging::{BoxedIterator, MergingIterator};
 pub use range_del::{RangeDelSet, Tombstone};
 
