@@ -9,9 +9,8 @@
 //!   must hold exactly as many unique keys as batches at or below `s` (`publication_gaps`).
 //!
 //! At the end of a round every acknowledged batch is there, before and after a reopen. The
-//! existing `db_concurrency.rs` tests stay as focused regression tests. Not built yet: loom or
-//! shuttle models of the skiplist and of the commit pipeline's sequence publication (they need
-//! the engine's atomics behind a `cfg(loom)` shim).
+//! existing `db_concurrency.rs` tests stay as focused regression tests. The loom models of the
+//! skiplist and of the commit pipeline's sequence publication are in `concurrency_models.rs`.
 //!
 //! CI volume: 200 rounds.
 
