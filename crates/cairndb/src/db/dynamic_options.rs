@@ -17,7 +17,8 @@
 //! 3. After a change is installed, the write-control pressure is recomputed, waiting threads
 //!    are woken (a raised trigger may release a stall, a re-enabled compaction may be due), the
 //!    LOG records it and a new OPTIONS file is written (a failure to write the file is logged
-//!    at WARN: the change is in force, and the next open writes the file again).
+//!    at WARN: the change is in force, and the next open writes the file again). Changes are
+//!    serialized (`DbInner::options_change`), so the newest OPTIONS file holds the newest.
 
 use std::sync::Arc;
 
@@ -67,6 +68,7 @@ impl Db {
     pub fn set_options(&self, cf: &ColumnFamily, pairs: &[(&str, &str)]) -> Result<()> {
         let inner = &self.inner;
         inner.check_open()?;
+        let _order = inner.options_change.lock();
         let mut st = inner.state.lock();
         cf.data.check_live()?;
         let state = st.cf(cf.id());
@@ -103,6 +105,7 @@ impl Db {
     pub fn set_db_options(&self, pairs: &[(&str, &str)]) -> Result<()> {
         let inner = &self.inner;
         inner.check_open()?;
+        let _order = inner.options_change.lock();
         let mut st = inner.state.lock();
         let changed = inner.current_db_options().with_mutable_changes(pairs)?;
         if let (Some(rate), Some(limiter)) = (rate_limit_change(pairs), &changed.rate_limiter) {

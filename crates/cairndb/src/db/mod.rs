@@ -223,6 +223,9 @@ struct DbInner {
     options: Options,
     /// The database options in force, swapped whole by `Db::set_db_options`.
     db_options: Mutex<Arc<crate::options::DbOptions>>,
+    /// Held by `set_options` and `set_db_options` from the change to the OPTIONS file written
+    /// after it, so concurrent changes write their files in the order they were installed.
+    options_change: Mutex<()>,
     state: Mutex<DbState>,
     /// Wakes writers, flush callers and drops: signalled when a commit group ends, an immutable
     /// list shrinks, a flush ends or the database closes.

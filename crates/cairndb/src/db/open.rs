@@ -255,6 +255,7 @@ fn open_inner(
     let statistics = options.db.statistics.clone();
     let inner = DbInner {
         db_options: Mutex::new(Arc::new(options.db.clone())),
+        options_change: Mutex::new(()),
         last_sequence: AtomicU64::new(versions.last_sequence()),
         closed: AtomicBool::new(false),
         state: Mutex::new(DbState {
