@@ -260,10 +260,7 @@ impl BenchEngine for CairnEngine {
     }
 
     fn describe(&self) -> String {
-        format!(
-            "cairndb (CairnDB version {}; no compaction yet: flushes accumulate in L0)",
-            env!("CARGO_PKG_VERSION")
-        )
+        format!("cairndb (CairnDB version {})", env!("CARGO_PKG_VERSION"))
     }
 
     fn write_options(&self, mode: WriteMode) -> Result<WriteOptions> {
