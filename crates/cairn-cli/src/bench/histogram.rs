@@ -5,30 +5,11 @@
 //! limit times 1.5 rounded down to its two most significant digits, up to `u64::MAX`.
 
 use std::fmt::Write as _;
-use std::sync::OnceLock;
 
 /// The bucket limits (`HistogramBucketMapper`): bucket `b` holds values in
-/// `(limit[b - 1], limit[b]]`, bucket 0 holds `[0, 1]`.
+/// `(limit[b - 1], limit[b]]`, bucket 0 holds `[0, 1]`. The engine's statistics use the same.
 fn bucket_limits() -> &'static [u64] {
-    static LIMITS: OnceLock<Vec<u64>> = OnceLock::new();
-    LIMITS.get_or_init(|| {
-        let mut v: Vec<u64> = vec![1, 2];
-        let mut bucket_val = 2.0f64;
-        loop {
-            bucket_val *= 1.5;
-            if bucket_val > u64::MAX as f64 {
-                break;
-            }
-            let mut value = bucket_val as u64;
-            let mut pow_of_ten = 1u64;
-            while value / 10 > 10 {
-                value /= 10;
-                pow_of_ten *= 10;
-            }
-            v.push(value * pow_of_ten);
-        }
-        v
-    })
+    cairndb::db::tickers::bucket_limits()
 }
 
 /// The index of the bucket `value` falls in (`IndexForValue`).

@@ -130,8 +130,10 @@ named_enum! {
     }
 }
 
-/// The bucket limits (inclusive upper bounds) of RocksDB's `HistogramBucketMapper`.
-fn bucket_limits() -> &'static [u64] {
+/// The bucket limits (inclusive upper bounds) of RocksDB's `HistogramBucketMapper`: bucket `b`
+/// holds values in `(limit[b - 1], limit[b]]`, bucket 0 holds `[0, 1]`. Shared with the bench's
+/// latency histograms.
+pub fn bucket_limits() -> &'static [u64] {
     static LIMITS: OnceLock<Vec<u64>> = OnceLock::new();
     LIMITS.get_or_init(|| {
         let mut limits = vec![1u64, 2];
