@@ -238,3 +238,66 @@ fn a_flush_syncs_retired_wals_only_when_another_family_needs_them() {
         }
     }
 }
+
+/// Found by the power_cut suite (CI, cycle 0xfc48e3ce1662b1ae). With two families, a flush of
+/// one starts while the other holds nothing in memory, so it leaves the retired WAL unsynced;
+/// the other family is written while the table is built. The flush must still make the
+/// retired WAL obsolete for both families, or recovery replays that unsynced WAL, finds its
+/// tail lost, stops there, and loses a later synced write.
+#[test]
+fn a_family_written_during_a_flush_does_not_keep_an_unsynced_wal_alive() {
+    use cairndb::fs::{CrashOptions, FaultFs, OpKind};
+    use cairndb::options::CfOptions;
+
+    let mem = MemFs::new();
+    let fs = FaultFs::new(mem.shared(), 1);
+    let db = Arc::new(
+        Db::open_with_fs(fs.shared(), DIR, opts(WalRecoveryMode::default())).expect("open"),
+    );
+    let b = db
+        .create_column_family("b", CfOptions::default())
+        .expect("create family");
+    let wo = WriteOptions::default();
+    db.put(&wo, b"a", b"1").expect("put");
+    {
+        // While the flush of the default family builds its table, family `b` gets a write.
+        let (db, b) = (Arc::clone(&db), b.clone());
+        fs.before_next(OpKind::Create, ".sst", move || {
+            std::thread::spawn(move || db.put_cf(&WriteOptions::default(), &b, b"x", b"2"))
+                .join()
+                .expect("writer thread")
+                .expect("put b");
+        });
+    }
+    db.flush_cf(&db.default_column_family()).expect("flush");
+    assert!(fs.hooks_ran(), "the flush built a table");
+    let synced = WriteOptions {
+        sync: true,
+        ..WriteOptions::default()
+    };
+    db.put(&synced, b"c", b"3").expect("synced put");
+
+    let cut = mem.crash_clone(CrashOptions::synced_only());
+    drop(db);
+    let mut o = opts(WalRecoveryMode::default());
+    o.db.create_missing_column_families = true;
+    let db = Db::open_cf_with_fs(
+        cut.shared(),
+        DIR,
+        o,
+        vec![cairndb::db::ColumnFamilyDescriptor::new(
+            "b",
+            CfOptions::default(),
+        )],
+    )
+    .expect("reopen");
+    let r = ReadOptions::default();
+    assert_eq!(db.get(&r, b"a").expect("get a"), Some(b"1".to_vec()));
+    assert_eq!(
+        db.get(&r, b"c").expect("get c"),
+        Some(b"3".to_vec()),
+        "a synced write was lost"
+    );
+    let b = db.column_family("b").expect("family b");
+    assert_eq!(db.get_cf(&r, &b, b"x").expect("get x"), Some(b"2".to_vec()));
+}

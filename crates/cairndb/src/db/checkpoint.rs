@@ -4,7 +4,7 @@
 //! Protocol (`docs/design/operability.md`):
 //! 1. Flush every column family's memtables, so writes made with `disable_wal` are in tables.
 //! 2. Disable obsolete-file deletion (a counter, so checkpoints may overlap), then, under the
-//!    state lock with no commit leader active: flush the WAL writer to the OS and note the live
+//!    state lock with no commit leader active and no MANIFEST change in flight: flush the WAL writer to the OS and note the live
 //!    WAL's length, the MANIFEST's number and length, the WALs recovery would replay, and the
 //!    tables of every family's current version. This is the cut: the MANIFEST prefix describes
 //!    exactly these tables, and the WAL prefixes hold every write published before it (whole
@@ -121,7 +121,9 @@ impl DbInner {
     fn checkpoint_cut(&self) -> Result<Cut> {
         let mut st = self.state.lock();
         self.check_open()?;
-        while st.leader_active {
+        // No MANIFEST change in flight either: its edit may already be in the file while the
+        // current versions, whose tables the cut links, do not have it yet.
+        while st.leader_active || st.versions.apply_in_flight() {
             self.cond.wait(&mut st);
         }
         if let Some(why) = &st.poisoned {

@@ -166,6 +166,13 @@ impl DbInner {
             .take_while(|(n, _)| *n < next_log)
             .count();
         let shared = owed > 0 && others_need_wals_below(st, id, next_log);
+        // Families holding nothing in memory now write only to the current WAL or later ones
+        // while the table is built: the flush's edit raises their log numbers to it, so the
+        // unsynced WALs stay obsolete even if those families are written meanwhile.
+        let quiet = Quiet {
+            families: other_quiet_families(st, id),
+            wal: st.wal_number,
+        };
         let mut retired: Vec<_> = if shared {
             st.unsynced_wals.drain(..owed).collect()
         } else {
@@ -197,7 +204,7 @@ impl DbInner {
         });
         let result = built.and_then(|meta| {
             let size = meta.as_ref().map(|m| (m.number, m.size));
-            self.install_flush(st, id, meta, next_log)?;
+            self.install_flush(st, id, meta, next_log, &quiet)?;
             if let Some((number, bytes)) = size {
                 let keys = mem.num_entries();
                 self.counters
@@ -230,13 +237,15 @@ impl DbInner {
     /// Records the flushed table and the new log number, then drops the memtable from the
     /// immutable list and deletes what became obsolete (invariants 1 and 3). Families with
     /// nothing in memory move their log number to the current WAL in the same group (contract
-    /// 3), so they do not keep old WALs alive.
+    /// 3), so they do not keep old WALs alive; families that had nothing in memory when the
+    /// flush started (`quiet`) move theirs to the WAL that was current then.
     fn install_flush(
         &self,
         st: &mut MutexGuard<'_, DbState>,
         id: u32,
         meta: Option<FileMetaData>,
         next_log: u64,
+        quiet: &Quiet,
     ) -> Result<()> {
         let mut edit = VersionEdit {
             log_number: Some(next_log),
@@ -248,13 +257,20 @@ impl DbInner {
         }
         let mut edits = vec![(id, edit)];
         for (&other, cf) in &st.cfs {
-            if other != id && cf.mem.is_empty() && cf.imms.is_empty() {
-                let bump = VersionEdit {
-                    log_number: Some(st.wal_number),
-                    ..VersionEdit::default()
-                };
-                edits.push((other, bump));
-            }
+            let log_number = if other == id {
+                continue;
+            } else if cf.mem.is_empty() && cf.imms.is_empty() {
+                st.wal_number
+            } else if quiet.families.contains(&other) {
+                quiet.wal
+            } else {
+                continue;
+            };
+            let bump = VersionEdit {
+                log_number: Some(log_number),
+                ..VersionEdit::default()
+            };
+            edits.push((other, bump));
         }
         if let Err(e) = self.log_and_apply(st, edits) {
             // Delete the table only if the edit surely is not in the MANIFEST: after a failed
@@ -273,6 +289,21 @@ impl DbInner {
         self.purge_obsolete_files(st);
         Ok(())
     }
+}
+
+/// Families other than the flushed one that held nothing in memory when its flush started, and
+/// the WAL that was current then: everything they were written since is in that WAL or later.
+struct Quiet {
+    families: Vec<u32>,
+    wal: u64,
+}
+
+fn other_quiet_families(st: &DbState, id: u32) -> Vec<u32> {
+    st.cfs
+        .iter()
+        .filter(|&(&other, cf)| other != id && cf.mem.is_empty() && cf.imms.is_empty())
+        .map(|(&other, _)| other)
+        .collect()
 }
 
 /// Whether a family other than `id` may still need WALs numbered below `next_log`: it has data

@@ -169,14 +169,57 @@ struct RuleState {
     fired: bool,
 }
 
+/// When a hook runs, relative to the operation it is armed for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum When {
+    Before,
+    After,
+}
+
+/// A one-shot action run just before or just after the next operation of a kind on a
+/// matching path.
+struct Hook {
+    when: When,
+    op: OpKind,
+    path_contains: String,
+    run: Box<dyn FnOnce() + Send>,
+}
+
+impl std::fmt::Debug for Hook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Hook({:?} {:?} on *{}*)",
+            self.when, self.op, self.path_contains
+        )
+    }
+}
+
 #[derive(Debug)]
 struct Injector {
     rules: Mutex<(Vec<RuleState>, SmallRng)>,
+    hooks: Mutex<Vec<Hook>>,
     injected: AtomicU64,
     mutating_ops: AtomicU64,
 }
 
 impl Injector {
+    /// Runs (and forgets) the first hook armed for `op` on `path` at `when`, with no lock held,
+    /// so the hook may use the database (in another thread) while this operation waits.
+    fn run_hook(&self, when: When, op: OpKind, path: &Path) {
+        let hook = {
+            let mut hooks = self.hooks.lock();
+            let p = path.to_string_lossy();
+            let i = hooks
+                .iter()
+                .position(|h| h.when == when && h.op == op && p.contains(h.path_contains.as_str()));
+            i.map(|i| hooks.remove(i))
+        };
+        if let Some(h) = hook {
+            (h.run)();
+        }
+    }
+
     /// Decides whether `op` on `path` fails; returns the fault to inject.
     fn check(&self, op: OpKind, path: &Path) -> Option<FaultKind> {
         if op.is_mutating() {
@@ -209,7 +252,23 @@ impl Injector {
         fault
     }
 
+    /// Runs `f`, the operation `op` on `path`, unless a rule fails it; hooks armed for it run
+    /// before and after.
+    fn around<T>(
+        &self,
+        op: OpKind,
+        opname: &'static str,
+        path: &Path,
+        f: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        self.fail(op, opname, path)?;
+        let result = f();
+        self.run_hook(When::After, op, path);
+        result
+    }
+
     fn fail(&self, op: OpKind, opname: &'static str, path: &Path) -> Result<Option<FaultKind>> {
+        self.run_hook(When::Before, op, path);
         match self.check(op, path) {
             Some(FaultKind::Eio) => Err(Error::io(
                 opname,
@@ -241,6 +300,7 @@ impl FaultFs {
             inner,
             injector: Arc::new(Injector {
                 rules: Mutex::new((Vec::new(), SmallRng::seed_from_u64(seed))),
+                hooks: Mutex::new(Vec::new()),
                 injected: AtomicU64::new(0),
                 mutating_ops: AtomicU64::new(0),
             }),
@@ -259,6 +319,41 @@ impl FaultFs {
             seen: 0,
             fired: false,
         });
+    }
+
+    /// Arms a one-shot hook: `run` is called just before the next operation of kind `op` on a
+    /// path containing `path_contains`, in the thread making it, before any rule is checked.
+    /// Tests use it to act at a chosen instant of a flush or compaction (for example, write or
+    /// take a checkpoint while a MANIFEST write is under way).
+    pub fn before_next(
+        &self,
+        op: OpKind,
+        path_contains: &str,
+        run: impl FnOnce() + Send + 'static,
+    ) {
+        self.arm(When::Before, op, path_contains, Box::new(run));
+    }
+
+    /// As [`before_next`](Self::before_next), but `run` is called just after the operation
+    /// (whatever its result), before it returns to the engine: for example, once a MANIFEST
+    /// sync has made an edit durable and before the engine installs it.
+    pub fn after_next(&self, op: OpKind, path_contains: &str, run: impl FnOnce() + Send + 'static) {
+        self.arm(When::After, op, path_contains, Box::new(run));
+    }
+
+    fn arm(&self, when: When, op: OpKind, path_contains: &str, run: Box<dyn FnOnce() + Send>) {
+        self.injector.hooks.lock().push(Hook {
+            when,
+            op,
+            path_contains: path_contains.to_string(),
+            run,
+        });
+    }
+
+    /// Whether every hook armed with [`before_next`](Self::before_next) or
+    /// [`after_next`](Self::after_next) has run.
+    pub fn hooks_ran(&self) -> bool {
+        self.injector.hooks.lock().is_empty()
     }
 
     /// Removes every rule: the fault "clears" (a transient error ends).
@@ -286,25 +381,30 @@ struct FaultWritable {
 
 impl WritableFile for FaultWritable {
     fn append(&mut self, data: &[u8]) -> Result<()> {
-        self.injector.fail(OpKind::Write, "append", &self.path)?;
-        self.inner.append(data)
+        self.injector
+            .around(OpKind::Write, "append", &self.path, || {
+                self.inner.append(data)
+            })
     }
     fn flush(&mut self) -> Result<()> {
-        self.injector.fail(OpKind::Write, "flush", &self.path)?;
-        self.inner.flush()
+        self.injector
+            .around(OpKind::Write, "flush", &self.path, || self.inner.flush())
     }
     fn sync(&mut self) -> Result<()> {
-        self.injector.fail(OpKind::Sync, "sync", &self.path)?;
-        self.inner.sync()
+        self.injector
+            .around(OpKind::Sync, "sync", &self.path, || self.inner.sync())
     }
     fn sync_data(&mut self) -> Result<()> {
-        self.injector.fail(OpKind::Sync, "sync_data", &self.path)?;
-        self.inner.sync_data()
+        self.injector
+            .around(OpKind::Sync, "sync_data", &self.path, || {
+                self.inner.sync_data()
+            })
     }
     fn write_behind(&mut self, offset: u64, len: u64) -> Result<()> {
         self.injector
-            .fail(OpKind::Metadata, "write_behind", &self.path)?;
-        self.inner.write_behind(offset, len)
+            .around(OpKind::Metadata, "write_behind", &self.path, || {
+                self.inner.write_behind(offset, len)
+            })
     }
     fn len(&self) -> u64 {
         self.inner.len()
@@ -321,7 +421,10 @@ struct FaultRandom {
 impl RandomAccessFile for FaultRandom {
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let fault = self.injector.fail(OpKind::Read, "read", &self.path)?;
-        self.inner.read_exact_at(offset, buf)?;
+        let result = self.inner.read_exact_at(offset, buf);
+        self.injector
+            .run_hook(When::After, OpKind::Read, &self.path);
+        result?;
         if fault == Some(FaultKind::CorruptRead) && !buf.is_empty() {
             // Deterministic in the offset so a retry sees the same damage.
             let i = (offset as usize).wrapping_mul(31) % buf.len();
@@ -330,8 +433,8 @@ impl RandomAccessFile for FaultRandom {
         Ok(())
     }
     fn size(&self) -> Result<u64> {
-        self.injector.fail(OpKind::Metadata, "stat", &self.path)?;
-        self.inner.size()
+        self.injector
+            .around(OpKind::Metadata, "stat", &self.path, || self.inner.size())
     }
     fn advise(&self, pattern: AccessPattern) -> Result<()> {
         self.inner.advise(pattern)
@@ -343,8 +446,9 @@ impl RandomAccessFile for FaultRandom {
 
 impl FileSystem for FaultFs {
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
-        self.injector.fail(OpKind::Create, "create", path)?;
-        let inner = self.inner.create(path)?;
+        let inner = self
+            .injector
+            .around(OpKind::Create, "create", path, || self.inner.create(path))?;
         Ok(Box::new(FaultWritable {
             inner,
             injector: self.injector.clone(),
@@ -352,8 +456,9 @@ impl FileSystem for FaultFs {
         }))
     }
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
-        self.injector.fail(OpKind::Create, "open", path)?;
-        let inner = self.inner.open_append(path)?;
+        let inner = self.injector.around(OpKind::Create, "open", path, || {
+            self.inner.open_append(path)
+        })?;
         Ok(Box::new(FaultWritable {
             inner,
             injector: self.injector.clone(),
@@ -361,8 +466,9 @@ impl FileSystem for FaultFs {
         }))
     }
     fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
-        self.injector.fail(OpKind::Open, "open", path)?;
-        let inner = self.inner.open_read(path)?;
+        let inner = self
+            .injector
+            .around(OpKind::Open, "open", path, || self.inner.open_read(path))?;
         Ok(Arc::new(FaultRandom {
             inner,
             injector: self.injector.clone(),
@@ -370,47 +476,55 @@ impl FileSystem for FaultFs {
         }))
     }
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
-        self.injector.fail(OpKind::Rename, "rename", from)?;
-        self.inner.rename(from, to)
+        self.injector.around(OpKind::Rename, "rename", from, || {
+            self.inner.rename(from, to)
+        })
     }
     fn link(&self, from: &Path, to: &Path) -> Result<()> {
-        self.injector.fail(OpKind::Rename, "link", from)?;
-        self.inner.link(from, to)
+        self.injector
+            .around(OpKind::Rename, "link", from, || self.inner.link(from, to))
     }
     fn remove(&self, path: &Path) -> Result<()> {
-        self.injector.fail(OpKind::Remove, "remove", path)?;
-        self.inner.remove(path)
+        self.injector
+            .around(OpKind::Remove, "remove", path, || self.inner.remove(path))
     }
     fn remove_dir(&self, path: &Path) -> Result<()> {
-        self.injector.fail(OpKind::Remove, "remove_dir", path)?;
-        self.inner.remove_dir(path)
+        self.injector
+            .around(OpKind::Remove, "remove_dir", path, || {
+                self.inner.remove_dir(path)
+            })
     }
     fn create_dir_all(&self, path: &Path) -> Result<()> {
-        self.injector.fail(OpKind::Metadata, "create_dir", path)?;
-        self.inner.create_dir_all(path)
+        self.injector
+            .around(OpKind::Metadata, "create_dir", path, || {
+                self.inner.create_dir_all(path)
+            })
     }
     fn list(&self, path: &Path) -> Result<Vec<String>> {
-        self.injector.fail(OpKind::Metadata, "list", path)?;
-        self.inner.list(path)
+        self.injector
+            .around(OpKind::Metadata, "list", path, || self.inner.list(path))
     }
     fn exists(&self, path: &Path) -> Result<bool> {
-        self.injector.fail(OpKind::Metadata, "stat", path)?;
-        self.inner.exists(path)
+        self.injector
+            .around(OpKind::Metadata, "stat", path, || self.inner.exists(path))
     }
     fn size(&self, path: &Path) -> Result<u64> {
-        self.injector.fail(OpKind::Metadata, "stat", path)?;
-        self.inner.size(path)
+        self.injector
+            .around(OpKind::Metadata, "stat", path, || self.inner.size(path))
     }
     fn truncate(&self, path: &Path, len: u64) -> Result<()> {
-        self.injector.fail(OpKind::Truncate, "truncate", path)?;
-        self.inner.truncate(path, len)
+        self.injector
+            .around(OpKind::Truncate, "truncate", path, || {
+                self.inner.truncate(path, len)
+            })
     }
     fn sync_dir(&self, path: &Path) -> Result<()> {
-        self.injector.fail(OpKind::SyncDir, "sync_dir", path)?;
-        self.inner.sync_dir(path)
+        self.injector.around(OpKind::SyncDir, "sync_dir", path, || {
+            self.inner.sync_dir(path)
+        })
     }
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
-        self.injector.fail(OpKind::Metadata, "lock", path)?;
-        self.inner.lock(path)
+        self.injector
+            .around(OpKind::Metadata, "lock", path, || self.inner.lock(path))
     }
 }

@@ -287,7 +287,7 @@ fn index_summary_finds_every_key_across_sample_strides() {
 #[test]
 fn index_summary_needs_well_formed_restarts() {
     // Data blocks have none; an index entry whose key is shorter than a trailer disables it.
-    let model = vec![(make_internal_key(b"k", 1, ValueKind::Put), b"v".to_vec())];
+    let model = [(make_internal_key(b"k", 1, ValueKind::Put), b"v".to_vec())];
     let mut b = BlockBuilder::new(1);
     b.add(&model[0].0, &model[0].1);
     let bytes = b.finish().to_vec();
