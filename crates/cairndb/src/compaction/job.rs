@@ -1,5 +1,5 @@
 //! The compaction job: runs the merged inputs through the [`CompactionIterator`] and writes what
-//! it keeps into new tables of the output level, cut by size and by grandparent overlap. The I/O
+//! it keeps into new tables of the output level, cut by size and at grandparent boundaries. The I/O
 //! half of compaction; what to compact (the picker) and installing the result (a version edit
 //! that adds the outputs and deletes the inputs) are the caller's. Design notes:
 //! `docs/design/compaction.md`, section "Merging and outputs".
@@ -41,7 +41,7 @@ use super::rate_limiter::{IoPriority, RateLimitedFile, RateLimitedReader, RateLi
 use crate::error::Result;
 use crate::fs::{AccessPattern, FileSystem};
 use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};
-use crate::options::{CfOptions, DbOptions};
+use crate::options::{CfOptions, CompactionStyle, DbOptions};
 use crate::sstable::{Table, TableBuilder, TableOptions};
 use crate::types::{
     compare_internal, make_internal_key, user_key, ParsedKey, ValueKind, MAX_SEQUENCE,
@@ -227,8 +227,8 @@ impl CompactionJob<'_> {
             self.iter_options.bottommost,
         );
         let mut splitter = TombstoneSplitter::new(kept);
-        let mut grandparents =
-            GrandparentTracker::new(self.grandparents, self.max_grandparent_overlap_bytes);
+        let mut grandparents = GrandparentTracker::new(self.grandparents);
+        let leveled = self.cf_options.compaction_style == CompactionStyle::Level;
         let mut citer = CompactionIterator::new(
             iter,
             RangeDelSet::new(range_deletions),
@@ -243,11 +243,15 @@ impl CompactionJob<'_> {
             let uk = user_key(key);
             let new_user_key = out.as_ref().is_none_or(|o| o.last_user_key != uk);
             if new_user_key {
-                let overlap_exceeded = grandparents.should_stop_before(key);
-                let full = out
-                    .as_ref()
-                    .is_some_and(|o| o.builder.estimated_file_size() >= self.target_file_size);
-                if let Some(o) = out.take_if(|_| overlap_exceeded || full) {
+                let crossed = grandparents.advance(uk);
+                let cut = out.as_ref().is_some_and(|o| {
+                    let size = o.builder.estimated_file_size();
+                    size >= self.target_file_size
+                        || (crossed.boundaries > 0
+                            && self.cut_at_boundary(&grandparents, &crossed, size, leveled))
+                });
+                if let Some(o) = out.take_if(|_| cut) {
+                    grandparents.start_output();
                     let upper = successor(&o.last_user_key);
                     self.finish_output(
                         o,
@@ -446,47 +450,123 @@ impl TombstoneSplitter {
     }
 }
 
-/// Tracks how many bytes of grandparent files the current output overlaps (RocksDB's and
-/// LevelDB's `ShouldStopBefore`): the sizes of the grandparent files that the output's keys
-/// have passed since its first key.
+impl CompactionJob<'_> {
+    /// Whether the output of `size` bytes ends before a user key that just crossed grandparent
+    /// file boundaries (RocksDB's `CompactionOutputs::ShouldStopBefore`):
+    /// - its grandparent overlap plus its size would pass `max_compaction_bytes`, so compacting
+    ///   it one level down later stays bounded;
+    /// - leveled only: the key jumped over a whole grandparent file of more than 1/8 of the
+    ///   target size, which the output then need not overlap;
+    /// - leveled only: the output has reached 50% of the target size, plus 5% per boundary it
+    ///   crossed (at most 90%): cutting where a grandparent file starts or ends makes the output
+    ///   overlap fewer grandparent files, so moving it down later rewrites less of the next
+    ///   level. Without this rule an output of L(n) straddles two L(n+1) files about every time.
+    fn cut_at_boundary(
+        &self,
+        g: &GrandparentTracker<'_>,
+        crossed: &Crossed,
+        size: u64,
+        leveled: bool,
+    ) -> bool {
+        let limit = self.max_grandparent_overlap_bytes;
+        if limit > 0 && g.overlapped_bytes + size > limit {
+            return true;
+        }
+        if !leveled {
+            return false;
+        }
+        // Entering and leaving a file (and entering the next, when the key is inside one).
+        let skipped_whole_file = if g.in_gap { 2 } else { 3 };
+        if crossed.boundaries >= skipped_whole_file
+            && crossed.added_bytes > self.target_file_size / 8
+        {
+            return true;
+        }
+        let percent = 50 + (g.boundaries_since_cut * 5).min(40) as u64;
+        size >= self.target_file_size.div_ceil(100) * percent
+    }
+}
+
+/// Where the output's keys stand among the grandparent files (the level below the output
+/// level): which file the last key is in, or the gap before it; the bytes of grandparent files
+/// the current output overlaps; and how many file boundaries it crossed. Levels below L0 never
+/// share a user key between files, so user keys place a key exactly.
 #[derive(Debug)]
 struct GrandparentTracker<'a> {
     files: &'a [FileMetaData],
+    /// The file the last key is in, or (when `in_gap`) the first file after it.
     index: usize,
+    /// The last key lies between files (or before the first, or after the last).
+    in_gap: bool,
     seen_key: bool,
+    /// Bytes of the grandparent files the current output overlaps.
     overlapped_bytes: u64,
-    limit: u64,
+    /// File boundaries (a start or an end) the current output's keys crossed.
+    boundaries_since_cut: usize,
+}
+
+/// What one key's move crossed.
+#[derive(Debug, Default)]
+struct Crossed {
+    /// File boundaries crossed.
+    boundaries: usize,
+    /// Bytes of the files entered.
+    added_bytes: u64,
 }
 
 impl<'a> GrandparentTracker<'a> {
-    fn new(files: &'a [FileMetaData], limit: u64) -> Self {
+    fn new(files: &'a [FileMetaData]) -> Self {
         GrandparentTracker {
             files,
             index: 0,
+            in_gap: true,
             seen_key: false,
             overlapped_bytes: 0,
-            limit,
+            boundaries_since_cut: 0,
         }
     }
 
-    /// True when the output should end before `ikey` (keys arrive in increasing order); the
-    /// count restarts then.
-    fn should_stop_before(&mut self, ikey: &[u8]) -> bool {
+    /// Moves to user key `uk` (keys arrive in increasing order) and reports the boundaries the
+    /// move crossed. The first key crosses none; the file it lands in counts as overlapped.
+    fn advance(&mut self, uk: &[u8]) -> Crossed {
+        let mut crossed = Crossed::default();
         while let Some(f) = self.files.get(self.index) {
-            if compare_internal(ikey, &f.largest).is_le() {
-                break;
+            if self.in_gap {
+                if uk < user_key(&f.smallest) {
+                    break;
+                }
+                self.in_gap = false;
+                if self.seen_key {
+                    crossed.boundaries += 1;
+                    crossed.added_bytes += f.size;
+                }
+            } else {
+                if uk <= user_key(&f.largest) {
+                    break;
+                }
+                self.in_gap = true;
+                self.index += 1;
+                if self.seen_key {
+                    crossed.boundaries += 1;
+                }
             }
-            if self.seen_key {
-                self.overlapped_bytes += f.size;
-            }
-            self.index += 1;
         }
-        self.seen_key = true;
-        if self.limit > 0 && self.overlapped_bytes > self.limit {
-            self.overlapped_bytes = 0;
-            return true;
+        if !self.seen_key {
+            self.seen_key = true;
+            self.start_output();
         }
-        false
+        self.overlapped_bytes += crossed.added_bytes;
+        self.boundaries_since_cut += crossed.boundaries;
+        crossed
+    }
+
+    /// A new output begins at the last key: it overlaps the file that key is in, if any.
+    fn start_output(&mut self) {
+        self.boundaries_since_cut = 0;
+        self.overlapped_bytes = match (self.in_gap, self.files.get(self.index)) {
+            (false, Some(f)) => f.size,
+            _ => 0,
+        };
     }
 }
 

@@ -41,13 +41,38 @@ fn run_job(
     iter_options: CompactionIterOptions,
     fail_input_at: Option<usize>,
 ) -> Result<CompactionJobResult> {
+    let cut = Cut {
+        target,
+        grandparents,
+        gp_limit,
+    };
+    run_job_cf(fs, &cf_options(), entries, tombstones, &cut, iter_options, fail_input_at)
+}
+
+/// How a job cuts its outputs.
+struct Cut<'a> {
+    target: u64,
+    grandparents: &'a [FileMetaData],
+    gp_limit: u64,
+}
+
+/// [`run_job`] with the family's options given.
+fn run_job_cf(
+    fs: &dyn FileSystem,
+    cf: &CfOptions,
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    tombstones: Vec<Tombstone>,
+    cut: &Cut<'_>,
+    iter_options: CompactionIterOptions,
+    fail_input_at: Option<usize>,
+) -> Result<CompactionJobResult> {
+    let (target, grandparents, gp_limit) = (cut.target, cut.grandparents, cut.gp_limit);
     let db = DbOptions::default();
-    let cf = cf_options();
     let job = CompactionJob {
         fs,
         dir: Path::new(DIR),
         db_options: &db,
-        cf_options: &cf,
+        cf_options: cf,
         output_level: 2,
         target_file_size: target,
         max_grandparent_overlap_bytes: gp_limit,
@@ -263,16 +288,17 @@ fn cuts_where_grandparent_overlap_passes_the_limit() {
         None,
     )
     .expect("job");
-    let firsts: Vec<Vec<u8>> = r
-        .outputs
-        .iter()
-        .map(|m| user_key(&m.smallest).to_vec())
-        .collect();
-    let want: Vec<Vec<u8>> = [0, 30, 60, 90]
-        .iter()
-        .map(|&i| key(i).into_bytes())
-        .collect();
-    assert_eq!(firsts, want);
+    // An output ends before a key that enters a grandparent file when its overlap with the
+    // grandparents would pass the limit: so each overlaps at most two 1000-byte files, and
+    // each later one starts where a grandparent file starts.
+    assert!(r.outputs.len() >= 4, "{} outputs", r.outputs.len());
+    for (i, m) in r.outputs.iter().enumerate() {
+        let overlap = grandparent_overlap(&gp, m);
+        assert!(overlap <= 2500, "output {i} overlaps {overlap} bytes");
+        if i > 0 {
+            assert!(user_key(&m.smallest).ends_with(b"0"), "output {i}");
+        }
+    }
     check_outputs(&fs, &r);
     // Without a limit: one output.
     let fs = mem_fs();
@@ -288,6 +314,114 @@ fn cuts_where_grandparent_overlap_passes_the_limit() {
     )
     .expect("job");
     assert_eq!(r.outputs.len(), 1);
+}
+
+/// Bytes of the grandparent files whose key range meets output `m`'s.
+fn grandparent_overlap(gp: &[FileMetaData], m: &FileMetaData) -> u64 {
+    gp.iter()
+        .filter(|f| {
+            user_key(&f.smallest) <= user_key(&m.largest)
+                && user_key(&m.smallest) <= user_key(&f.largest)
+        })
+        .map(|f| f.size)
+        .sum()
+}
+
+/// Ten grandparent files of ten keys each: `key(10 i)` to `key(10 i + 9)`.
+fn ten_grandparents(size: u64) -> Vec<FileMetaData> {
+    (0..10)
+        .map(|i| FileMetaData {
+            number: 50 + i as u64,
+            size,
+            smallest: make_internal_key(key(i * 10).as_bytes(), 1, ValueKind::Put),
+            largest: make_internal_key(key(i * 10 + 9).as_bytes(), 1, ValueKind::Put),
+            ..FileMetaData::default()
+        })
+        .collect()
+}
+
+/// The first user key of every output.
+fn output_starts(r: &CompactionJobResult) -> Vec<String> {
+    r.outputs
+        .iter()
+        .map(|m| String::from_utf8_lossy(user_key(&m.smallest)).into_owned())
+        .collect()
+}
+
+#[test]
+fn leveled_outputs_are_cut_where_grandparent_files_start() {
+    let entries: Vec<_> = (0..100)
+        .map(|i| entry(&key(i), 5, ValueKind::Put, &"v".repeat(200)))
+        .collect();
+    let gp = ten_grandparents(1000);
+    // The size of one output holding every entry gives the bytes per entry.
+    let fs = mem_fs();
+    let no_cut = Cut {
+        target: u64::MAX,
+        grandparents: &[],
+        gp_limit: 0,
+    };
+    let opts = iter_options(&[], false);
+    let whole = run_job_cf(&fs, &cf_options(), entries.clone(), vec![], &no_cut, opts, None)
+        .expect("job");
+    // About 25 entries per output: by size alone the cuts fall inside grandparent files.
+    let cut = Cut {
+        target: whole.outputs[0].size / 4,
+        grandparents: &gp,
+        gp_limit: 0,
+    };
+    let fs = mem_fs();
+    let opts = iter_options(&[], false);
+    let r = run_job_cf(&fs, &cf_options(), entries.clone(), vec![], &cut, opts, None)
+        .expect("job");
+    check_outputs(&fs, &r);
+    let starts = output_starts(&r);
+    assert!(starts.len() >= 4, "{starts:?}");
+    // Once an output is past half the target, it ends where the next grandparent file starts.
+    for s in &starts {
+        assert!(s.ends_with('0'), "an output starts inside a grandparent file: {starts:?}");
+    }
+    let overlaps: Vec<u64> = r.outputs.iter().map(|m| grandparent_overlap(&gp, m)).collect();
+    assert!(overlaps.iter().all(|&o| o <= 3000), "{overlaps:?}");
+    // Universal compaction has no levels to align to: cut by size only.
+    let mut universal = cf_options();
+    universal.compaction_style = CompactionStyle::Universal;
+    let fs = mem_fs();
+    let opts = iter_options(&[], false);
+    let r = run_job_cf(&fs, &universal, entries, vec![], &cut, opts, None).expect("job");
+    check_outputs(&fs, &r);
+    let starts = output_starts(&r);
+    assert!(
+        starts.iter().skip(1).any(|s| !s.ends_with('0')),
+        "size cuts fall inside grandparent files: {starts:?}"
+    );
+}
+
+#[test]
+fn an_output_ends_before_skipping_over_a_large_grandparent_file() {
+    // The input has keys 0-5 and 25-29: it jumps over grandparent file 1 (keys 10-19).
+    let entries: Vec<_> = (0..6)
+        .chain(25..30)
+        .map(|i| entry(&key(i), 5, ValueKind::Put, "v"))
+        .collect();
+    let starts_with = |size: u64| {
+        let gp = ten_grandparents(size);
+        let cut = Cut {
+            target: 1 << 20,
+            grandparents: &gp,
+            gp_limit: 0,
+        };
+        let fs = mem_fs();
+        let opts = iter_options(&[], false);
+        let r = run_job_cf(&fs, &cf_options(), entries.clone(), vec![], &cut, opts, None)
+            .expect("job");
+        check_outputs(&fs, &r);
+        output_starts(&r)
+    };
+    // A skipped file above 1/8 of the target: two outputs, so neither overlaps it.
+    assert_eq!(starts_with(200 << 10), vec![key(0), key(25)]);
+    // A small one is not worth a small output.
+    assert_eq!(starts_with(1 << 10), vec![key(0)]);
 }
 
 #[test]
