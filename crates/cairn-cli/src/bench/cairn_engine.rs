@@ -31,103 +31,8 @@ pub struct CairnEngine {
     read_options: ReadOptions,
     /// The block cache the tables read through, kept for its statistics.
     cache: Option<Arc<BlockCache>>,
-    /// Bytes of the live table files when the database was opened.
-    live_bytes_at_open: u64,
     /// The tickers and histograms (`--statistics=1`).
     statistics: Option<Arc<cairndb::options::Statistics>>,
-}
-
-impl CairnEngine {
-    fn live_table_bytes(&self) -> u64 {
-        let cf = self.db.default_column_family();
-        self.db.level_summary_cf(&cf).iter().map(|l| l.bytes).sum()
-    }
-
-    /// The Compaction-Stats-like table of `stats` and `levelstats`, from `level_summary_cf`
-    /// and `compaction_stats_cf` (CairnDB has no stats property string).
-    fn level_table(&self, with_io: bool) -> String {
-        let cf = self.db.default_column_family();
-        let levels = self.db.level_summary_cf(&cf);
-        let stats = self.db.compaction_stats_cf(&cf);
-        let gb = |b: u64| b as f64 / (1u64 << 30) as f64;
-        let mut out = String::new();
-        if with_io {
-            out.push_str("\n** Compaction Stats [default] **\n");
-            out.push_str(
-                "Level    Files   Size(MB) Score Target(MB) Read(GB) Write(GB) Moved(GB) \
-                 Comp(sec) Comp(cnt) Moves KeyIn KeyDrop\n",
-            );
-            out.push_str(&"-".repeat(110));
-            out.push('\n');
-        } else {
-            out.push_str("Level Files Size(MB)\n--------------------\n");
-        }
-        let mut sum = (0usize, 0u64);
-        let mut total = cairndb::db::LevelStats::default();
-        for (level, l) in levels.iter().enumerate() {
-            sum.0 += l.files;
-            sum.1 += l.bytes;
-            let mb = l.bytes as f64 / 1_048_576.0;
-            if !with_io {
-                out.push_str(&format!("{level:>5} {:>5} {mb:>8.0}\n", l.files));
-                continue;
-            }
-            let s = stats.levels.get(level).copied().unwrap_or_default();
-            total.bytes_read += s.bytes_read;
-            total.bytes_written += s.bytes_written;
-            total.bytes_moved += s.bytes_moved;
-            total.seconds += s.seconds;
-            total.compactions += s.compactions;
-            total.trivial_moves += s.trivial_moves;
-            total.keys_in += s.keys_in;
-            total.keys_dropped += s.keys_dropped;
-            out.push_str(&format!(
-                "  L{level:<4} {:>6} {mb:>10.1} {:>5.1} {:>10.1} {:>8.1} {:>9.1} {:>9.1} {:>9.2} \
-                 {:>9} {:>5} {:>5} {:>7}\n",
-                l.files,
-                l.score,
-                l.target_bytes as f64 / 1_048_576.0,
-                gb(s.bytes_read),
-                gb(s.bytes_written),
-                gb(s.bytes_moved),
-                s.seconds,
-                s.compactions,
-                s.trivial_moves,
-                s.keys_in,
-                s.keys_dropped
-            ));
-        }
-        if with_io {
-            out.push_str(&format!(
-                "  Sum   {:>6} {:>10.1} {:>5} {:>10} {:>8.1} {:>9.1} {:>9.1} {:>9.2} {:>9} {:>5} \
-                 {:>5} {:>7}\n",
-                sum.0,
-                sum.1 as f64 / 1_048_576.0,
-                "",
-                "",
-                gb(total.bytes_read),
-                gb(total.bytes_written),
-                gb(total.bytes_moved),
-                total.seconds,
-                total.compactions,
-                total.trivial_moves,
-                total.keys_in,
-                total.keys_dropped
-            ));
-            out.push_str(
-                "(Write(GB) counts compaction output only: CairnDB keeps no flush statistics; the \
-                 efficiency line's engine write-amp adds the flushed bytes, computed from the \
-                 level sizes.)\n",
-            );
-            for (cause, delay, delayed, stops) in self.db.write_stalls() {
-                out.push_str(&format!(
-                    "Write stalls ({cause}): {delayed} delayed writes, {:.3} s, {stops} stops\n",
-                    delay.as_secs_f64()
-                ));
-            }
-        }
-        out
-    }
 }
 
 /// CairnDB's options for `o`.
@@ -248,15 +153,12 @@ impl BenchEngine for CairnEngine {
         let opts = cairn_options(options)?;
         let cache = opts.cf.table.block_cache.clone();
         let statistics = opts.db.statistics.clone();
-        let mut engine = CairnEngine {
+        Ok(CairnEngine {
             statistics,
             db: Db::open(dir, opts)?,
             read_options: ReadOptions::default(),
             cache,
-            live_bytes_at_open: 0,
-        };
-        engine.live_bytes_at_open = engine.live_table_bytes();
-        Ok(engine)
+        })
     }
 
     fn describe(&self) -> String {
@@ -380,28 +282,31 @@ impl BenchEngine for CairnEngine {
         props
     }
 
-    /// Flushed plus compacted bytes since open. CairnDB counts only compaction bytes, so the
-    /// flushed bytes are derived: compactions delete their inputs (`bytes_read`) and add their
-    /// outputs, flushes only add, hence `written = live_now - live_at_open + compaction_read`
-    /// (trivial moves neither read nor write). The WAL is not counted, as in RocksDB's W-Amp.
+    /// Flushed plus compacted bytes since open, from the engine's flush and compaction
+    /// statistics (trivial moves write nothing). The WAL is not counted, as in RocksDB's W-Amp.
     fn table_bytes_written(&self) -> Option<u64> {
         let cf = self.db.default_column_family();
-        let read: u64 = self
+        let compacted: u64 = self
             .db
             .compaction_stats_cf(&cf)
             .levels
             .iter()
-            .map(|l| l.bytes_read)
+            .map(|l| l.bytes_written)
             .sum();
-        Some((self.live_table_bytes() + read).saturating_sub(self.live_bytes_at_open))
+        Some(self.db.flush_stats_cf(&cf).bytes + compacted)
     }
 
     fn write_amp_source(&self) -> &'static str {
-        "cairndb: flushed + compaction bytes written, from level_summary_cf and compaction_stats_cf"
+        "cairndb: flushed + compaction bytes written, from flush_stats_cf and compaction_stats_cf"
     }
 
+    /// The engine's own `rocksdb.stats` / `rocksdb.levelstats` property, as db_bench prints it.
     fn stats_report(&self, which: &str) -> String {
-        self.level_table(which == "stats").trim_end().to_string()
+        let property = format!("rocksdb.{which}");
+        match self.db.property(&property) {
+            Some(v) => v.trim_end().to_string(),
+            None => format!("{property}: not available"),
+        }
     }
 
     /// With `--statistics=1`: RocksDB's ticker and histogram lines (as db_bench prints them),

@@ -445,6 +445,11 @@ impl Db {
             .unwrap_or_default()
     }
 
+    /// What flushes of column family `cf` wrote since open (RocksDB counts them as L0's writes).
+    pub fn flush_stats_cf(&self, cf: &ColumnFamily) -> super::statistics::FlushStats {
+        self.inner.counters.flush_stats(cf.id())
+    }
+
     /// Files, bytes, compaction score and target size per level of `cf`'s current version.
     pub fn level_summary_cf(&self, cf: &ColumnFamily) -> Vec<LevelSummary> {
         let st = self.inner.state.lock();
