@@ -297,3 +297,63 @@ fn random_power_cuts_with_torn_tails_keep_a_prefix() {
         }
     }
 }
+
+/// A flush writes what a compaction would keep (RocksDB's flush runs its compaction iterator
+/// too): of a key overwritten many times, the newest version and the newest one each live
+/// snapshot sees; entries under the memtable's own range deletion go; the range deletion stays.
+/// Reads, at the snapshot too, are unchanged.
+#[test]
+fn a_flush_drops_versions_no_snapshot_can_see() {
+    use cairndb::sstable::Table;
+    use std::path::Path;
+
+    let fs = MemFs::new().shared();
+    let mut o = opts();
+    o.cf.disable_auto_compactions = true;
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    for i in 0..50u32 {
+        db.put(&w, b"hot", &i.to_be_bytes()).expect("put");
+    }
+    let snap = db.snapshot().expect("snapshot");
+    for i in 50..100u32 {
+        db.put(&w, b"hot", &i.to_be_bytes()).expect("put");
+    }
+    for i in 0..20u32 {
+        db.put(&w, format!("gone{i:02}").as_bytes(), b"v")
+            .expect("put");
+    }
+    db.delete_range(&w, b"gone", b"gonf").expect("delete range");
+    db.put(&w, b"cold", b"c").expect("put");
+    db.flush().expect("flush");
+
+    let levels = db.level_files_cf(&db.default_column_family());
+    assert_eq!(levels[0].len(), 1, "one table flushed");
+    let t = &levels[0][0];
+    let path = Path::new(DIR).join(format!("{:06}.sst", t.number));
+    let file = fs.open_read(&path).expect("open table");
+    let table = Table::open(file, &path, t.size, &Default::default()).expect("table");
+    let p = table.properties();
+    assert_eq!(p.num_range_deletions, 1, "the range deletion is kept");
+    assert_eq!(
+        p.num_entries - p.num_range_deletions,
+        3,
+        "hot@99, hot@49 for the snapshot, and cold: {p:?}"
+    );
+
+    let r = ReadOptions::default();
+    assert_eq!(
+        db.get(&r, b"hot").expect("get"),
+        Some(99u32.to_be_bytes().to_vec())
+    );
+    assert_eq!(db.get(&r, b"gone05").expect("get"), None);
+    assert_eq!(db.get(&r, b"cold").expect("get"), Some(b"c".to_vec()));
+    let at = ReadOptions {
+        snapshot: Some(snap.sequence()),
+        ..ReadOptions::default()
+    };
+    assert_eq!(
+        db.get(&at, b"hot").expect("get"),
+        Some(49u32.to_be_bytes().to_vec())
+    );
+}

@@ -3,6 +3,7 @@
 //! released by idle families, and clear errors for misuse.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use cairndb::batch::WriteBatch;
@@ -106,10 +107,17 @@ fn families_are_separate_key_spaces_that_survive_reopen() {
         db.get_cf(&r(), &counters, b"k").expect("get"),
         Some(12u64.to_le_bytes().to_vec())
     );
-    // The default family has no merge operator: merges there are refused on read.
-    db.merge(&w(), b"m", &1u64.to_le_bytes()).expect("merge");
-    assert!(matches!(db.get(&r(), b"m"), Err(Error::InvalidArgument(_))));
-    db.delete(&w(), b"m").expect("delete");
+    // The default family has no merge operator: merges there are refused when written (as in
+    // RocksDB), and nothing of the batch is applied.
+    let mut mixed = WriteBatch::new();
+    mixed.put(b"m0", b"v").expect("put");
+    mixed.merge(b"m", &1u64.to_le_bytes()).expect("merge");
+    assert!(matches!(
+        db.write(&w(), mixed),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(db.get(&r(), b"m0").expect("get"), None);
+    assert_eq!(db.get(&r(), b"m").expect("get"), None);
     db.flush_cf(&small).expect("flush one family");
     assert_eq!(db.num_l0_files_cf(&small), 1);
     assert_eq!(db.num_l0_files(), 0, "the default family was not flushed");
@@ -406,6 +414,79 @@ proptest! {
         let db = open(&fs);
         for (c, name) in NAMES.iter().enumerate() {
             prop_assert_eq!(&scan(&db, &cf(&db, name)), &models[c], "family {} after reopen", name);
+        }
+    }
+}
+
+/// RocksDB's `max_total_wal_size`: with several families, one written once pins the oldest
+/// WAL until the live WALs pass the limit; then every family with data in that WAL is flushed
+/// and the WAL deleted. Without a limit (the automatic one is far above what is written here),
+/// the WAL stays.
+#[test]
+fn max_total_wal_size_flushes_the_families_pinning_the_oldest_wal() {
+    const LIMIT: u64 = 256 << 10;
+    for limit in [LIMIT, 0] {
+        let fs = MemFs::new().shared();
+        let mut o = opts();
+        o.cf.write_buffer_size = 64 << 20; // no flush by memtable size here
+        o.db.max_total_wal_size = limit;
+        let rare = CfOptions {
+            write_buffer_size: 64 << 20,
+            ..CfOptions::default()
+        };
+        let families = vec![ColumnFamilyDescriptor::new("rare", rare)];
+        let db =
+            Db::open_cf_with_fs(Arc::clone(&fs), DIR, o.clone(), families.clone()).expect("open");
+        let rare = cf(&db, "rare");
+        db.put_cf(&w(), &rare, b"once", b"1").expect("put");
+        let first_wal = *wal_numbers(&fs).last().expect("a WAL");
+        let value = vec![7u8; 1000];
+        for i in 0..2000u32 {
+            db.put(&w(), &i.to_be_bytes(), &value).expect("put");
+        }
+        db.wait_for_compactions().expect("wait");
+        // Writes went on while flushes ran, so the live WAL may have passed the limit; the next
+        // write finds it over and switches before it is appended.
+        db.put(&w(), b"last", b"x").expect("put");
+        db.wait_for_compactions().expect("wait");
+        let rare_tables: usize = db.level_summary_cf(&rare).iter().map(|l| l.files).sum();
+        let wals = wal_numbers(&fs);
+        let wal_bytes: u64 = wals
+            .iter()
+            .map(|n| {
+                fs.size(&Path::new(DIR).join(format!("{n:06}.log")))
+                    .expect("size")
+            })
+            .sum();
+        if limit == 0 {
+            assert_eq!(rare_tables, 0, "no limit reached: nothing flushed");
+            assert_eq!(wals, vec![first_wal], "the one WAL holds everything");
+        } else {
+            assert_eq!(
+                rare_tables, 1,
+                "the family pinning the oldest WAL was flushed"
+            );
+            assert!(
+                wals.iter().all(|&n| n > first_wal),
+                "WAL {first_wal} deleted: {wals:?}"
+            );
+            assert!(
+                wal_bytes <= LIMIT + (16 << 10),
+                "live WAL bytes {wal_bytes} stay near the limit {LIMIT}"
+            );
+        }
+        drop(db);
+        let db = Db::open_cf_with_fs(Arc::clone(&fs), DIR, o, families).expect("reopen");
+        let rare = cf(&db, "rare");
+        assert_eq!(
+            db.get_cf(&r(), &rare, b"once").expect("get"),
+            Some(b"1".to_vec())
+        );
+        for i in [0u32, 999, 1999] {
+            assert_eq!(
+                db.get(&r(), &i.to_be_bytes()).expect("get"),
+                Some(value.clone())
+            );
         }
     }
 }

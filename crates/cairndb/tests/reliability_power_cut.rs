@@ -16,7 +16,9 @@
 //! in the middle of a file-system operation (the k-th mutating operation and all later ones
 //! fail, then the power goes). Workloads roll the WAL, flush, compact and roll the MANIFEST.
 //! A third of the cycles write a second column family `b` too (keys `b:...` in the model),
-//! batches spanning both families, and flush one family alone at times: a flush of one family
+//! batches spanning both families or, in phases, one of them (so `b` is often quiet when a flush
+//! of the default family starts, and written while it runs), and flush one family alone at
+//! times: a flush of one family
 //! must not make its later writes durable while the other family's earlier ones, in the same
 //! WALs, can still be lost.
 //!
@@ -154,11 +156,21 @@ fn gen_batches(rng: &mut SmallRng, two_cf: bool) -> Vec<Batch> {
     let n = rng.gen_range(1..=120);
     let big = rng.gen_ratio(1, 6);
     let keys = rng.gen_range(4..200u32);
+    // Two families: phases of about ten batches write both, or one alone, so that a family is
+    // often quiet (nothing in memory) when the other's flush starts and written during it.
+    let mut phase = 0;
     (0..n)
         .map(|i| {
+            if rng.gen_ratio(1, 10) {
+                phase = rng.gen_range(0..3);
+            }
             let mut b: Batch = (0..rng.gen_range(1..5))
                 .map(|_| {
-                    let key = rng.gen_range(0..keys);
+                    let key = match phase {
+                        1 => rng.gen_range(0..keys) & !1,
+                        2 => rng.gen_range(0..keys) | 1,
+                        _ => rng.gen_range(0..keys),
+                    };
                     let family = if two_cf && key % 2 == 1 { "b:" } else { "" };
                     let k = format!("{family}k{key:04}").into_bytes();
                     let v = rng.gen_ratio(5, 6).then(|| {

@@ -14,7 +14,9 @@ use std::sync::Arc;
 use cairndb::batch::WriteBatch;
 use cairndb::cache::{Cache, CacheOptions, CachePolicy};
 use cairndb::db::DbIter;
-use cairndb::options::{CompactionStyle, Options, ReadOptions, WriteOptions};
+use cairndb::options::{
+    CompactionStyle, Options, RateLimiter, RateLimiterMode, ReadOptions, WriteOptions,
+};
 use cairndb::sstable::BlockCache;
 use cairndb::types::CompressionType;
 use cairndb::Db;
@@ -52,6 +54,19 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
     db.delayed_write_rate = o.delayed_write_rate;
     if let Some(bytes) = o.bytes_per_sync {
         db.bytes_per_sync = bytes;
+    }
+    if let Some(r) = o.rate_limiter {
+        let mode = if r.bg_reads {
+            RateLimiterMode::ReadsOnly
+        } else {
+            RateLimiterMode::WritesOnly
+        };
+        db.rate_limiter = Some(Arc::new(RateLimiter::with_mode(
+            r.bytes_per_sec,
+            r.refill_period_us,
+            10,
+            mode,
+        )?));
     }
     let cf = &mut opts.cf;
     cf.write_buffer_size = o.write_buffer_size;

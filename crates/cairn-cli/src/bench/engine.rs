@@ -232,6 +232,21 @@ pub struct EngineOptions {
     /// Collect engine statistics (db_bench's `--statistics`): RocksDB's `Statistics` object,
     /// CairnDB's `DbOptions::statistics`; printed at the end of the run.
     pub statistics: bool,
+    /// The background I/O rate limiter (db_bench's `--rate_limiter_bytes_per_sec`), `None`
+    /// for none.
+    pub rate_limiter: Option<RateLimit>,
+}
+
+/// db_bench's rate-limiter flags: `NewGenericRateLimiter(bytes_per_sec, refill_period_us,
+/// fairness 10, mode)`, where `--rate_limit_bg_reads` picks kReadsOnly, else kWritesOnly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// `--rate_limiter_bytes_per_sec`.
+    pub bytes_per_sec: u64,
+    /// `--rate_limiter_refill_period_us`.
+    pub refill_period_us: u64,
+    /// `--rate_limit_bg_reads`: charge compaction reads instead of flush and compaction writes.
+    pub bg_reads: bool,
 }
 
 /// How compaction shapes the tree (RocksDB's `CompactionStyle`, numbered as db_bench's

@@ -47,7 +47,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 pub use engine::BenchError;
-use engine::{CacheType, CompactionStyle, Compression, EngineOptions, Result};
+use engine::{CacheType, CompactionStyle, Compression, EngineOptions, RateLimit, Result};
 
 /// The engine `cairn bench` runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
@@ -129,6 +129,17 @@ pub struct BenchArgs {
     /// CairnDB: the counters it keeps, and a note of what it lacks).
     #[arg(long = "statistics", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub statistics: bool,
+    /// Background I/O limit in bytes per second (RocksDB's `rate_limiter`, a generic rate
+    /// limiter with fairness 10); 0 for none.
+    #[arg(long = "rate_limiter_bytes_per_sec", default_value_t = 0)]
+    pub rate_limiter_bytes_per_sec: u64,
+    /// The rate limiter's refill period in microseconds.
+    #[arg(long = "rate_limiter_refill_period_us", default_value_t = 100_000)]
+    pub rate_limiter_refill_period_us: u64,
+    /// Charge compaction reads to the rate limiter instead of background writes (RocksDB's
+    /// `RateLimiter::Mode::kReadsOnly`, as db_bench sets it).
+    #[arg(long = "rate_limit_bg_reads", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub rate_limit_bg_reads: bool,
     /// Every this many seconds, print the step's operations and rate so far to stderr
     /// (db_bench's per-interval progress lines, for all threads together); 0 disables.
     #[arg(long = "stats_interval_seconds", default_value_t = 0)]
@@ -368,6 +379,11 @@ impl BenchArgs {
             multiread_batched: self.multiread_batched,
             compaction_style: CompactionStyle::from_db_bench(self.compaction_style)?,
             statistics: self.statistics,
+            rate_limiter: (self.rate_limiter_bytes_per_sec > 0).then_some(RateLimit {
+                bytes_per_sec: self.rate_limiter_bytes_per_sec,
+                refill_period_us: self.rate_limiter_refill_period_us,
+                bg_reads: self.rate_limit_bg_reads,
+            }),
         })
     }
 }

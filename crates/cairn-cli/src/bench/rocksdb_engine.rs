@@ -84,6 +84,10 @@ fn to_usize(flag: &str, v: u64) -> Result<usize> {
     usize::try_from(v).map_err(|_| BenchError::Usage(format!("--{flag}={v} is out of range")))
 }
 
+fn to_i64(flag: &str, v: u64) -> Result<i64> {
+    i64::try_from(v).map_err(|_| BenchError::Usage(format!("--{flag}={v} is out of range")))
+}
+
 /// RocksDB's options for `o`, as db_bench sets them.
 ///
 /// # Errors
@@ -148,6 +152,19 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
     });
     if o.statistics {
         opts.enable_statistics();
+    }
+    if let Some(r) = o.rate_limiter {
+        // The crate makes only kWritesOnly limiters (rocksdb_ratelimiter_create).
+        if r.bg_reads {
+            return Err(BenchError::Usage(
+                "--rate_limit_bg_reads: the rocksdb crate cannot set a rate limiter's mode".into(),
+            ));
+        }
+        opts.set_ratelimiter(
+            to_i64("rate_limiter_bytes_per_sec", r.bytes_per_sec)?,
+            to_i64("rate_limiter_refill_period_us", r.refill_period_us)?,
+            10,
+        );
     }
     opts.set_compression_type(match o.compression {
         Compression::None => DBCompressionType::None,

@@ -263,6 +263,13 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
     let bytes_per_sync = o
         .bytes_per_sync
         .map_or("engine default".to_string(), |b| b.to_string());
+    let rate_limiter = o.rate_limiter.map_or("none".to_string(), |r| {
+        let mode = if r.bg_reads { "reads" } else { "writes" };
+        format!(
+            "{}B/s,refill={}us,{mode}",
+            r.bytes_per_sec, r.refill_period_us
+        )
+    });
     let options = [
         ("write_buffer_size", o.write_buffer_size.to_string()),
         (
@@ -317,6 +324,7 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
         ("delayed_write_rate", o.delayed_write_rate.to_string()),
         ("max_open_files", o.max_open_files.to_string()),
         ("bytes_per_sync", bytes_per_sync),
+        ("rate_limiter", rate_limiter),
         (
             "enable_pipelined_write",
             o.enable_pipelined_write.to_string(),

@@ -50,6 +50,9 @@ pub struct WriteBatch {
     /// The largest column family id of any record (0 when every record is in the default
     /// family), so the commit path checks families only for batches that name others.
     max_cf: u32,
+    /// Some record is a `Merge`, so the commit path checks merge operators only for batches
+    /// that hold merges.
+    has_merge: bool,
 }
 
 impl Default for WriteBatch {
@@ -75,6 +78,7 @@ impl WriteBatch {
             rep: vec![0; HEADER_LEN],
             count: 0,
             max_cf: DEFAULT_CF,
+            has_merge: false,
         }
     }
 
@@ -86,6 +90,7 @@ impl WriteBatch {
             rep,
             count: 0,
             max_cf: DEFAULT_CF,
+            has_merge: false,
         }
     }
 
@@ -116,11 +121,12 @@ impl WriteBatch {
                 format!("write batch: sequence {seq} + count {count} exceeds 56 bits"),
             ));
         }
-        let max_cf = check_records(&bytes, count)?;
+        let (max_cf, has_merge) = check_records(&bytes, count)?;
         Ok(WriteBatch {
             rep: bytes,
             count,
             max_cf,
+            has_merge,
         })
     }
 
@@ -154,11 +160,17 @@ impl WriteBatch {
         self.rep.truncate(HEADER_LEN);
         self.set_count(0);
         self.max_cf = DEFAULT_CF;
+        self.has_merge = false;
     }
 
     /// The largest column family id any record names (0: only the default family).
     pub fn max_column_family(&self) -> u32 {
         self.max_cf
+    }
+
+    /// Whether some record is a `Merge`.
+    pub fn has_merge(&self) -> bool {
+        self.has_merge
     }
 
     /// The sequence number of the first record.
@@ -284,6 +296,7 @@ impl WriteBatch {
         self.rep.extend_from_slice(&other.rep[HEADER_LEN..]);
         self.set_count(count);
         self.max_cf = self.max_cf.max(other.max_cf);
+        self.has_merge |= other.has_merge;
         Ok(())
     }
 
@@ -307,6 +320,7 @@ impl WriteBatch {
             .filter(|&c| self.sequence().saturating_add(u64::from(c)) <= MAX_SEQUENCE + 1)
             .ok_or_else(|| Error::InvalidArgument("write batch: too many records".into()))?;
         self.rep.push(tag_for(kind, cf));
+        self.has_merge |= kind == ValueKind::Merge;
         if cf != DEFAULT_CF {
             put_varint32(&mut self.rep, cf);
             self.max_cf = self.max_cf.max(cf);
@@ -370,12 +384,16 @@ fn check_len(what: &str, len: usize, max: usize) -> Result<()> {
 
 /// Decodes every record after the header; the count must match `expected` exactly. Returns the
 /// largest column family id named.
-fn check_records(bytes: &[u8], expected: u32) -> Result<u32> {
+/// Validates the records; returns the largest column family id and whether any is a merge.
+fn check_records(bytes: &[u8], expected: u32) -> Result<(u32, bool)> {
     let mut decoder = RecordDecoder::new(bytes, HEADER_LEN);
     let mut found: u32 = 0;
     let mut max_cf = DEFAULT_CF;
+    let mut has_merge = false;
     while !decoder.at_end() {
-        max_cf = max_cf.max(decoder.next_record()?.cf);
+        let record = decoder.next_record()?;
+        max_cf = max_cf.max(record.cf);
+        has_merge |= record.kind == ValueKind::Merge;
         found = found
             .checked_add(1)
             .filter(|&f| f <= expected)
@@ -394,5 +412,5 @@ fn check_records(bytes: &[u8], expected: u32) -> Result<u32> {
             format!("write batch: header says {expected} records, found {found}"),
         ));
     }
-    Ok(max_cf)
+    Ok((max_cf, has_merge))
 }

@@ -46,7 +46,15 @@ fn run_job(
         grandparents,
         gp_limit,
     };
-    run_job_cf(fs, &cf_options(), entries, tombstones, &cut, iter_options, fail_input_at)
+    run_job_cf(
+        fs,
+        &cf_options(),
+        entries,
+        tombstones,
+        &cut,
+        iter_options,
+        fail_input_at,
+    )
 }
 
 /// How a job cuts its outputs.
@@ -362,8 +370,16 @@ fn leveled_outputs_are_cut_where_grandparent_files_start() {
         gp_limit: 0,
     };
     let opts = iter_options(&[], false);
-    let whole = run_job_cf(&fs, &cf_options(), entries.clone(), vec![], &no_cut, opts, None)
-        .expect("job");
+    let whole = run_job_cf(
+        &fs,
+        &cf_options(),
+        entries.clone(),
+        vec![],
+        &no_cut,
+        opts,
+        None,
+    )
+    .expect("job");
     // About 25 entries per output: by size alone the cuts fall inside grandparent files.
     let cut = Cut {
         target: whole.outputs[0].size / 4,
@@ -372,16 +388,31 @@ fn leveled_outputs_are_cut_where_grandparent_files_start() {
     };
     let fs = mem_fs();
     let opts = iter_options(&[], false);
-    let r = run_job_cf(&fs, &cf_options(), entries.clone(), vec![], &cut, opts, None)
-        .expect("job");
+    let r = run_job_cf(
+        &fs,
+        &cf_options(),
+        entries.clone(),
+        vec![],
+        &cut,
+        opts,
+        None,
+    )
+    .expect("job");
     check_outputs(&fs, &r);
     let starts = output_starts(&r);
     assert!(starts.len() >= 4, "{starts:?}");
     // Once an output is past half the target, it ends where the next grandparent file starts.
     for s in &starts {
-        assert!(s.ends_with('0'), "an output starts inside a grandparent file: {starts:?}");
+        assert!(
+            s.ends_with('0'),
+            "an output starts inside a grandparent file: {starts:?}"
+        );
     }
-    let overlaps: Vec<u64> = r.outputs.iter().map(|m| grandparent_overlap(&gp, m)).collect();
+    let overlaps: Vec<u64> = r
+        .outputs
+        .iter()
+        .map(|m| grandparent_overlap(&gp, m))
+        .collect();
     assert!(overlaps.iter().all(|&o| o <= 3000), "{overlaps:?}");
     // Universal compaction has no levels to align to: cut by size only.
     let mut universal = cf_options();
@@ -413,8 +444,16 @@ fn an_output_ends_before_skipping_over_a_large_grandparent_file() {
         };
         let fs = mem_fs();
         let opts = iter_options(&[], false);
-        let r = run_job_cf(&fs, &cf_options(), entries.clone(), vec![], &cut, opts, None)
-            .expect("job");
+        let r = run_job_cf(
+            &fs,
+            &cf_options(),
+            entries.clone(),
+            vec![],
+            &cut,
+            opts,
+            None,
+        )
+        .expect("job");
         check_outputs(&fs, &r);
         output_starts(&r)
     };

@@ -127,8 +127,7 @@ impl DbInner {
                 .map(|()| JobOutcome::default())
         } else if plan.is_deletion {
             // FIFO's drops: the inputs leave the version unread; nothing is written.
-            st.versions
-                .log_and_apply(vec![(id, plan.edit(Vec::new()))])
+            self.log_and_apply(st, vec![(id, plan.edit(Vec::new()))])
                 .map(|()| JobOutcome::default())
         } else {
             let data = Arc::clone(&st.cf(id).data);

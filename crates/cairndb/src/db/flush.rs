@@ -23,14 +23,15 @@ use parking_lot::MutexGuard;
 use super::write::sync_retired_wals;
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::deletion_collector::collector_for;
+use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};
 use crate::compaction::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
-use crate::iter::InternalIterator;
+use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
 use crate::memtable::MemTable;
 use crate::options::{CfOptions, DbOptions};
 use crate::sstable::TableBuilder;
-use crate::types::ParsedKey;
+use crate::types::{ParsedKey, SequenceNumber};
 use crate::version::filenames::table_file_name;
 use crate::version::{FileMetaData, VersionEdit};
 
@@ -72,9 +73,12 @@ fn flush_loop(inner: &DbInner) {
         if inner.closed.load(Ordering::Acquire) {
             return;
         }
-        // A poisoned version set fails every flush: wait for close instead of spinning.
+        // A poisoned version set or database fails every flush: wait for close instead of
+        // spinning.
         let next = oldest_immutable(&st);
-        let Some(id) = next.filter(|_| !st.flushing && !st.versions.is_poisoned()) else {
+        let Some(id) =
+            next.filter(|_| !st.flushing && !st.versions.is_poisoned() && st.poisoned.is_none())
+        else {
             inner.bg_cond.wait(&mut st);
             continue;
         };
@@ -149,6 +153,21 @@ impl DbInner {
     /// Flushes family `id`'s oldest immutable memtable. Called with the lock held and no flush
     /// running; releases the lock while the table is written.
     fn flush_oldest(&self, st: &mut MutexGuard<'_, DbState>, id: u32) -> Result<()> {
+        // Retired WALs a commit leader is syncing are owed until that sync ends: wait, so the
+        // decision below sees them synced or (after a failure) the database poisoned.
+        while st.leader_syncing_wals {
+            self.cond.wait(st);
+        }
+        if st.flushing || !st.cfs.contains_key(&id) {
+            // Another flush began (or the family went) while this one waited: the callers
+            // look again.
+            return Ok(());
+        }
+        if let Some(why) = &st.poisoned {
+            // A failed WAL write or sync left the WALs' contents unknown: a table made now
+            // could hold writes whose predecessors are lost (contract 5).
+            return Err(Error::Poisoned(why.clone()));
+        }
         let cf = st.cf(id);
         let Some(imm) = cf.imms.front() else {
             return Ok(());
@@ -192,6 +211,8 @@ impl DbInner {
             return Err(e);
         }
         let started = std::time::Instant::now();
+        // Snapshots taken later see the whole memtable as it is (it is immutable and older).
+        let snapshots: Vec<SequenceNumber> = self.snapshots.lock().keys().copied().collect();
         let built = MutexGuard::unlocked(st, || {
             build_l0_table(
                 &*self.fs,
@@ -200,17 +221,21 @@ impl DbInner {
                 &data.current_options(),
                 &mem,
                 pending.number(),
+                &snapshots,
             )
         });
-        let result = built.and_then(|meta| {
-            let size = meta.as_ref().map(|m| (m.number, m.size));
-            self.install_flush(st, id, meta, next_log, &quiet)?;
-            if let Some((number, bytes)) = size {
+        let result = built.and_then(|table| {
+            let written = table
+                .as_ref()
+                .map(|t| (t.meta.number, t.meta.size, t.entries));
+            self.install_flush(st, id, table.map(|t| t.meta), next_log, &quiet)?;
+            if let Some((number, bytes, entries)) = written {
                 let keys = mem.num_entries();
                 self.counters
                     .record_flush(id, bytes, keys, started.elapsed());
                 self.info_log.info(&format!(
-                    "[{}] Flush: table #{number}, {bytes} bytes, {keys} entries, {:.3} s",
+                    "[{}] Flush: table #{number}, {bytes} bytes, {keys} entries in, {entries} \
+                     written, {:.3} s",
                     data.name,
                     started.elapsed().as_secs_f64()
                 ));
@@ -321,9 +346,21 @@ fn others_need_wals_below(st: &DbState, id: u32, next_log: u64) -> bool {
     })
 }
 
-/// Writes `mem` (points and range deletions, merged in internal-key order) to table `number`,
-/// synced, with the family's output options for L0. `Ok(None)` when the memtable holds
-/// nothing. On error the partial file is deleted.
+/// A table a flush wrote.
+#[derive(Debug)]
+pub(super) struct FlushedTable {
+    pub meta: FileMetaData,
+    /// Point entries written (the memtable's, less those the flush dropped).
+    pub entries: u64,
+}
+
+/// Writes `mem` to table `number`, synced, with the family's output options for L0: its point
+/// entries through the [`CompactionIterator`] (as RocksDB's flush), so versions no snapshot in
+/// `snapshots` can see and entries hidden by the memtable's own range deletions are dropped;
+/// then every range deletion. Nothing is bottommost and no compaction filter runs (RocksDB's
+/// default for flushes). A memtable holding merge operands is written as it is (a failing
+/// merge operator must not stop flushes). `Ok(None)` when nothing is left. On error the
+/// partial file is deleted.
 pub(super) fn build_l0_table(
     fs: &dyn FileSystem,
     dir: &Path,
@@ -331,13 +368,12 @@ pub(super) fn build_l0_table(
     cf: &CfOptions,
     mem: &Arc<MemTable>,
     number: u64,
-) -> Result<Option<FileMetaData>> {
+    snapshots: &[SequenceNumber],
+) -> Result<Option<FlushedTable>> {
     if mem.is_empty() && mem.num_range_deletes() == 0 {
         return Ok(None);
     }
-    // Points go to the data blocks in internal-key order; tombstones to the table's
-    // range-deletion block.
-    let result = write_table(fs, dir, db, cf, mem, number);
+    let result = write_table(fs, dir, db, cf, mem, number, snapshots);
     if result.is_err() {
         // Best effort: an unreferenced table is also found obsolete later.
         let _ = fs.remove(&dir.join(table_file_name(number)));
@@ -352,7 +388,8 @@ fn write_table(
     cf: &CfOptions,
     mem: &Arc<MemTable>,
     number: u64,
-) -> Result<Option<FileMetaData>> {
+    snapshots: &[SequenceNumber],
+) -> Result<Option<FlushedTable>> {
     let path = dir.join(table_file_name(number));
     let now = db.now_secs();
     let topts = cf.table_options_for_output(db, 0, false);
@@ -362,25 +399,59 @@ fn write_table(
         IoPriority::High,
     );
     let mut builder = TableBuilder::new(file, &path, &topts)?;
-    let mut points = mem.iter();
-    points.seek_to_first();
-    let mut deletions = collector_for(cf.compact_on_deletion.as_ref());
-    while points.valid() {
-        builder.add(points.key(), points.value())?;
-        if let Some(c) = &mut deletions {
-            c.add(ParsedKey::parse(points.key())?.kind);
-        }
-        points.next();
-    }
-    points.status()?;
+    let mut ranges = Vec::new();
     let mut tombstones = mem.range_tombstone_iter();
     tombstones.seek_to_first();
     while tombstones.valid() {
         let p = ParsedKey::parse(tombstones.key())?;
-        builder.add_range_deletion(p.user_key, tombstones.value(), p.seq)?;
+        ranges.push(Tombstone::new(p.user_key, tombstones.value(), p.seq));
         tombstones.next();
     }
     tombstones.status()?;
+    let mut deletions = collector_for(cf.compact_on_deletion.as_ref());
+    let mut entries = 0;
+    let mut add = |key: &[u8], value: &[u8]| -> Result<()> {
+        builder.add(key, value)?;
+        if let Some(c) = &mut deletions {
+            c.add(ParsedKey::parse(key)?.kind);
+        }
+        entries += 1;
+        Ok(())
+    };
+    if mem.num_merges() == 0 {
+        let mut points = CompactionIterator::new(
+            mem.iter(),
+            RangeDelSet::new(ranges.iter().cloned()),
+            CompactionIterOptions {
+                snapshots: snapshots.to_vec(),
+                bottommost: false,
+                merge_operator: None,
+                compaction_filter: None,
+                level: 0,
+                zero_sequence_numbers: false,
+            },
+        );
+        points.seek_to_first();
+        while points.valid() {
+            add(points.key(), points.value())?;
+            points.next();
+        }
+        points.status()?;
+    } else {
+        // A merge operator may fail on these operands, and RocksDB's flush then fails and
+        // stops the database. They are written as they are: reads report such a failure, and
+        // compaction folds the operands later.
+        let mut points = mem.iter();
+        points.seek_to_first();
+        while points.valid() {
+            add(points.key(), points.value())?;
+            points.next();
+        }
+        points.status()?;
+    }
+    for t in &ranges {
+        builder.add_range_deletion(&t.start, &t.end, t.seq)?;
+    }
     let built = builder.finish()?;
     fs.sync_dir(dir)?;
     // The recorded range covers the tombstones too (RocksDB's rule; see `BuiltTable`).
@@ -389,7 +460,7 @@ fn write_table(
         fs.remove(&path)?;
         return Ok(None);
     };
-    Ok(Some(FileMetaData {
+    let meta = FileMetaData {
         number,
         size: built.file_size,
         smallest: smallest.to_vec(),
@@ -402,5 +473,6 @@ fn write_table(
         oldest_ancester_time: Some(now),
         marked_for_compaction: deletions.is_some_and(|c| c.need_compaction()),
         ..FileMetaData::default()
-    }))
+    };
+    Ok(Some(FlushedTable { meta, entries }))
 }

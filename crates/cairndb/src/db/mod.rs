@@ -23,7 +23,9 @@
 //!    records that number as the column family's log number only in the edit that adds the
 //!    table, so a WAL is deleted only after every family's data in it is in a durable table. A
 //!    family whose memtables are all empty has its log number raised to the current WAL in the
-//!    same edit, so an idle family does not pin old WALs.
+//!    same edit, so an idle family does not pin old WALs; one whose memtables were all empty
+//!    when the flush began has it raised to the WAL current then (it may have been written
+//!    meanwhile, but only into that WAL or later ones).
 //! 4. Each family's immutable memtables are flushed oldest first, one flush at a time, so its L0
 //!    files are ordered by sequence numbers and its memtables hold only sequence numbers above
 //!    its tables'.
@@ -34,7 +36,8 @@
 //!    could depend on it: a synced write syncs every retired WAL before its own record, and a
 //!    flush syncs the WALs of the memtable it writes before the table is installed if another
 //!    family still has data in them. If none has, the installed table makes those WALs
-//!    obsolete and they are deleted unsynced (a power cut before the install loses at most a
+//!    obsolete for every family (invariant 3 raises the others' log numbers past them in the
+//!    same edit) and they are deleted unsynced (a power cut before the install loses at most a
 //!    suffix, by the seal rule below; after it, the table holds their data). A retired
 //!    (or cleanly closed) WAL ends with a seal record, an empty batch; recovery replays the
 //!    WALs after one only if it is intact and sealed (`open.rs`). A retired WAL can lose its
@@ -174,9 +177,19 @@ struct DbState {
     /// the flush of their memtables or the next synced write syncs them, off the switching
     /// writer's path.
     unsynced_wals: Vec<(u64, LogWriter)>,
+    /// Sizes of the WALs retired since open, by number (pruned below the oldest live one), and
+    /// their sum: with the current WAL's length, the live WAL bytes `max_total_wal_size` bounds.
+    retired_wal_bytes: BTreeMap<u64, u64>,
+    retired_wal_total: u64,
+    /// The oldest live WAL whose families were last switched for `max_total_wal_size` (0: none),
+    /// so one WAL triggers that once (RocksDB's `getting_flushed`).
+    wal_limit_switched: u64,
     /// The flush thread is syncing retired WALs it took from `unsynced_wals`; a synced write
     /// waits for it.
     syncing_retired_wals: bool,
+    /// A commit leader is syncing retired WALs it took from `unsynced_wals`; a flush waits for
+    /// it before deciding which WALs it must sync (they are owed until the sync ends).
+    leader_syncing_wals: bool,
     /// The live column families by id.
     cfs: BTreeMap<u32, CfState>,
     /// Why writes are refused (invariant 2).

@@ -264,6 +264,10 @@ fn open_inner(
             wal_number,
             unsynced_wals: Vec::new(),
             syncing_retired_wals: false,
+            leader_syncing_wals: false,
+            retired_wal_bytes: BTreeMap::new(),
+            retired_wal_total: 0,
+            wal_limit_switched: 0,
             cfs,
             poisoned: None,
             flushing: false,
@@ -420,10 +424,11 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
             &options,
             mem,
             output.number(),
+            &[],
         )?;
         pending.push(output);
-        if let Some(meta) = meta {
-            tables.push((*id, meta));
+        if let Some(t) = meta {
+            tables.push((*id, t.meta));
         }
     }
     for (id, meta) in tables {
@@ -560,10 +565,11 @@ fn flush_full(
             &cf.options,
             &cf.mem,
             output.number(),
+            &[],
         )?;
         out.pending.push(output);
-        if let Some(meta) = meta {
-            out.tables.push((id, meta));
+        if let Some(t) = meta {
+            out.tables.push((id, t.meta));
         }
         cf.mem = new_memtable(&cf.options);
     }

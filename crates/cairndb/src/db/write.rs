@@ -36,6 +36,7 @@ use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
 use crate::memtable::{insert_batch, MemTable};
 use crate::options::WriteOptions;
+use crate::types::ValueKind;
 use crate::wal::LogWriter;
 
 impl Db {
@@ -229,11 +230,6 @@ impl DbInner {
     /// Commits a group headed by this writer: one WAL record (synced if any member asked),
     /// written and inserted without the lock, then published. Fills in the followers' results.
     fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
-        // A synced record must not be acknowledged while retired WALs the flush thread is
-        // syncing may still be lost (contract 5); if that sync fails, the check below fails.
-        while st.syncing_retired_wals && st.writers.iter().any(|q| q.sync) {
-            self.cond.wait(st);
-        }
         let checked = self
             .check_writable(st)
             .and_then(|()| check_families(st, &st.writers[0].batch))
@@ -244,6 +240,21 @@ impl DbInner {
             return Err(e);
         }
         let (mut combined, ids, sync, disable_wal) = take_group(st);
+        if sync && !disable_wal {
+            // A synced record must not be acknowledged while retired WALs the flush thread is
+            // syncing may still be lost (contract 5). Checked here, after every wait above and
+            // with the group's members known; nothing can switch memtables meanwhile (the
+            // leader is active). If that sync fails, the database is poisoned.
+            while st.syncing_retired_wals {
+                self.cond.wait(st);
+            }
+            self.check_writable(st).inspect_err(|e| {
+                let why = format!("{e}");
+                for &id in &ids[1..] {
+                    st.results.insert(id, Err(Error::Poisoned(why.clone())));
+                }
+            })?;
+        }
         let first = st.versions.last_sequence() + 1;
         combined.set_sequence(first);
         // The WAL and the memtables are stable while `leader_active` is set: memtable
@@ -255,6 +266,7 @@ impl DbInner {
         } else {
             Vec::new()
         };
+        st.leader_syncing_wals = !retired.is_empty();
         // Only the families the group writes (most groups: the default one alone).
         let mems: Vec<(u32, Arc<MemTable>)> = st
             .cfs
@@ -272,6 +284,9 @@ impl DbInner {
             })
             .map_err(|e| (e, "memtable insert failed"))
         });
+        if std::mem::take(&mut st.leader_syncing_wals) {
+            self.cond.notify_all();
+        }
         let used_wal = wal.is_some();
         if used_wal {
             st.wal = wal;
@@ -350,6 +365,7 @@ impl DbInner {
     /// Switches every full memtable to a new one, waiting while a full family has too many
     /// memtables in use (invariant 3).
     fn make_room(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
+        self.enforce_wal_limit(st)?;
         let mut logged = false;
         loop {
             let mut full = Vec::new();
@@ -404,6 +420,73 @@ impl DbInner {
         }
     }
 
+    /// RocksDB's `SwitchWAL`: with several column families, once the live WALs hold more than
+    /// `max_total_wal_size` bytes, the families whose memtables hold data in the oldest live WAL
+    /// are switched, so the flush thread writes them out and that WAL can be deleted; once per
+    /// oldest WAL. (With one family its own flushes release every WAL.)
+    fn enforce_wal_limit(&self, st: &mut DbState) -> Result<()> {
+        if st.cfs.len() < 2 {
+            return Ok(());
+        }
+        let oldest = st.versions.min_log_number_to_keep();
+        while let Some((&n, &bytes)) = st.retired_wal_bytes.first_key_value() {
+            if n >= oldest {
+                break;
+            }
+            st.retired_wal_bytes.pop_first();
+            st.retired_wal_total -= bytes;
+        }
+        if st.wal_limit_switched == oldest {
+            return Ok(());
+        }
+        let total = st.retired_wal_total + st.wal.as_ref().map_or(0, LogWriter::len);
+        let memtable_bytes: u64 = st
+            .cfs
+            .values()
+            .map(|cf| {
+                (cf.options.write_buffer_size as u64)
+                    .saturating_mul(u64::from(cf.options.max_write_buffer_number))
+            })
+            .sum();
+        let limit = self.options.db.effective_max_total_wal_size(memtable_bytes);
+        if total <= limit {
+            return Ok(());
+        }
+        let logs = st.versions.column_families();
+        let mut ids = Vec::new();
+        let mut blocked = false;
+        for (&id, cf) in &st.cfs {
+            // The mutable memtable's data lies in its first WAL and later ones.
+            let first_wal = cf
+                .imms
+                .back()
+                .map(|i| i.next_log)
+                .or_else(|| logs.iter().find(|c| c.id == id).map(|c| c.log_number));
+            if cf.mem.is_empty() || first_wal.is_none_or(|w| w > oldest) {
+                continue;
+            }
+            let max_imms = (cf.options.max_write_buffer_number.max(2) - 1) as usize;
+            if cf.imms.len() < max_imms {
+                ids.push(id);
+            } else {
+                // Its memtables are all in use; a later write tries again.
+                blocked = true;
+            }
+        }
+        if ids.is_empty() {
+            return Ok(());
+        }
+        if !blocked {
+            st.wal_limit_switched = oldest;
+        }
+        self.info_log.info(&format!(
+            "Flushing {} column families with data in WAL #{oldest}. Total log size is {total} \
+             while max_total_wal_size is {limit}",
+            ids.len()
+        ));
+        self.switch_memtables(st, &ids)
+    }
+
     /// Retires the mutable memtables of families `ids` to their immutable lists and starts one
     /// new WAL for all of them. The old WAL is flushed to the OS and its sync owed (contract
     /// 5). A failure poisons: the WAL state is then unknown.
@@ -435,23 +518,34 @@ impl DbInner {
         let number = st.versions.new_file_number();
         let wal = create_wal(&*self.fs, &self.dir, number, &self.options)?;
         let old = st.wal.replace(wal).expect("checked above");
+        st.retired_wal_bytes.insert(st.wal_number, old.len());
+        st.retired_wal_total += old.len();
         st.unsynced_wals.push((st.wal_number, old));
         st.wal_number = number;
         Ok(())
     }
 }
 
-/// Every column family `batch` names is live. Checked under the state lock by the leader, so a
-/// family cannot be dropped between the check and the insert.
+/// Every column family `batch` names is live, and every family it merges into has a merge
+/// operator (RocksDB refuses such merges at write time too: a flush or compaction could not
+/// fold them). Checked under the state lock by the leader, so a family cannot be dropped
+/// between the check and the insert.
 fn check_families(st: &DbState, batch: &WriteBatch) -> Result<()> {
-    if batch.max_column_family() == DEFAULT_CF {
+    if batch.max_column_family() == DEFAULT_CF && !batch.has_merge() {
         return Ok(());
     }
     for entry in batch {
-        let cf = entry?.cf;
-        if !st.cfs.contains_key(&cf) {
+        let entry = entry?;
+        let Some(cf) = st.cfs.get(&entry.cf) else {
             return Err(Error::InvalidArgument(format!(
-                "write batch names column family {cf}, which does not exist"
+                "write batch names column family {}, which does not exist",
+                entry.cf
+            )));
+        };
+        if entry.kind == ValueKind::Merge && cf.options.merge_operator.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "merge into column family {:?} requires a merge_operator (none is set)",
+                cf.data.name
             )));
         }
     }

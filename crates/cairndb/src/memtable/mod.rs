@@ -172,6 +172,7 @@ struct Stats {
     entries: AtomicU64,
     deletes: AtomicU64,
     range_deletes: AtomicU64,
+    merges: AtomicU64,
     /// Smallest sequence number added; `u64::MAX` while empty.
     first_seq: AtomicU64,
     /// Largest sequence number added; meaningful once `entries > 0`.
@@ -219,6 +220,7 @@ impl MemTable {
                 entries: AtomicU64::new(0),
                 deletes: AtomicU64::new(0),
                 range_deletes: AtomicU64::new(0),
+                merges: AtomicU64::new(0),
                 first_seq: AtomicU64::new(u64::MAX),
                 largest_seq: AtomicU64::new(0),
             },
@@ -362,7 +364,10 @@ impl MemTable {
             ValueKind::RangeDelete => {
                 s.range_deletes.fetch_add(1, AtomicOrdering::Relaxed);
             }
-            ValueKind::Put | ValueKind::Merge => {}
+            ValueKind::Merge => {
+                s.merges.fetch_add(1, AtomicOrdering::Relaxed);
+            }
+            ValueKind::Put => {}
         }
         s.first_seq.fetch_min(seq, AtomicOrdering::Relaxed);
         s.largest_seq.fetch_max(seq, AtomicOrdering::Relaxed);
@@ -527,6 +532,11 @@ impl MemTable {
     /// Range deletions added.
     pub fn num_range_deletes(&self) -> u64 {
         self.stats.range_deletes.load(AtomicOrdering::Relaxed)
+    }
+
+    /// `Merge` entries added.
+    pub fn num_merges(&self) -> u64 {
+        self.stats.merges.load(AtomicOrdering::Relaxed)
     }
 
     /// The smallest sequence number added, or `None` while empty.

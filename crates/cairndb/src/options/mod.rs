@@ -39,7 +39,7 @@ mod tests;
 
 pub use crate::db::tickers::{HistogramData, HistogramType, Statistics, Ticker};
 pub use cf::{CfOptions, TTL_AUTO};
-pub use db::{Clock, DbOptions, ManualClock, RateLimiter, SystemClock};
+pub use db::{Clock, DbOptions, ManualClock, RateLimiter, RateLimiterMode, SystemClock};
 pub use file::OptionsFile;
 pub(crate) use mutable::rate_limit_change;
 pub use mutable::{MUTABLE_CF_OPTIONS, MUTABLE_DB_OPTIONS};
