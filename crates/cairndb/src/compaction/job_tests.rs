@@ -349,6 +349,29 @@ fn ten_grandparents(size: u64) -> Vec<FileMetaData> {
 }
 
 /// The first user key of every output.
+/// Runs a job without tombstones or snapshots over `entries`, cut as `cut` says, checks its
+/// outputs and returns it with each output's first user key.
+fn run_cut(
+    cf: &CfOptions,
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    cut: &Cut<'_>,
+) -> (CompactionJobResult, Vec<String>) {
+    let fs = mem_fs();
+    let r = run_job_cf(
+        &fs,
+        cf,
+        entries,
+        vec![],
+        cut,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    check_outputs(&fs, &r);
+    let starts = output_starts(&r);
+    (r, starts)
+}
+
 fn output_starts(r: &CompactionJobResult) -> Vec<String> {
     r.outputs
         .iter()
@@ -386,20 +409,7 @@ fn leveled_outputs_are_cut_where_grandparent_files_start() {
         grandparents: &gp,
         gp_limit: 0,
     };
-    let fs = mem_fs();
-    let opts = iter_options(&[], false);
-    let r = run_job_cf(
-        &fs,
-        &cf_options(),
-        entries.clone(),
-        vec![],
-        &cut,
-        opts,
-        None,
-    )
-    .expect("job");
-    check_outputs(&fs, &r);
-    let starts = output_starts(&r);
+    let (r, starts) = run_cut(&cf_options(), entries.clone(), &cut);
     assert!(starts.len() >= 4, "{starts:?}");
     // Once an output is past half the target, it ends where the next grandparent file starts.
     for s in &starts {
@@ -417,11 +427,7 @@ fn leveled_outputs_are_cut_where_grandparent_files_start() {
     // Universal compaction has no levels to align to: cut by size only.
     let mut universal = cf_options();
     universal.compaction_style = CompactionStyle::Universal;
-    let fs = mem_fs();
-    let opts = iter_options(&[], false);
-    let r = run_job_cf(&fs, &universal, entries, vec![], &cut, opts, None).expect("job");
-    check_outputs(&fs, &r);
-    let starts = output_starts(&r);
+    let (_, starts) = run_cut(&universal, entries, &cut);
     assert!(
         starts.iter().skip(1).any(|s| !s.ends_with('0')),
         "size cuts fall inside grandparent files: {starts:?}"
@@ -442,20 +448,7 @@ fn an_output_ends_before_skipping_over_a_large_grandparent_file() {
             grandparents: &gp,
             gp_limit: 0,
         };
-        let fs = mem_fs();
-        let opts = iter_options(&[], false);
-        let r = run_job_cf(
-            &fs,
-            &cf_options(),
-            entries.clone(),
-            vec![],
-            &cut,
-            opts,
-            None,
-        )
-        .expect("job");
-        check_outputs(&fs, &r);
-        output_starts(&r)
+        run_cut(&cf_options(), entries.clone(), &cut).1
     };
     // A skipped file above 1/8 of the target: two outputs, so neither overlaps it.
     assert_eq!(starts_with(200 << 10), vec![key(0), key(25)]);
