@@ -284,7 +284,7 @@ impl DbInner {
         for (&other, cf) in &st.cfs {
             let log_number = if other == id {
                 continue;
-            } else if cf.mem.is_empty() && cf.imms.is_empty() {
+            } else if cf.holds_nothing() {
                 st.wal_number
             } else if quiet.families.contains(&other) {
                 quiet.wal
@@ -326,7 +326,7 @@ struct Quiet {
 fn other_quiet_families(st: &DbState, id: u32) -> Vec<u32> {
     st.cfs
         .iter()
-        .filter(|&(&other, cf)| other != id && cf.mem.is_empty() && cf.imms.is_empty())
+        .filter(|&(&other, cf)| other != id && cf.holds_nothing())
         .map(|(&other, _)| other)
         .collect()
 }
@@ -338,7 +338,7 @@ fn others_need_wals_below(st: &DbState, id: u32, next_log: u64) -> bool {
     let logs = st.versions.column_families();
     st.cfs.iter().any(|(&other, cf)| {
         other != id
-            && !(cf.mem.is_empty() && cf.imms.is_empty())
+            && !cf.holds_nothing()
             && logs
                 .iter()
                 .find(|c| c.id == other)

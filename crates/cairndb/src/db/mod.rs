@@ -167,6 +167,14 @@ struct CfState {
     stats: CompactionStats,
 }
 
+impl CfState {
+    /// Nothing of the family is in memory (its mutable and immutable memtables are empty), so
+    /// it needs no WAL older than the current one.
+    fn holds_nothing(&self) -> bool {
+        self.mem.is_empty() && self.imms.is_empty()
+    }
+}
+
 /// Everything the state mutex guards.
 struct DbState {
     versions: VersionSet,
@@ -177,10 +185,9 @@ struct DbState {
     /// the flush of their memtables or the next synced write syncs them, off the switching
     /// writer's path.
     unsynced_wals: Vec<(u64, LogWriter)>,
-    /// Sizes of the WALs retired since open, by number (pruned below the oldest live one), and
-    /// their sum: with the current WAL's length, the live WAL bytes `max_total_wal_size` bounds.
+    /// Sizes of the WALs retired since open, by number (pruned below the oldest live one): with
+    /// the current WAL's length, the live WAL bytes `max_total_wal_size` bounds.
     retired_wal_bytes: BTreeMap<u64, u64>,
-    retired_wal_total: u64,
     /// The oldest live WAL whose families were last switched for `max_total_wal_size` (0: none),
     /// so one WAL triggers that once (RocksDB's `getting_flushed`).
     wal_limit_switched: u64,

@@ -266,7 +266,6 @@ fn open_inner(
             syncing_retired_wals: false,
             leader_syncing_wals: false,
             retired_wal_bytes: BTreeMap::new(),
-            retired_wal_total: 0,
             wal_limit_switched: 0,
             cfs,
             poisoned: None,

@@ -429,17 +429,12 @@ impl DbInner {
             return Ok(());
         }
         let oldest = st.versions.min_log_number_to_keep();
-        while let Some((&n, &bytes)) = st.retired_wal_bytes.first_key_value() {
-            if n >= oldest {
-                break;
-            }
-            st.retired_wal_bytes.pop_first();
-            st.retired_wal_total -= bytes;
-        }
+        st.retired_wal_bytes = st.retired_wal_bytes.split_off(&oldest);
         if st.wal_limit_switched == oldest {
             return Ok(());
         }
-        let total = st.retired_wal_total + st.wal.as_ref().map_or(0, LogWriter::len);
+        let retired: u64 = st.retired_wal_bytes.values().sum();
+        let total = retired + st.wal.as_ref().map_or(0, LogWriter::len);
         let memtable_bytes: u64 = st
             .cfs
             .values()
@@ -519,7 +514,6 @@ impl DbInner {
         let wal = create_wal(&*self.fs, &self.dir, number, &self.options)?;
         let old = st.wal.replace(wal).expect("checked above");
         st.retired_wal_bytes.insert(st.wal_number, old.len());
-        st.retired_wal_total += old.len();
         st.unsynced_wals.push((st.wal_number, old));
         st.wal_number = number;
         Ok(())
