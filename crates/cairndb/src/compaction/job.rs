@@ -128,9 +128,12 @@ pub struct CompactionJob<'a> {
     pub cf_options: &'a CfOptions,
     /// The level the outputs are written to.
     pub output_level: usize,
-    /// An output is cut at the first user-key boundary after its estimated size reaches this
-    /// many bytes (RocksDB's `target_file_size_base` scaled for the level). 0 cuts at every user
-    /// key.
+    /// The size an output aims at (RocksDB's `target_file_size_base` scaled for the level). An
+    /// output is cut at the first user-key boundary after its estimated size reaches it, except
+    /// in leveled compaction above the bottommost level with grandparents to align to: there
+    /// the output is cut where a grandparent file starts or ends once past half of it (see
+    /// `cut_at_boundary`), and by size only at twice it (RocksDB's `max_output_file_size`).
+    /// 0 cuts at every user key.
     pub target_file_size: u64,
     /// An output is cut before it overlaps more than this many bytes of grandparent files
     /// (RocksDB's `max_compaction_bytes`), so that compacting it later into the next level stays
@@ -229,6 +232,14 @@ impl CompactionJob<'_> {
         let mut splitter = TombstoneSplitter::new(kept);
         let mut grandparents = GrandparentTracker::new(self.grandparents);
         let leveled = self.cf_options.compaction_style == CompactionStyle::Level;
+        // Room to reach a grandparent boundary: cutting there keeps the output from straddling
+        // two files of the next level, so moving it down later rewrites less.
+        let max_output_size =
+            if leveled && !self.iter_options.bottommost && !self.grandparents.is_empty() {
+                self.target_file_size.saturating_mul(2)
+            } else {
+                self.target_file_size
+            };
         let mut citer = CompactionIterator::new(
             iter,
             RangeDelSet::new(range_deletions),
@@ -246,7 +257,7 @@ impl CompactionJob<'_> {
                 let crossed = grandparents.advance(uk);
                 let cut = out.as_ref().is_some_and(|o| {
                     let size = o.builder.estimated_file_size();
-                    size >= self.target_file_size
+                    size >= max_output_size
                         || (crossed.boundaries > 0
                             && self.cut_at_boundary(&grandparents, &crossed, size, leveled))
                 });

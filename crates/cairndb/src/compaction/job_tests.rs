@@ -457,6 +457,70 @@ fn an_output_ends_before_skipping_over_a_large_grandparent_file() {
 }
 
 #[test]
+fn an_output_above_the_bottommost_level_grows_up_to_twice_the_target_to_end_at_a_boundary() {
+    let entries: Vec<_> = (0..100)
+        .map(|i| entry(&key(i), 5, ValueKind::Put, &"v".repeat(200)))
+        .collect();
+    // Two grandparent files: keys 0-59 and 60-99.
+    let gp: Vec<FileMetaData> = [(0, 59), (60, 99)]
+        .iter()
+        .enumerate()
+        .map(|(n, &(lo, hi))| FileMetaData {
+            number: 50 + n as u64,
+            size: 1000,
+            smallest: make_internal_key(key(lo).as_bytes(), 1, ValueKind::Put),
+            largest: make_internal_key(key(hi).as_bytes(), 1, ValueKind::Put),
+            ..FileMetaData::default()
+        })
+        .collect();
+    let fs = mem_fs();
+    let no_cut = Cut {
+        target: u64::MAX,
+        grandparents: &[],
+        gp_limit: 0,
+    };
+    let whole = run_job_cf(
+        &fs,
+        &cf_options(),
+        entries.clone(),
+        vec![],
+        &no_cut,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    // About 45 entries per target: by size alone the first cut falls inside the first file.
+    let cut = Cut {
+        target: whole.outputs[0].size * 45 / 100,
+        grandparents: &gp,
+        gp_limit: 0,
+    };
+    let starts = |bottommost: bool| {
+        let fs = mem_fs();
+        let r = run_job_cf(
+            &fs,
+            &cf_options(),
+            entries.clone(),
+            vec![],
+            &cut,
+            iter_options(&[], bottommost),
+            None,
+        )
+        .expect("job");
+        check_outputs(&fs, &r);
+        output_starts(&r)
+    };
+    // Above the bottommost level the first output runs past the target to where the second
+    // grandparent file starts, so it overlaps one grandparent file instead of two.
+    let above = starts(false);
+    assert_eq!(above[..2], [key(0), key(60)], "{above:?}");
+    // The bottommost level has nothing below to align to: outputs are cut at the target.
+    let bottom = starts(true);
+    assert!(bottom.len() >= 2, "{bottom:?}");
+    assert!(bottom[1] < key(60), "{bottom:?}");
+}
+
+#[test]
 fn clips_range_tombstones_to_each_output() {
     let fs = mem_fs();
     // Points newer than the tombstones survive; the tombstones must still reach the levels below

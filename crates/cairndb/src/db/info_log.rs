@@ -214,11 +214,11 @@ impl DbInner {
             .iter()
             .map(|i| {
                 let files: Vec<String> = i.files.iter().map(|f| f.number.to_string()).collect();
-                format!("L{}: [{}]", i.level, files.join(","))
+                format!("L{}: [{}] {} bytes", i.level, files.join(","), i.bytes())
             })
             .collect();
         let head = format!(
-            "[{cf}] Compaction {:?} to L{} (score {:.2}): inputs {} ({} bytes)",
+            "[{cf}] Compaction {:?} to L{} (score {:.2}): inputs {} ({} bytes in all)",
             plan.reason,
             plan.output_level,
             plan.score,
@@ -239,7 +239,7 @@ impl DbInner {
                 let w_amp = o.bytes_written as f64 / (from_upper.max(1)) as f64;
                 let r_amp = o.bytes_read as f64 / (from_upper.max(1)) as f64;
                 self.info_log.info(&format!(
-                    "{head}: {} output files, {} bytes written, {} read, write-amp {w_amp:.2},                      read-write-amp {:.2}, {} keys in, {} dropped, {:.3} s",
+                    "{head}: {} output files, {} bytes written, {} read, write-amp {w_amp:.2}, read-write-amp {:.2}, {} keys in, {} dropped, {:.3} s",
                     o.outputs,
                     o.bytes_written,
                     o.bytes_read,
