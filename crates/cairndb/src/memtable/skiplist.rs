@@ -18,7 +18,7 @@
 //!
 //! Memory orderings:
 //! - Publication: the CAS that links a node is Release, every traversal load is Acquire, so a
-//!   reader that obtains a node pointer sees the node's header, key, value and its link at that
+//!   reader that obtains a node pointer sees the node's lengths, key, value and its link at that
 //!   level as they were written before the CAS.
 //! - A node's own links are stored Relaxed before it is linked (nothing can see them earlier).
 //! - `max_height` is Relaxed: a reader that sees a stale smaller height starts lower, which is
