@@ -368,9 +368,48 @@ fn a_file_full_of_deletions_is_compacted_down_and_its_tombstones_dropped() {
 fn without_the_collector_the_deletions_stay_in_l0() {
     let mut o = opts();
     o.cf.write_buffer_size = 4 << 20;
+    // Large enough that even weighed as deletions (see the next test) the file stays under it.
+    o.cf.max_bytes_for_level_base = 64 << 20;
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
     delete_a_long_run(&db);
     assert_eq!(files(&db)[0], 1, "{:?}", files(&db));
+}
+
+/// RocksDB's compensated file size: a file of deletions weighs two average values per deletion
+/// beyond half its entries, so this 2000-tombstone L0 file (about 40 KB) counts as about
+/// 420 KB, past `max_bytes_for_level_base` (256 KB): L0 is compacted down although it holds one
+/// file, under its trigger, and the deleted values are dropped with the tombstones. (The average
+/// value counts its bytes on disk: uncompressed here, so a value weighs about 100 bytes.)
+#[test]
+fn deletions_weigh_extra_so_a_file_of_them_is_compacted_down() {
+    let mut o = opts();
+    o.cf.write_buffer_size = 4 << 20;
+    o.cf.compression = cairndb::CompressionType::None;
+    let fs = MemFs::new().shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
+    let before = delete_a_long_run(&db);
+    assert_eq!(files(&db)[0], 0, "{:?}", files(&db));
+    let after = total_bytes(&db);
+    assert!(after * 10 < before * 7, "{before} -> {after} bytes");
+    let r = ReadOptions::default();
+    assert_eq!(db.get(&r, b"key001500").expect("get"), None);
+    assert_eq!(scan(&db, &r).len(), 3000);
+    // The counts that weigh a file are kept in the MANIFEST.
+    let stats = |db: &Db| -> Vec<Option<cairndb::version::EntryStats>> {
+        db.level_files_cf(&db.default_column_family())
+            .iter()
+            .flatten()
+            .map(|f| f.entry_stats)
+            .collect()
+    };
+    let written = stats(&db);
+    assert!(
+        !written.is_empty() && written.iter().all(Option::is_some),
+        "{written:?}"
+    );
+    db.close().expect("close");
+    let db = Db::open_with_fs(fs, DIR, o).expect("reopen");
+    assert_eq!(stats(&db), written);
 }
 
 #[test]
@@ -378,6 +417,8 @@ fn the_mark_survives_reopen() {
     let fs = MemFs::new().shared();
     let mut o = opts();
     o.cf.write_buffer_size = 4 << 20;
+    // So that only the mark, not the deletions' weight, can make the file due.
+    o.cf.max_bytes_for_level_base = 64 << 20;
     o.cf.compact_on_deletion = Some(CompactOnDeletion {
         sliding_window_size: 1000,
         deletion_trigger: 500,

@@ -301,3 +301,69 @@ fn a_family_written_during_a_flush_does_not_keep_an_unsynced_wal_alive() {
     let b = db.column_family("b").expect("family b");
     assert_eq!(db.get_cf(&r, &b, b"x").expect("get x"), Some(b"2".to_vec()));
 }
+
+/// Close must not release the directory while a flush started on another thread is still
+/// writing its table: the flush would install its edit (and delete files) after a reopen.
+/// Without the wait, close returns while the flush is held inside its table creation.
+#[test]
+fn close_waits_for_a_flush_running_on_another_thread() {
+    use cairndb::fs::{FaultFs, OpKind};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    let mem = MemFs::new();
+    let fs = FaultFs::new(mem.shared(), 1);
+    let db = Arc::new(
+        Db::open_with_fs(fs.shared(), DIR, opts(WalRecoveryMode::default())).expect("open"),
+    );
+    db.put(&WriteOptions::default(), b"k", b"v").expect("put");
+    let (inside_tx, inside_rx) = mpsc::channel::<()>();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    fs.before_next(OpKind::Create, ".sst", move || {
+        inside_tx.send(()).expect("signal");
+        release_rx.recv().expect("release");
+    });
+    let flusher = {
+        let db = Arc::clone(&db);
+        std::thread::spawn(move || db.flush())
+    };
+    inside_rx.recv().expect("the flush reached its table");
+    let closed = Arc::new(AtomicBool::new(false));
+    let closer = {
+        let (db, closed) = (Arc::clone(&db), Arc::clone(&closed));
+        std::thread::spawn(move || {
+            let r = db.close();
+            closed.store(true, Ordering::SeqCst);
+            r
+        })
+    };
+    // Close has begun once reads fail; give it time to (wrongly) finish while the flush is
+    // still held, then let the flush go.
+    while db.get(&ReadOptions::default(), b"k").is_ok() {
+        std::thread::yield_now();
+    }
+    let until = Instant::now() + Duration::from_millis(500);
+    while Instant::now() < until && !closed.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let returned_early = closed.load(Ordering::SeqCst);
+    release_tx.send(()).expect("release the flush");
+    let flushed = flusher.join().expect("flush thread");
+    closer.join().expect("close thread").expect("close");
+    assert!(
+        !returned_early,
+        "close released the directory while a flush was running"
+    );
+    // Whatever the flush's result, the database reopens with the write.
+    assert!(
+        matches!(flushed, Ok(()) | Err(cairndb::Error::Closed)),
+        "{flushed:?}"
+    );
+    drop(db);
+    let db = Db::open_with_fs(mem.shared(), DIR, opts(WalRecoveryMode::default())).expect("reopen");
+    assert_eq!(
+        db.get(&ReadOptions::default(), b"k").expect("get"),
+        Some(b"v".to_vec())
+    );
+}

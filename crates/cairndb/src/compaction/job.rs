@@ -47,7 +47,7 @@ use crate::types::{
     compare_internal, make_internal_key, user_key, ParsedKey, ValueKind, MAX_SEQUENCE,
 };
 use crate::version::filenames::table_file_name;
-use crate::version::FileMetaData;
+use crate::version::{EntryStats, FileMetaData};
 
 /// The merged inputs of a compaction.
 pub struct CompactionInput {
@@ -364,6 +364,7 @@ impl CompactionJob<'_> {
             smallest_seqno: built.properties.smallest_seqno,
             largest_seqno: built.properties.largest_seqno,
             marked_for_compaction: o.deletions.is_some_and(|c| c.need_compaction()),
+            entry_stats: Some(EntryStats::of(&built.properties)),
             ..FileMetaData::default()
         });
         Ok(())

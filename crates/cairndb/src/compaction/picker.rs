@@ -122,13 +122,8 @@ impl LevelPicker<'_, '_> {
         self.version().num_levels() - 1
     }
 
-    /// The deepest level holding files, plus one (RocksDB's `num_non_empty_levels`).
     fn num_non_empty_levels(&self) -> usize {
-        let v = self.version();
-        (0..v.num_levels())
-            .rev()
-            .find(|&l| v.num_files(l) > 0)
-            .map_or(0, |l| l + 1)
+        num_non_empty_levels(self.version())
     }
 
     fn output_level_for(&self, start_level: usize) -> usize {
@@ -765,7 +760,8 @@ pub fn files_by_compaction_pri(input: &PickerInput<'_>, level: usize, output: us
         |a: &usize, b: &usize| user_key(&files[*a].smallest).cmp(user_key(&files[*b].smallest));
     match input.options.compaction_pri {
         CompactionPri::ByCompensatedSize => {
-            order.sort_by(|a, b| files[*b].size.cmp(&files[*a].size).then(by_key(a, b)));
+            let size: Vec<u64> = files.iter().map(|f| v.compensated_size(f)).collect();
+            order.sort_by(|a, b| size[*b].cmp(&size[*a]).then(by_key(a, b)));
         }
         CompactionPri::OldestLargestSeqFirst => {
             order.sort_by(|a, b| {
@@ -786,18 +782,84 @@ pub fn files_by_compaction_pri(input: &PickerInput<'_>, level: usize, output: us
         // Round robin needs a cursor per level kept across versions (RocksDB persists it in the
         // MANIFEST); not built yet, so it picks as the default does.
         CompactionPri::MinOverlappingRatio | CompactionPri::RoundRobin => {
+            let booster = TtlBooster::new(
+                input.now_secs,
+                input.options.effective_ttl(),
+                num_non_empty_levels(v),
+                level,
+            );
             let ratio: Vec<u128> = files
                 .iter()
-                .map(|f| overlapping_ratio(v, f, output))
+                .map(|f| overlapping_ratio(v, f, output) / u128::from(booster.boost(f)))
                 .collect();
-            order.sort_by(|a, b| ratio[*a].cmp(&ratio[*b]).then(by_key(a, b)));
+            // Files marked for compaction go first (RocksDB's `SortFileByOverlappingRatio`).
+            order.sort_by(|a, b| {
+                (files[*b]
+                    .marked_for_compaction
+                    .cmp(&files[*a].marked_for_compaction))
+                .then(ratio[*a].cmp(&ratio[*b]))
+                .then(by_key(a, b))
+            });
         }
     }
     order
 }
 
+/// The deepest level holding files, plus one (RocksDB's `num_non_empty_levels`).
+fn num_non_empty_levels(v: &Version) -> usize {
+    (0..v.num_levels())
+        .rev()
+        .find(|&l| v.num_files(l) > 0)
+        .map_or(0, |l| l + 1)
+}
+
+/// RocksDB's `FileTtlBooster`: with a `ttl`, `kMinOverlappingRatio` divides the overlapping
+/// ratio of a file whose data passed a level-dependent age by a growing factor, so old data moves
+/// down before the TTL compaction itself must force it. Nothing is boosted before half the TTL;
+/// each level's boost starts later the deeper the level (the range halves per level from the
+/// second-to-last non-empty level up), reaching 16 when the next level's begins. L0 and the last
+/// two non-empty levels are never boosted.
+#[derive(Debug)]
+struct TtlBooster {
+    now: u64,
+    /// `None`: disabled; else (age where boosting starts, age per boost step).
+    start_and_step: Option<(u64, u64)>,
+}
+
+impl TtlBooster {
+    fn new(now: u64, ttl: u64, num_non_empty_levels: usize, level: usize) -> TtlBooster {
+        let start_and_step =
+            (ttl > 0 && level > 0 && level + 1 < num_non_empty_levels).then(|| {
+                let all_start = ttl / 2;
+                let all_range = (ttl / 32 * 31).saturating_sub(all_start);
+                let shift = (num_non_empty_levels - level - 1).min(63) as u32;
+                let range = all_range >> shift;
+                (all_start + range, (range / 16).max(1))
+            });
+        TtlBooster {
+            now,
+            start_and_step,
+        }
+    }
+
+    /// The factor `f`'s overlapping ratio is divided by: 1, or more once its oldest data is older
+    /// than the start age. Files without a known data age are not boosted.
+    fn boost(&self, f: &FileMetaData) -> u64 {
+        let Some((start, step)) = self.start_and_step else {
+            return 1;
+        };
+        match f.oldest_ancester_time.or(f.creation_time) {
+            Some(born) if born > 0 && born < self.now && self.now - born > start => {
+                (self.now - born - start) / step + 1
+            }
+            _ => 1,
+        }
+    }
+}
+
 /// Bytes of `output` overlapping `f`, per KiB of `f` (RocksDB's `overlapping_bytes * 1024 /
-/// file_size`): the write amplification of compacting `f` down.
+/// compensated_file_size`): the write amplification of compacting `f` down, made smaller for a
+/// file of deletions, whose compaction frees space below.
 pub fn overlapping_ratio(version: &Version, f: &FileMetaData, output: usize) -> u128 {
     if output >= version.num_levels() || output == 0 {
         return 0;
@@ -808,5 +870,5 @@ pub fn overlapping_ratio(version: &Version, f: &FileMetaData, output: usize) -> 
         .iter()
         .map(|g| g.size)
         .sum();
-    u128::from(overlap) * 1024 / u128::from(f.size.max(1))
+    u128::from(overlap) * 1024 / u128::from(version.compensated_size(f).max(1))
 }

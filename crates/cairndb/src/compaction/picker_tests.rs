@@ -1017,3 +1017,134 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn deletions_weigh_extra_in_level_scores_and_file_order() {
+    use crate::version::EntryStats;
+    // File 1: 1000 puts of 10-byte keys and 100-byte values. File 2: 100 puts and `dels` point
+    // deletions of the same shape.
+    let stats = |puts: u64, dels: u64| EntryStats {
+        num_entries: puts + dels,
+        num_deletions: dels,
+        num_range_deletions: 0,
+        raw_key_bytes: 10 * (puts + dels),
+        raw_value_bytes: 100 * puts,
+    };
+    let with = |m: FileMetaData, e: EntryStats| {
+        Arc::new(FileMetaData {
+            entry_stats: Some(e),
+            ..m
+        })
+    };
+    let tree = |dels: u64| {
+        version(
+            4,
+            vec![
+                (1, with(meta(1, "a", "b", 110_000, 5), stats(1000, 0))),
+                (1, with(meta(2, "e", "f", 20_000, 6), stats(100, dels))),
+                (2, file(20, "a", "c", 50_000, 1)),
+                (2, file(21, "e", "g", 50_000, 2)),
+            ],
+        )
+    };
+    let o = CfOptions {
+        max_bytes_for_level_base: 200_000,
+        ..small_options()
+    };
+    let r = RunningCompactions::new();
+
+    // 900 deletions of 1000 entries: 800 beyond half, each worth two average values. The
+    // average value is 110,000 raw value bytes over 1,100 values, scaled by file bytes over raw
+    // bytes (130,000 / 130,000): 100 bytes.
+    let v = tree(900);
+    assert_eq!(v.compensated_size(&v.files(1)[0]), 110_000);
+    assert_eq!(v.compensated_size(&v.files(1)[1]), 20_000 + 800 * 100 * 2);
+    assert_eq!(
+        v.compensated_size(&v.files(2)[0]),
+        50_000,
+        "no counts: size"
+    );
+    assert_eq!(v.compensated_level_bytes(1), 290_000);
+    // L1 holds 130,000 bytes of a 200,000 target, but weighs 290,000: it is compacted, the
+    // file of deletions first (its overlap per compensated byte is the smallest).
+    let plan = pick(&v, &o, &r).expect("L1 is over its target once deletions weigh extra");
+    assert_eq!(numbers(&plan, 1), vec![2]);
+    assert_eq!(plan.reason, CompactionReason::LevelMaxBytes);
+    let by_size = CfOptions {
+        compaction_pri: CompactionPri::ByCompensatedSize,
+        ..o.clone()
+    };
+    assert_eq!(
+        files_by_compaction_pri(&input(&v, &by_size, &r), 1, 2),
+        vec![1, 0]
+    );
+
+    // 100 deletions of 200 entries: half, none beyond it, so no extra weight.
+    let v = tree(100);
+    assert_eq!(v.compensated_size(&v.files(1)[1]), 20_000);
+    assert!(
+        pick(&v, &o, &r).is_none(),
+        "130,000 of 200,000: no compaction"
+    );
+    assert_eq!(
+        files_by_compaction_pri(&input(&v, &by_size, &r), 1, 2),
+        vec![0, 1]
+    );
+}
+
+#[test]
+fn min_overlapping_ratio_puts_marked_files_first_and_boosts_old_data_under_a_ttl() {
+    let now = 1_000_000;
+    let born = |m: FileMetaData, t: u64| {
+        Arc::new(FileMetaData {
+            oldest_ancester_time: Some(t),
+            creation_time: Some(t),
+            ..m
+        })
+    };
+    // L1: file 1 overlaps 200 bytes below (ratio 2048), file 2 overlaps 1000 (ratio 10240) but
+    // its data is 1000 s old; L3 is not empty, so L1 is not among the last two levels.
+    let tree = |marked: bool| {
+        version(
+            4,
+            vec![
+                (1, born(meta(1, "a", "b", 100, 5), now - 10)),
+                (1, born(meta(2, "e", "f", 100, 6), now - 1000)),
+                (
+                    1,
+                    Arc::new(FileMetaData {
+                        marked_for_compaction: marked,
+                        ..meta(3, "m", "n", 100, 7)
+                    }),
+                ),
+                (2, file(20, "a", "c", 200, 1)),
+                (2, file(21, "e", "g", 1000, 2)),
+                (2, file(22, "m", "n", 5000, 3)),
+                (3, file(30, "a", "z", 10_000, 1)),
+            ],
+        )
+    };
+    let r = RunningCompactions::new();
+    let order = |v: &Version, ttl: u64| {
+        let o = CfOptions {
+            ttl,
+            ..small_options()
+        };
+        let i = PickerInput {
+            version: v,
+            options: &o,
+            running: &r,
+            now_secs: now,
+        };
+        files_by_compaction_pri(&i, 1, 2)
+    };
+    let v = tree(false);
+    assert_eq!(order(&v, 0), vec![0, 1, 2], "by overlapping ratio");
+    // TTL 1000 s: boosting starts at 500 s of age; L1, two levels above the last, starts at
+    // 500 + (961 - 500) / 4 = 615 s with steps of 7 s: file 2 (1000 s) is divided by 56, to 182.
+    assert_eq!(order(&v, 1000), vec![1, 0, 2], "old data first under a TTL");
+    // A TTL of a day: file 2 is young, nothing is boosted.
+    assert_eq!(order(&v, 86_400), vec![0, 1, 2]);
+    // A marked file goes first whatever its ratio.
+    assert_eq!(order(&tree(true), 0), vec![2, 0, 1]);
+}

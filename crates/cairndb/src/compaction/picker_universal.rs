@@ -61,6 +61,9 @@ struct SortedRun {
     level: usize,
     files: Vec<Arc<FileMetaData>>,
     bytes: u64,
+    /// `bytes` with deletions weighed extra ([`crate::version::Version::compensated_size`]):
+    /// what a run adds to a size-ratio candidate, as in RocksDB.
+    compensated: u64,
     busy: bool,
 }
 
@@ -72,6 +75,7 @@ fn sorted_runs(input: &PickerInput<'_>) -> Vec<SortedRun> {
         level: 0,
         files: vec![Arc::clone(f)],
         bytes: f.size,
+        compensated: v.compensated_size(f),
         busy: busy(f),
     });
     let deeper = (1..v.num_levels())
@@ -80,6 +84,7 @@ fn sorted_runs(input: &PickerInput<'_>) -> Vec<SortedRun> {
             level: l,
             files: v.files(l).to_vec(),
             bytes: v.level_bytes(l),
+            compensated: v.compensated_level_bytes(l),
             busy: v.files(l).iter().any(|f| busy(f)),
         });
     l0.chain(deeper).collect()
@@ -152,7 +157,9 @@ fn size_ratio_range(
             i += 1;
             continue;
         }
-        let mut taken = runs[i].bytes as f64;
+        // The candidate's compensated bytes against the next run's real bytes (RocksDB's
+        // rule): runs of deletions pull the runs below them into a merge sooner.
+        let mut taken = runs[i].compensated as f64;
         let mut count = 1;
         while count < max_runs && i + count < runs.len() {
             let next = &runs[i + count];
@@ -160,7 +167,7 @@ fn size_ratio_range(
             if next.busy || !admits {
                 break;
             }
-            taken += next.bytes as f64;
+            taken += next.compensated as f64;
             count += 1;
         }
         if count >= min_width {

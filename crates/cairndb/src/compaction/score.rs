@@ -157,7 +157,8 @@ pub struct LevelScore {
     pub num_files_being_compacted: usize,
     /// Bytes in the level.
     pub bytes: u64,
-    /// Bytes of the level not in running compactions.
+    /// Bytes of the level not in running compactions, deletions weighed extra
+    /// ([`Version::compensated_size`]): what the score divides, as in RocksDB.
     pub bytes_not_being_compacted: u64,
     /// The level's target size (`u64::MAX`: none).
     pub target_bytes: u64,
@@ -228,14 +229,15 @@ fn level_state(
     let busy = files
         .iter()
         .filter(|f| running.is_being_compacted(f.number));
-    let (busy_files, busy_bytes) = busy.fold((0, 0), |(n, b), f| (n + 1, b + f.size));
+    let (busy_files, busy_bytes) =
+        busy.fold((0, 0), |(n, b), f| (n + 1, b + version.compensated_size(f)));
     LevelScore {
         level,
         score: 0.0,
         num_files: files.len(),
         num_files_being_compacted: busy_files,
         bytes: version.level_bytes(level),
-        bytes_not_being_compacted: version.level_bytes(level) - busy_bytes,
+        bytes_not_being_compacted: version.compensated_level_bytes(level) - busy_bytes,
         target_bytes: targets.target(level),
     }
 }
@@ -270,7 +272,9 @@ fn score_levels(
             let base = targets.base_level;
             if l0_bytes > targets.target(base) {
                 // L0 larger than the base level's target: L0 → base goes before base → base+1.
-                let base_bytes = version.level_bytes(base).max(targets.target(base));
+                let base_bytes = version
+                    .compensated_level_bytes(base)
+                    .max(targets.target(base));
                 score = score.max(l0_bytes as f64 / base_bytes as f64);
             }
             if score > 1.0 {

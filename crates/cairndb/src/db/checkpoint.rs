@@ -83,6 +83,8 @@ impl Db {
         let dir = dir.as_ref();
         let inner = &*self.inner;
         let fs = &*inner.fs;
+        // Declared first, so it ends last: resuming deletions deletes in the database directory.
+        let _call = inner.begin_call()?;
         if fs.exists(dir)? {
             return Err(Error::InvalidArgument(format!(
                 "checkpoint directory {} already exists",

@@ -205,6 +205,7 @@ impl Db {
             ));
         }
         let inner = &self.inner;
+        let _call = inner.begin_call()?;
         let mut st = inner.state.lock();
         inner.check_open()?;
         // A MANIFEST change in flight (db/install.rs) must finish before this one begins.
@@ -245,6 +246,7 @@ impl Db {
                 "the default column family cannot be dropped".into(),
             ));
         }
+        let _call = inner.begin_call()?;
         let mut st = inner.state.lock();
         inner.check_open()?;
         // A running flush of this family would otherwise install an edit for a family that no

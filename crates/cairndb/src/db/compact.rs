@@ -520,6 +520,7 @@ impl DbInner {
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
     ) -> Result<()> {
+        let _call = self.begin_call()?;
         let mut manual = ManualCompaction::new(begin, end, BottommostLevelCompaction::Skip);
         let mut st = self.state.lock();
         loop {

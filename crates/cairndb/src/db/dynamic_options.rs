@@ -67,7 +67,7 @@ impl Db {
     /// or when the options would not validate, or the family was dropped; nothing changes then.
     pub fn set_options(&self, cf: &ColumnFamily, pairs: &[(&str, &str)]) -> Result<()> {
         let inner = &self.inner;
-        inner.check_open()?;
+        let _call = inner.begin_call()?;
         let _order = inner.options_change.lock();
         let mut st = inner.state.lock();
         cf.data.check_live()?;
@@ -104,7 +104,7 @@ impl Db {
     /// nothing changes then.
     pub fn set_db_options(&self, pairs: &[(&str, &str)]) -> Result<()> {
         let inner = &self.inner;
-        inner.check_open()?;
+        let _call = inner.begin_call()?;
         let _order = inner.options_change.lock();
         let mut st = inner.state.lock();
         let changed = inner.current_db_options().with_mutable_changes(pairs)?;

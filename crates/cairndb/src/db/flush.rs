@@ -33,7 +33,7 @@ use crate::options::{CfOptions, DbOptions};
 use crate::sstable::TableBuilder;
 use crate::types::{ParsedKey, SequenceNumber};
 use crate::version::filenames::table_file_name;
-use crate::version::{FileMetaData, VersionEdit};
+use crate::version::{EntryStats, FileMetaData, VersionEdit};
 
 /// Pause before the background thread retries a failed flush.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
@@ -102,6 +102,7 @@ impl DbInner {
     /// Flushes family `only` (or every family) and waits until the memtables that held data
     /// when called are in tables.
     fn flush_families(&self, only: Option<u32>) -> Result<()> {
+        let _call = self.begin_call()?;
         let mut st = self.state.lock();
         self.check_open()?;
         // A leader may be writing into a memtable with the mutex released (write.rs).
@@ -472,6 +473,7 @@ fn write_table(
         creation_time: Some(now),
         oldest_ancester_time: Some(now),
         marked_for_compaction: deletions.is_some_and(|c| c.need_compaction()),
+        entry_stats: Some(EntryStats::of(&built.properties)),
         ..FileMetaData::default()
     };
     Ok(Some(FlushedTable { meta, entries }))

@@ -221,6 +221,9 @@ struct DbState {
     next_writer_id: u64,
     /// A leader is committing a group, possibly with the mutex released.
     leader_active: bool,
+    /// User calls that may write or delete files with the mutex released (`CallGuard`):
+    /// close waits for them before it releases the directory.
+    calls_in_flight: usize,
     /// Kept until close: dropping it releases the directory.
     _lock: Option<Box<dyn FileLock>>,
 }
@@ -416,7 +419,15 @@ impl Db {
         // Files that readers kept alive past the last install are obsolete once those readers
         // are gone; the handle's own views are dropped with it, so only live files stay.
         {
-            let st = self.inner.state.lock();
+            let mut st = self.inner.state.lock();
+            // A flush, compact_range, checkpoint or option change another thread started
+            // before close may still be writing a table or installing an edit with the mutex
+            // released. It ends (or fails with Closed at its next check) before the directory
+            // is released: otherwise a database reopened here could see its files deleted by
+            // the closed one.
+            while st.calls_in_flight > 0 {
+                self.inner.cond.wait(&mut st);
+            }
             if !st.versions.is_poisoned() {
                 self.inner.delete_obsolete_files(&st);
             }
@@ -433,12 +444,41 @@ impl Drop for Db {
     }
 }
 
+/// A user call in flight (see [`DbInner::begin_call`]); ends when dropped.
+#[must_use = "the call ends when the guard drops"]
+struct CallGuard<'a> {
+    inner: &'a DbInner,
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        let mut st = self.inner.state.lock();
+        st.calls_in_flight -= 1;
+        if st.calls_in_flight == 0 {
+            self.inner.cond.notify_all();
+        }
+    }
+}
+
 impl DbInner {
     fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::Closed);
         }
         Ok(())
+    }
+
+    /// Registers a user call that may write or delete files with the mutex released (flush,
+    /// compact_range, checkpoint, column family and option changes), so close waits for it.
+    /// Take it before locking the state: the guard locks it when dropped.
+    ///
+    /// # Errors
+    /// [`Error::Closed`] once close has begun.
+    fn begin_call(&self) -> Result<CallGuard<'_>> {
+        let mut st = self.state.lock();
+        self.check_open()?;
+        st.calls_in_flight += 1;
+        Ok(CallGuard { inner: self })
     }
 
     /// What every read starts from: the options checked, the database open, the family not

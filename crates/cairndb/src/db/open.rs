@@ -265,6 +265,7 @@ fn open_inner(
             unsynced_wals: Vec::new(),
             syncing_retired_wals: false,
             leader_syncing_wals: false,
+            calls_in_flight: 0,
             retired_wal_bytes: BTreeMap::new(),
             wal_limit_switched: 0,
             cfs,

@@ -413,7 +413,13 @@ mod tests {
     #[test]
     fn lengths_of_every_varint_size_round_trip() {
         let arena = Arena::new(1 << 20);
-        for (klen, vlen) in [(0, 0), (119, 127), (120, 128), (300, 16_383), (16_400, 70_000)] {
+        for (klen, vlen) in [
+            (0, 0),
+            (119, 127),
+            (120, 128),
+            (300, 16_383),
+            (16_400, 70_000),
+        ] {
             let user_key: Vec<u8> = (0..klen).map(|i| (i % 251) as u8).collect();
             let value: Vec<u8> = (0..vlen).map(|i| (i % 241) as u8).collect();
             let trailer = crate::types::pack_trailer(7, 1);

@@ -51,6 +51,8 @@ mod file_tag {
     pub const FILE_CHECKSUM: u32 = 3;
     /// Advisory (an older reader may skip it), hence the safe-to-ignore bit.
     pub const MARKED_FOR_COMPACTION: u32 = 4 | super::SAFE_IGNORE_MASK;
+    /// Advisory too: without it compaction weighs the file by its size alone.
+    pub const ENTRY_STATS: u32 = 5 | super::SAFE_IGNORE_MASK;
 }
 
 /// A whole-file checksum and the name of the function that computed it.
@@ -60,6 +62,46 @@ pub struct FileChecksum {
     pub function: String,
     /// The checksum bytes.
     pub value: Vec<u8>,
+}
+
+/// Entry counts of a table, from its properties, kept with the file so compaction can weigh its
+/// deletions without opening it (RocksDB's `FileMetaData` holds the same counts, read from the
+/// table's properties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EntryStats {
+    /// Entries of every kind, range tombstones included.
+    pub num_entries: u64,
+    /// Deletions: `Delete` and `SingleDelete` entries and range tombstones.
+    pub num_deletions: u64,
+    /// Range tombstones (also counted in the two above).
+    pub num_range_deletions: u64,
+    /// Sum of the internal-key lengths.
+    pub raw_key_bytes: u64,
+    /// Sum of the value lengths.
+    pub raw_value_bytes: u64,
+}
+
+impl EntryStats {
+    /// The counts of a table with properties `p`.
+    pub fn of(p: &crate::sstable::TableProperties) -> EntryStats {
+        EntryStats {
+            num_entries: p.num_entries,
+            num_deletions: p.num_deletions,
+            num_range_deletions: p.num_range_deletions,
+            raw_key_bytes: p.raw_key_bytes,
+            raw_value_bytes: p.raw_value_bytes,
+        }
+    }
+
+    /// Point deletions (`Delete` and `SingleDelete`).
+    pub fn point_deletions(&self) -> u64 {
+        self.num_deletions.saturating_sub(self.num_range_deletions)
+    }
+
+    /// Entries that are not deletions.
+    pub fn non_deletions(&self) -> u64 {
+        self.num_entries.saturating_sub(self.num_deletions)
+    }
 }
 
 /// What the version set knows about one table file.
@@ -86,6 +128,9 @@ pub struct FileMetaData {
     /// The file should be compacted soon although no level needs it by size (many deletions;
     /// RocksDB's `marked_for_compaction`, persisted as its `kNeedCompaction`).
     pub marked_for_compaction: bool,
+    /// The table's entry counts; `None` for files recorded before CairnDB kept them (they are
+    /// then weighed by size alone).
+    pub entry_stats: Option<EntryStats>,
 }
 
 /// A table file added at a level.
@@ -322,6 +367,11 @@ fn check_file(f: &FileMetaData) -> std::result::Result<(), String> {
     if f.smallest_seqno > f.largest_seqno || f.largest_seqno > MAX_SEQUENCE {
         return Err(format!("file {n}: bad sequence range"));
     }
+    if let Some(e) = &f.entry_stats {
+        if e.num_range_deletions > e.num_deletions || e.num_deletions > e.num_entries {
+            return Err(format!("file {n}: inconsistent entry stats"));
+        }
+    }
     Ok(())
 }
 
@@ -354,6 +404,19 @@ fn encode_new_file(f: &NewFile) -> Vec<u8> {
     }
     if m.marked_for_compaction {
         bytes_field(&mut p, file_tag::MARKED_FOR_COMPACTION, &[1]);
+    }
+    if let Some(e) = &m.entry_stats {
+        let mut payload = Vec::with_capacity(5 * 4);
+        for v in [
+            e.num_entries,
+            e.num_deletions,
+            e.num_range_deletions,
+            e.raw_key_bytes,
+            e.raw_value_bytes,
+        ] {
+            put_varint64(&mut payload, v);
+        }
+        bytes_field(&mut p, file_tag::ENTRY_STATS, &payload);
     }
     if let Some(c) = &m.file_checksum {
         let mut payload = Vec::with_capacity(c.function.len() + c.value.len() + 4);
@@ -478,10 +541,33 @@ fn apply_file_field(m: &mut FileMetaData, t: u32, p: &[u8]) -> FieldResult<()> {
             [1] => m.marked_for_compaction = true,
             _ => return corrupt("malformed marked-for-compaction field"),
         },
+        file_tag::ENTRY_STATS => m.entry_stats = Some(decode_entry_stats(p)?),
         t if t & SAFE_IGNORE_MASK != 0 => {}
         t => return unknown_required(t, "new-file field"),
     }
     Ok(())
+}
+
+fn decode_entry_stats(p: &[u8]) -> FieldResult<EntryStats> {
+    let mut d = Decoder::new(p);
+    let mut v = [0u64; 5];
+    for x in &mut v {
+        *x = match d.varint64() {
+            Some(n) => n,
+            None => return corrupt("malformed entry stats"),
+        };
+    }
+    let [num_entries, num_deletions, num_range_deletions, raw_key_bytes, raw_value_bytes] = v;
+    if !d.is_empty() || num_range_deletions > num_deletions || num_deletions > num_entries {
+        return corrupt("inconsistent entry stats");
+    }
+    Ok(EntryStats {
+        num_entries,
+        num_deletions,
+        num_range_deletions,
+        raw_key_bytes,
+        raw_value_bytes,
+    })
 }
 
 fn decode_checksum(p: &[u8]) -> FieldResult<FileChecksum> {

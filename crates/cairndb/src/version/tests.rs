@@ -63,6 +63,14 @@ fn new_file() -> impl Strategy<Value = NewFile> {
                 oldest_ancester_time: oat,
                 file_checksum,
                 marked_for_compaction: number % 3 == 0,
+                // Consistent counts derived from the number, present on half the files.
+                entry_stats: (number % 2 == 0).then_some(EntryStats {
+                    num_entries: size,
+                    num_deletions: size / 2,
+                    num_range_deletions: size / 5,
+                    raw_key_bytes: number,
+                    raw_value_bytes: s1,
+                }),
             };
             NewFile { level, meta }
         },
@@ -191,7 +199,7 @@ fn unknown_safe_to_ignore_tags_are_skipped() {
     let encoded = only_file.encoded();
     // The new-file payload is the whole edit minus its tag byte and one-byte length.
     payload.extend_from_slice(&encoded[2..]);
-    field(&mut payload, SAFE_IGNORE_MASK | 5, &[1, 2, 3]);
+    field(&mut payload, SAFE_IGNORE_MASK | 99, &[1, 2, 3]);
     let mut bytes = Vec::new();
     field(&mut bytes, 10, &payload);
     assert_eq!(VersionEdit::decode(&bytes).expect("decode"), only_file);
@@ -245,6 +253,24 @@ fn malformed_edits_are_corruption() {
             2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
         ],
     ));
+    // Entry stats inside a new-file field: too few counts, and more deletions than entries.
+    let mut only_file = VersionEdit::default();
+    only_file.add_file(1, sample_edit(1).new_files[0].meta.clone());
+    let encoded = only_file.encoded();
+    for (what, counts) in [
+        ("entry stats cut short", &[5u8, 1, 0, 10][..]),
+        ("more deletions than entries", &[5, 6, 0, 10, 10][..]),
+        (
+            "more range deletions than deletions",
+            &[5, 1, 2, 10, 10][..],
+        ),
+    ] {
+        let mut payload = encoded[2..].to_vec();
+        field(&mut payload, SAFE_IGNORE_MASK | 5, counts);
+        let mut b = Vec::new();
+        field(&mut b, 10, &payload);
+        cases.push((what, b));
+    }
     for (what, bytes) in cases {
         let e = VersionEdit::decode(&bytes).expect_err(what);
         assert!(e.is_corruption(), "{what}: {e}");
@@ -270,6 +296,13 @@ fn writer_validates_edits() {
     assert!(matches!(w.add_edit(&bad), Err(Error::InvalidArgument(_))));
     let mut bad = sample_edit(1);
     bad.new_files[0].meta.smallest_seqno = 10;
+    assert!(matches!(w.add_edit(&bad), Err(Error::InvalidArgument(_))));
+    let mut bad = sample_edit(1);
+    bad.new_files[0].meta.entry_stats = Some(EntryStats {
+        num_entries: 1,
+        num_deletions: 2,
+        ..EntryStats::default()
+    });
     assert!(matches!(w.add_edit(&bad), Err(Error::InvalidArgument(_))));
     let grouped = VersionEdit {
         atomic_group_remaining: Some(0),

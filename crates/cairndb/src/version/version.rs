@@ -37,6 +37,11 @@ pub const DEFAULT_NUM_LEVELS: usize = 7;
 pub struct Version {
     levels: Vec<Vec<Arc<FileMetaData>>>,
     level_bytes: Vec<u64>,
+    /// Per level, the sum of [`Version::compensated_size`].
+    compensated_level_bytes: Vec<u64>,
+    /// The average value's share of file bytes, for weighing deletions (see
+    /// [`Version::compensated_size`]).
+    average_value_size: u64,
     /// File number -> level, for the builder's "is this file here?" checks in O(1).
     locations: HashMap<u64, usize>,
 }
@@ -65,6 +70,41 @@ pub(crate) fn sorted_level_order(a: &FileMetaData, b: &FileMetaData) -> Ordering
     compare_internal(&a.smallest, &b.smallest).then(a.number.cmp(&b.number))
 }
 
+/// How many average values a point deletion beyond half a file's entries weighs.
+const DELETION_WEIGHT: u64 = 2;
+
+fn compensated_size(f: &FileMetaData, average_value_size: u64) -> u64 {
+    let Some(e) = &f.entry_stats else {
+        return f.size;
+    };
+    let twice = e.point_deletions().saturating_mul(2);
+    if twice < e.num_entries {
+        return f.size;
+    }
+    let extra = (twice - e.num_entries)
+        .saturating_mul(average_value_size)
+        .saturating_mul(DELETION_WEIGHT);
+    f.size.saturating_add(extra)
+}
+
+/// RocksDB's `GetAverageValueSize`: the raw bytes of a value, scaled by how much of the raw
+/// key and value bytes the files hold on disk (compression), over files with entry counts.
+fn average_value_size<'a>(files: impl Iterator<Item = &'a Arc<FileMetaData>>) -> u64 {
+    let (mut keys, mut values, mut non_deletions, mut bytes) = (0u128, 0u128, 0u128, 0u128);
+    for f in files {
+        if let Some(e) = &f.entry_stats {
+            keys += u128::from(e.raw_key_bytes);
+            values += u128::from(e.raw_value_bytes);
+            non_deletions += u128::from(e.non_deletions());
+            bytes += u128::from(f.size);
+        }
+    }
+    if non_deletions == 0 || keys + values == 0 {
+        return 0;
+    }
+    u64::try_from(values / non_deletions * bytes / (keys + values)).unwrap_or(u64::MAX)
+}
+
 fn smallest_user_key(f: &FileMetaData) -> &[u8] {
     user_key(&f.smallest)
 }
@@ -86,6 +126,8 @@ impl Version {
         Version {
             levels: vec![Vec::new(); num_levels],
             level_bytes: vec![0; num_levels],
+            compensated_level_bytes: vec![0; num_levels],
+            average_value_size: 0,
             locations: HashMap::new(),
         }
     }
@@ -111,6 +153,13 @@ impl Version {
             }
             v.level_bytes[level] = files.iter().map(|f| f.size).sum();
             v.levels[level] = files;
+        }
+        v.average_value_size = average_value_size(v.levels.iter().flatten());
+        for level in 0..v.levels.len() {
+            v.compensated_level_bytes[level] = v.levels[level]
+                .iter()
+                .map(|f| compensated_size(f, v.average_value_size))
+                .sum();
         }
         #[cfg(any(test, feature = "invariants"))]
         v.assert_invariants();
@@ -144,6 +193,25 @@ impl Version {
     /// If `level >= num_levels()`.
     pub fn level_bytes(&self, level: usize) -> u64 {
         self.level_bytes[level]
+    }
+
+    /// The sum of [`Version::compensated_size`] over the files of `level`: what a level's
+    /// compaction score weighs.
+    ///
+    /// # Panics
+    /// If `level >= num_levels()`.
+    pub fn compensated_level_bytes(&self, level: usize) -> u64 {
+        self.compensated_level_bytes[level]
+    }
+
+    /// `f`'s size with its deletions weighed extra (RocksDB's `compensated_file_size`), so
+    /// compaction moves tombstones down sooner, where they free the space of the values they
+    /// hide. A file whose point deletions are at least half its entries counts each deletion
+    /// beyond that as two average values (RocksDB's `kDeletionWeightOnCompaction`); below
+    /// half, as in a steady workload that deletes what it wrote, the size alone counts.
+    /// Files without entry counts count their size.
+    pub fn compensated_size(&self, f: &FileMetaData) -> u64 {
+        compensated_size(f, self.average_value_size)
     }
 
     /// The total size of all files, in bytes.
