@@ -372,6 +372,26 @@ fn run_cut(
     (r, starts)
 }
 
+/// The size of one output holding all of `entries`: with it, tests set targets in entries.
+fn uncut_size(entries: &[(Vec<u8>, Vec<u8>)]) -> u64 {
+    let no_cut = Cut {
+        target: u64::MAX,
+        grandparents: &[],
+        gp_limit: 0,
+    };
+    let r = run_job_cf(
+        &mem_fs(),
+        &cf_options(),
+        entries.to_vec(),
+        vec![],
+        &no_cut,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    r.outputs[0].size
+}
+
 fn output_starts(r: &CompactionJobResult) -> Vec<String> {
     r.outputs
         .iter()
@@ -385,27 +405,9 @@ fn leveled_outputs_are_cut_where_grandparent_files_start() {
         .map(|i| entry(&key(i), 5, ValueKind::Put, &"v".repeat(200)))
         .collect();
     let gp = ten_grandparents(1000);
-    // The size of one output holding every entry gives the bytes per entry.
-    let fs = mem_fs();
-    let no_cut = Cut {
-        target: u64::MAX,
-        grandparents: &[],
-        gp_limit: 0,
-    };
-    let opts = iter_options(&[], false);
-    let whole = run_job_cf(
-        &fs,
-        &cf_options(),
-        entries.clone(),
-        vec![],
-        &no_cut,
-        opts,
-        None,
-    )
-    .expect("job");
     // About 25 entries per output: by size alone the cuts fall inside grandparent files.
     let cut = Cut {
-        target: whole.outputs[0].size / 4,
+        target: uncut_size(&entries) / 4,
         grandparents: &gp,
         gp_limit: 0,
     };
@@ -473,25 +475,9 @@ fn an_output_above_the_bottommost_level_grows_up_to_twice_the_target_to_end_at_a
             ..FileMetaData::default()
         })
         .collect();
-    let fs = mem_fs();
-    let no_cut = Cut {
-        target: u64::MAX,
-        grandparents: &[],
-        gp_limit: 0,
-    };
-    let whole = run_job_cf(
-        &fs,
-        &cf_options(),
-        entries.clone(),
-        vec![],
-        &no_cut,
-        iter_options(&[], false),
-        None,
-    )
-    .expect("job");
     // About 45 entries per target: by size alone the first cut falls inside the first file.
     let cut = Cut {
-        target: whole.outputs[0].size * 45 / 100,
+        target: uncut_size(&entries) * 45 / 100,
         grandparents: &gp,
         gp_limit: 0,
     };
