@@ -239,6 +239,14 @@ fn a_flush_syncs_retired_wals_only_when_another_family_needs_them() {
     }
 }
 
+/// A database on a `FaultFs` over a `MemFs` (both returned, for hooks and crash copies).
+fn open_on_fault_fs() -> (MemFs, cairndb::fs::FaultFs, Arc<Db>) {
+    let mem = MemFs::new();
+    let fs = cairndb::fs::FaultFs::new(mem.shared(), 1);
+    let db = Db::open_with_fs(fs.shared(), DIR, opts(WalRecoveryMode::default())).expect("open");
+    (mem, fs, Arc::new(db))
+}
+
 /// Found by the power_cut suite (CI, cycle 0xfc48e3ce1662b1ae). With two families, a flush of
 /// one starts while the other holds nothing in memory, so it leaves the retired WAL unsynced;
 /// the other family is written while the table is built. The flush must still make the
@@ -246,14 +254,10 @@ fn a_flush_syncs_retired_wals_only_when_another_family_needs_them() {
 /// tail lost, stops there, and loses a later synced write.
 #[test]
 fn a_family_written_during_a_flush_does_not_keep_an_unsynced_wal_alive() {
-    use cairndb::fs::{CrashOptions, FaultFs, OpKind};
+    use cairndb::fs::{CrashOptions, OpKind};
     use cairndb::options::CfOptions;
 
-    let mem = MemFs::new();
-    let fs = FaultFs::new(mem.shared(), 1);
-    let db = Arc::new(
-        Db::open_with_fs(fs.shared(), DIR, opts(WalRecoveryMode::default())).expect("open"),
-    );
+    let (mem, fs, db) = open_on_fault_fs();
     let b = db
         .create_column_family("b", CfOptions::default())
         .expect("create family");
@@ -307,16 +311,12 @@ fn a_family_written_during_a_flush_does_not_keep_an_unsynced_wal_alive() {
 /// Without the wait, close returns while the flush is held inside its table creation.
 #[test]
 fn close_waits_for_a_flush_running_on_another_thread() {
-    use cairndb::fs::{FaultFs, OpKind};
+    use cairndb::fs::OpKind;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
 
-    let mem = MemFs::new();
-    let fs = FaultFs::new(mem.shared(), 1);
-    let db = Arc::new(
-        Db::open_with_fs(fs.shared(), DIR, opts(WalRecoveryMode::default())).expect("open"),
-    );
+    let (mem, fs, db) = open_on_fault_fs();
     db.put(&WriteOptions::default(), b"k", b"v").expect("put");
     let (inside_tx, inside_rx) = mpsc::channel::<()>();
     let (release_tx, release_rx) = mpsc::channel::<()>();
