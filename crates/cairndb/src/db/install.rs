@@ -12,7 +12,12 @@
 //!    flight, then begins its own under the lock ([`VersionSet::begin_apply`]), writes it
 //!    unlocked, and finishes it under the lock. Readers and writers see the old versions until
 //!    the finish; file numbers and sequence numbers handed out meanwhile are kept.
-//! 2. Obsolete files are chosen under the lock from a directory listing taken before, so a file
+//! 2. A failed MANIFEST write or sync is fail-stop: the version set is poisoned before the lock
+//!    is released, and every later write fails with `Error::Poisoned` (`check_writable` in
+//!    write.rs), as after a WAL failure. What reached the disk is unknown (the edit may be there or
+//!    not), so no later edit may be appended and no write acknowledged that a reopen might not
+//!    recover in order; a reopen recovers from what the MANIFEST holds.
+//! 3. Obsolete files are chosen under the lock from a directory listing taken before, so a file
 //!    created after the listing is never chosen; they are unlinked unlocked. A file never comes
 //!    back to life (numbers are not reused), so deleting it late is safe; two sweeps deleting
 //!    the same file is harmless (the second fails and is ignored).
@@ -52,7 +57,7 @@ impl DbInner {
 
     /// Deletes the files the version set reports obsolete, and forgets their cached state,
     /// with the lock released while the directory is listed and while files are unlinked
-    /// (contract 2).
+    /// (contract 3).
     pub(super) fn purge_obsolete_files(&self, st: &mut MutexGuard<'_, DbState>) {
         let Ok(listing) = MutexGuard::unlocked(st, || self.fs.list(&self.dir)) else {
             return;

@@ -267,8 +267,8 @@ struct DbInner {
     /// Live snapshots: sequence number → count. Kept for compaction, which must not drop
     /// versions a snapshot can see.
     snapshots: Arc<Mutex<BTreeMap<SequenceNumber, usize>>>,
-    /// Range tombstones of each table file (the table format has no range-deletion block yet,
-    /// so they are read from the data blocks once per file). File numbers are unique across
+    /// Range tombstones of each table file, converted once per file from the table's
+    /// range-deletion block to the iterator's tombstone type. File numbers are unique across
     /// column families.
     range_dels: Mutex<HashMap<u64, Arc<Vec<Tombstone>>>>,
     report: RecoveryReport,

@@ -207,6 +207,35 @@ fn failed_flush_keeps_data_and_is_retried() {
 }
 
 #[test]
+fn a_failed_manifest_sync_stops_writes_at_once_until_reopen() {
+    // durability.md D5: a failed MANIFEST write is fail-stop like a failed WAL write. The very
+    // next write is refused, although the memtables have room (before, writes were acknowledged
+    // until the memtables filled).
+    let fault = FaultFs::new(MemFs::new().shared(), 5);
+    let db = Db::open_with_fs(fault.shared(), DIR, opts()).expect("open");
+    db.put(&w(), b"a", b"1").expect("put");
+    fault.add_rule(FaultRule::nth(OpKind::Sync, 1, FaultKind::Eio).on_paths("MANIFEST"));
+    let e = db.flush().expect_err("the flush's MANIFEST sync fails");
+    assert!(e.is_io(), "{e}");
+    fault.clear_rules();
+    let e = db.put(&w(), b"b", b"2").expect_err("fail-stop");
+    assert!(
+        matches!(e, Error::Poisoned(ref m) if m.contains("MANIFEST")),
+        "{e}"
+    );
+    let mut batch = WriteBatch::new();
+    batch.put(b"c", b"3").expect("put");
+    assert!(matches!(db.write(&w(), batch), Err(Error::Poisoned(_))));
+    // Reads still answer from what is in memory.
+    assert_eq!(get(&db, b"a").as_deref(), Some(&b"1"[..]));
+    drop(db);
+    let db = Db::open_with_fs(fault.shared(), DIR, opts()).expect("reopen");
+    assert_eq!(get(&db, b"a").as_deref(), Some(&b"1"[..]));
+    assert_eq!(get(&db, b"b"), None);
+    db.put(&w(), b"b", b"2").expect("writable after reopen");
+}
+
+#[test]
 fn failed_manifest_write_refuses_writes_instead_of_hanging() {
     let fault = FaultFs::new(MemFs::new().shared(), 3);
     let db = Db::open_with_fs(fault.shared(), DIR, small_opts()).expect("open");

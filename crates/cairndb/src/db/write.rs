@@ -188,8 +188,13 @@ impl DbInner {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::Closed);
         }
-        match &st.poisoned {
-            Some(why) => Err(Error::Poisoned(why.clone())),
+        if let Some(why) = &st.poisoned {
+            return Err(Error::Poisoned(why.clone()));
+        }
+        // Fail-stop on a MANIFEST failure (durability.md, D5): the file set on disk is unknown,
+        // so nothing more is acknowledged until a reopen recovers it.
+        match st.versions.poison_reason() {
+            Some(why) => Err(Error::Poisoned(format!("MANIFEST write failed: {why}"))),
             None => Ok(()),
         }
     }

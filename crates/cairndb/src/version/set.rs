@@ -8,9 +8,12 @@
 //! locking. What escapes the lock is `Arc<Version>` ([`VersionSet::current`]): readers use it
 //! without any lock, because a [`Version`] never changes. The only state shared outside the
 //! lock is the registry behind [`PendingOutput`] guards, which a flush or compaction may drop on
-//! any thread; it has its own small mutex. `log_and_apply` does I/O (append, fsync, sometimes a
-//! new MANIFEST and CURRENT) while the caller holds the lock, as LevelDB does; RocksDB's
-//! release-the-lock-while-writing queue can come later without changing this API.
+//! any thread; it has its own small mutex. The database writes MANIFEST changes with its lock
+//! released, as RocksDB's `LogAndApply` does: [`VersionSet::begin_apply`] (under the lock)
+//! prepares the records, [`PendingApply::write`] appends and syncs them with no lock held, and
+//! [`VersionSet::finish_apply`] (under the lock again) installs them; one change is in flight at
+//! a time (`db/install.rs`). [`VersionSet::log_and_apply`] does all three under the caller's
+//! lock, for open and for column-family creation and drop, which are rare.
 //!
 //! # Ownership
 //! The set owns the open MANIFEST writer, the counters (`next_file_number`, `last_sequence`,
@@ -851,6 +854,11 @@ impl VersionSet {
     /// True after a failed MANIFEST write (invariant 3).
     pub fn is_poisoned(&self) -> bool {
         self.poisoned.is_some()
+    }
+
+    /// Why the set is poisoned (the failed MANIFEST or CURRENT write's error), if it is.
+    pub fn poison_reason(&self) -> Option<&str> {
+        self.poisoned.as_deref()
     }
 
     /// Numbers of the table files that are live (invariant 6): in a current version, in a
