@@ -1,47 +1,105 @@
-//! CairnDB: an embedded, persistent key-value storage engine built as a log-structured merge tree.
+//! CairnDB: an embedded, persistent key-value storage engine built as a log-structured merge tree
+//! (write-ahead log, memtables, sorted table files, background compaction), with RocksDB's
+//! options, option strings and semantics.
 //!
-//! This crate is being built bottom-up. What exists today:
-//! - [`fs`]: the file-system layer every file operation goes through, with in-memory,
-//!   error-injecting and crash-simulating implementations for tests.
-//! - [`wal`]: the write-ahead log format (writer and reader), `docs/format/wal.md`.
-//! - [`batch`]: the atomic write batch, the payload of WAL records, `docs/format/write_batch.md`.
-//! - [`memtable`]: the concurrent arena skiplist (and a vector memtable for bulk loads).
-//! - [`sstable`]: the block-based table format (builder and reader), `docs/format/sstable.md`.
-//! - [`version`]: version edits, the MANIFEST, the CURRENT protocol (`docs/format/manifest.md`)
-//!   and the version set that recovers and changes the file set (`docs/design/version_set.md`).
-//! - [`iter`]: the one iterator contract and the merging, level and user-facing iterators
-//!   (`docs/design/iterators.md`); [`merge`]: merge operators.
-//! - [`cache`]: the sharded block cache (clock or LRU); [`table_cache`]: open table files.
-//! - [`options`]: database, column-family, read and write options under RocksDB's names, and
-//!   RocksDB option strings (`docs/design/options.md`).
+//! # Example
 //!
-//! - [`db`]: the database front that ties these together: open and WAL recovery, the commit
-//!   path, point reads, flush, snapshots and iterators (`docs/design/db.md`).
-//! - [`verify`]: offline check of every block of every live file (`cairn verify`).
+//! ```
+//! use cairndb::options::{Options, ReadOptions, WriteOptions};
+//! use cairndb::{Db, WriteBatch};
 //!
-//! Durability guarantees (D1-D6) and the suites that test them: `docs/design/durability.md`.
+//! # fn main() -> cairndb::Result<()> {
+//! let dir = tempfile::tempdir().expect("temporary directory");
+//! let mut options = Options::default();
+//! options.db.create_if_missing = true;
+//! let db = Db::open(dir.path(), options)?;
 //!
-//! Errors: every fallible function returns [`Error`]; damaged persisted bytes are reported as
-//! [`Error::Corruption`] naming the file and offset, never as wrong data or a panic.
+//! let w = WriteOptions::default();
+//! db.put(&w, b"apple", b"red")?;
+//! let mut batch = WriteBatch::new();
+//! batch.put(b"banana", b"yellow")?;
+//! batch.delete(b"apple")?;
+//! db.write(&w, batch)?; // all or nothing
+//!
+//! let r = ReadOptions::default();
+//! assert_eq!(db.get(&r, b"apple")?, None);
+//! let mut it = db.iter(&r)?;
+//! it.seek_to_first();
+//! assert_eq!((it.key(), it.value()), (&b"banana"[..], &b"yellow"[..]));
+//! db.close()
+//! # }
+//! ```
+//!
+//! # What the crate offers
+//! - [`Db`]: open (and recover), [`Db::put`], [`Db::get`], [`Db::write`] of a [`WriteBatch`],
+//!   [`Db::iter`] ([`DbIter`]), [`Db::snapshot`] ([`Snapshot`]), column families
+//!   ([`ColumnFamily`], [`Db::create_column_family`]), [`Db::flush`], [`Db::compact_range`],
+//!   [`Db::checkpoint`], properties ([`Db::property`]) and dynamic options ([`Db::set_options`]).
+//! - [`options`]: database, column-family, table, read and write options under RocksDB's names,
+//!   RocksDB option strings and OPTIONS files, and [`options::Statistics`].
+//! - [`fs`]: the file-system interface every file operation goes through (RocksDB's `Env`), with
+//!   the real file system, an in-memory one, and error-injecting and power-cut-simulating ones
+//!   for testing programs built on CairnDB.
+//! - [`MergeOperator`]s and [`CompactionFilter`]s, the user hooks of reads and compactions.
+//! - [`Error`]: one error type; damaged persisted bytes are reported as [`Error::Corruption`]
+//!   naming the file and offset, never as wrong data or a panic.
+//!
+//! # Guarantees
+//! Durability guarantees D1-D6 (what survives a process crash and a power cut, atomic batches,
+//! no wrong answers, errors that surface, liveness under transient faults) are stated in
+//! `docs/design/durability.md` and tested by the reliability suites.
+//!
+//! # Internals
+//! The engine's modules (memtable, sstable, version, compaction, ...) are not part of the API.
+//! The `internals` feature makes them public, hidden from the documentation, for the `cairn`
+//! tool, the fuzz targets, benchmarks and tests; they follow no stability promise.
 
-pub mod batch;
-pub mod cache;
-pub mod compaction;
-pub mod db;
-pub mod error;
+#![warn(missing_docs)]
+// Without `internals`, helpers used only by the tool, fuzzers and benches are unreachable.
+#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
+
+/// Declares the engine's internal modules: public (and hidden from the documentation) with the
+/// `internals` feature, private to the crate without it.
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        mod $name;
+    )*};
+}
+
+internal_modules!(
+    batch,
+    cache,
+    compaction,
+    db,
+    error,
+    iter,
+    memtable,
+    merge,
+    sstable,
+    table_cache,
+    types,
+    util,
+    verify,
+    version,
+    wal,
+);
+
 pub mod fs;
-pub mod iter;
-pub mod memtable;
-pub mod merge;
 pub mod options;
-pub mod sstable;
-pub mod table_cache;
-pub mod types;
-pub mod util;
-pub mod verify;
-pub mod version;
-pub mod wal;
 
-pub use db::Db;
+pub use batch::WriteBatch;
+pub use compaction::{
+    CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
+};
+pub use db::statistics::FlushStats;
+pub use db::{
+    CheckpointReport, ColumnFamily, ColumnFamilyDescriptor, CompactionStats, Db, DbIter,
+    DroppedWalBytes, LevelStats, LevelSummary, RecoveryReport, Snapshot, PROPERTY_NAMES,
+};
 pub use error::{Corruption, Error, Result};
+pub use merge::{MergeOperator, StringAppendOperator, UInt64AddOperator};
 pub use types::{CompressionType, SequenceNumber, ValueKind};

@@ -40,7 +40,22 @@ use crate::util::coding::{decode_fixed32, decode_fixed64, put_length_prefixed, p
 /// The id of the default column family.
 pub const DEFAULT_CF: u32 = 0;
 
-/// An ordered, atomic group of updates across column families. See the module contract.
+/// An ordered, atomic group of updates across column families: [`Db::write`](crate::Db::write)
+/// applies all of it or none of it, and a crash never recovers part of it.
+///
+/// ```
+/// use cairndb::WriteBatch;
+///
+/// # fn main() -> cairndb::Result<()> {
+/// let mut batch = WriteBatch::new();
+/// batch.put(b"from", b"90")?;
+/// batch.put(b"to", b"110")?;
+/// batch.delete(b"pending")?;
+/// batch.delete_range(b"tmp/", b"tmp0")?;
+/// assert_eq!(batch.count(), 4);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct WriteBatch {
     /// Header followed by the records; always a valid encoding (invariant 1).
@@ -100,7 +115,7 @@ impl WriteBatch {
     /// [`Error::Corruption`] (with an empty file name and the offset of the damage within
     /// `bytes`; the caller adds the file with [`Error::in_file`]) when the header is short, a
     /// record is malformed, the records do not number exactly the header's count, or the
-    /// sequence numbers the batch would consume exceed [`MAX_SEQUENCE`].
+    /// sequence numbers the batch would consume exceed the largest sequence number, 2^56 - 1.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
         if bytes.len() < HEADER_LEN {
             return Err(Error::corruption(
@@ -195,8 +210,8 @@ impl WriteBatch {
     /// Sets `key` to `value` in the default column family.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when the key is longer than [`MAX_KEY_LEN`], the value longer
-    /// than [`MAX_VALUE_LEN`], or the batch already holds `u32::MAX` records.
+    /// [`Error::InvalidArgument`] when the key is longer than 8 MiB, the value longer than
+    /// 1 GiB, or the batch already holds `u32::MAX` records.
     pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         self.put_cf(DEFAULT_CF, key, value)
     }
@@ -246,7 +261,7 @@ impl WriteBatch {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `begin > end` (bytewise), when either bound is longer
-    /// than [`MAX_KEY_LEN`], or when the batch is full. `begin == end` is accepted and deletes
+    /// than 8 MiB, or when the batch is full. `begin == end` is accepted and deletes
     /// nothing.
     pub fn delete_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
         self.delete_range_cf(DEFAULT_CF, begin, end)

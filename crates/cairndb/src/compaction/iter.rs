@@ -84,7 +84,7 @@ pub trait CompactionFilter: Send + Sync {
     fn name(&self) -> &str;
 
     /// Decides about `value` of user key `key`. `level` is the compaction's input level
-    /// ([`CompactionIterOptions::level`]). `value` is a stored `Put` value or a merge result.
+    /// (the output level of the compaction). `value` is a stored `Put` value or a merge result.
     fn filter(&self, level: usize, key: &[u8], value: &[u8]) -> FilterDecision;
 }
 

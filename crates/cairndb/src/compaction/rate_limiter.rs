@@ -334,7 +334,7 @@ impl RateLimiter {
 
     /// [`RateLimiter::new`] reading time from `clock`. Waiting still sleeps in real time and
     /// then rereads `clock`: with a clock that never advances, a request that needs a refill
-    /// waits until the clock moves (tests drive [`Bucket`] directly instead).
+    /// waits until the clock moves (tests drive the token bucket directly instead).
     ///
     /// # Errors
     /// As [`RateLimiter::new`].

@@ -108,6 +108,23 @@ impl CfData {
 
 /// A handle to a column family. Cheap to clone and to keep; calls through the handle of a
 /// dropped family return [`Error::InvalidArgument`].
+///
+/// ```
+/// use cairndb::options::{CfOptions, Options, ReadOptions, WriteOptions};
+/// use cairndb::Db;
+///
+/// # fn main() -> cairndb::Result<()> {
+/// # let dir = tempfile::tempdir().expect("temporary directory");
+/// # let mut options = Options::default();
+/// # options.db.create_if_missing = true;
+/// let db = Db::open(dir.path(), options)?;
+/// let index = db.create_column_family("index", CfOptions::default())?;
+/// db.put_cf(&WriteOptions::default(), &index, b"k", b"v")?;
+/// assert_eq!(db.get(&ReadOptions::default(), b"k")?, None); // not in the default family
+/// assert_eq!(db.get_cf(&ReadOptions::default(), &index, b"k")?.as_deref(), Some(&b"v"[..]));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct ColumnFamily {
     pub(super) data: Arc<CfData>,

@@ -32,6 +32,33 @@ use crate::version::Version;
 use std::time::Instant;
 
 /// A user iterator over the database; see [`Db::iter`]. Keys are user keys in bytewise order.
+/// It reads a consistent view (the snapshot in its `ReadOptions`, or the state when it was
+/// created); after the last entry `valid()` is false and `status()` tells an end from an error.
+///
+/// ```
+/// use cairndb::options::{Options, ReadOptions, WriteOptions};
+/// use cairndb::Db;
+///
+/// # fn main() -> cairndb::Result<()> {
+/// # let dir = tempfile::tempdir().expect("temporary directory");
+/// # let mut options = Options::default();
+/// # options.db.create_if_missing = true;
+/// let db = Db::open(dir.path(), options)?;
+/// for k in [&b"a"[..], b"b", b"c"] {
+///     db.put(&WriteOptions::default(), k, b"v")?;
+/// }
+/// let mut it = db.iter(&ReadOptions::default())?;
+/// let mut keys = Vec::new();
+/// it.seek(b"b");
+/// while it.valid() {
+///     keys.push(it.key().to_vec());
+///     it.next();
+/// }
+/// it.status()?; // the scan ended at the last key, not at an error
+/// assert_eq!(keys, [b"b".to_vec(), b"c".to_vec()]);
+/// # Ok(())
+/// # }
+/// ```
 pub struct DbIter {
     inner: DbIterator,
     /// Keeps the memtables and the version (and so the table files) alive.

@@ -280,7 +280,28 @@ struct DbInner {
     info_log: info_log::InfoLog,
 }
 
-/// An open database. See the module contract.
+/// An open database: cheap to clone (clones share one database) and safe to use from many
+/// threads at once. Dropping the last clone closes it; [`Db::close`] closes it explicitly and
+/// reports the error of the final WAL sync.
+///
+/// ```
+/// use cairndb::options::{Options, ReadOptions, WriteOptions};
+/// use cairndb::Db;
+///
+/// # fn main() -> cairndb::Result<()> {
+/// let dir = tempfile::tempdir().expect("temporary directory");
+/// let mut options = Options::default();
+/// options.db.create_if_missing = true;
+/// let db = Db::open(dir.path(), options.clone())?;
+/// db.put(&WriteOptions { sync: true, ..WriteOptions::default() }, b"k", b"v")?;
+/// db.close()?;
+///
+/// // A reopen recovers every acknowledged write.
+/// let db = Db::open(dir.path(), options)?;
+/// assert_eq!(db.get(&ReadOptions::default(), b"k")?.as_deref(), Some(&b"v"[..]));
+/// # Ok(())
+/// # }
+/// ```
 pub struct Db {
     inner: Arc<DbInner>,
     /// The flush thread and the compaction threads, joined by close.
@@ -298,6 +319,26 @@ impl std::fmt::Debug for Db {
 /// A consistent point in the history: reads with `ReadOptions::snapshot =
 /// Some(snapshot.sequence())` see exactly the writes published before it was taken. Released
 /// when dropped.
+///
+/// ```
+/// use cairndb::options::{Options, ReadOptions, WriteOptions};
+/// use cairndb::Db;
+///
+/// # fn main() -> cairndb::Result<()> {
+/// # let dir = tempfile::tempdir().expect("temporary directory");
+/// # let mut options = Options::default();
+/// # options.db.create_if_missing = true;
+/// let db = Db::open(dir.path(), options)?;
+/// let w = WriteOptions::default();
+/// db.put(&w, b"k", b"old")?;
+/// let snapshot = db.snapshot()?;
+/// db.put(&w, b"k", b"new")?;
+/// let at_snapshot = ReadOptions { snapshot: Some(snapshot.sequence()), ..ReadOptions::default() };
+/// assert_eq!(db.get(&at_snapshot, b"k")?.as_deref(), Some(&b"old"[..]));
+/// assert_eq!(db.get(&ReadOptions::default(), b"k")?.as_deref(), Some(&b"new"[..]));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct Snapshot {
     seq: SequenceNumber,

@@ -114,8 +114,8 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     fn truncate(&self, path: &Path, len: u64) -> Result<()>;
     /// Makes the directory's entries (creations, renames, removals) durable.
     fn sync_dir(&self, path: &Path) -> Result<()>;
-    /// Takes an exclusive lock on `path` (creating it), failing at once with [`Error::Busy`]
-    /// (crate::Error::Busy) if another handle, in this process or another, holds it.
+    /// Takes an exclusive lock on `path` (creating it), failing at once with
+    /// [`Error::Busy`](crate::Error::Busy) if another handle, in this process or another, holds it.
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>>;
 }
 

@@ -53,6 +53,23 @@ use crate::error::{Error, Result};
 
 /// Database-wide and column-family options together: what RocksDB's `Options` holds and what
 /// `GetOptionsFromString` fills.
+///
+/// ```
+/// use cairndb::options::{Options, ParseConfig};
+///
+/// # fn main() -> cairndb::Result<()> {
+/// let mut options = Options::default();
+/// options.db.create_if_missing = true;
+/// // RocksDB option strings, as `GetOptionsFromString` reads them.
+/// options.apply_options_string(
+///     "write_buffer_size=128m;max_background_jobs=4;compression=kLZ4Compression",
+///     &ParseConfig::default(),
+/// )?;
+/// assert_eq!(options.cf.write_buffer_size, 128 << 20);
+/// assert_eq!(options.db.max_background_jobs, 4);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Options of the whole database.
