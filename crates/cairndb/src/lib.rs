@@ -79,6 +79,7 @@ internal_modules!(
     iter,
     memtable,
     merge,
+    rate_limiter,
     sstable,
     table_cache,
     types,

@@ -593,8 +593,8 @@ fn subcompactions_give_the_answers_of_one_job_and_split_the_work() {
 // ---------------------------------------------------------------------------------------------
 // Rate limiter.
 
-use cairndb::compaction::rate_limiter::IoPriority;
 use cairndb::options::RateLimiter;
+use cairndb::rate_limiter::IoPriority;
 
 #[test]
 fn a_tiny_rate_limit_still_completes_a_small_compaction() {
@@ -646,7 +646,7 @@ fn compact_through(limiter: &Arc<RateLimiter>) -> (u64, u64) {
 
 #[test]
 fn reads_only_mode_charges_compaction_reads_and_not_writes() {
-    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    use cairndb::rate_limiter::RateLimiterMode;
     let limiter = Arc::new(
         RateLimiter::with_mode(200 << 10, 100_000, 10, RateLimiterMode::ReadsOnly)
             .expect("limiter"),
@@ -661,7 +661,7 @@ fn reads_only_mode_charges_compaction_reads_and_not_writes() {
 
 #[test]
 fn all_io_mode_charges_compaction_reads_and_writes_and_flush_writes() {
-    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    use cairndb::rate_limiter::RateLimiterMode;
     let limiter = Arc::new(
         RateLimiter::with_mode(200 << 10, 100_000, 10, RateLimiterMode::AllIo).expect("limiter"),
     );
@@ -687,7 +687,7 @@ fn writes_only_mode_does_not_charge_compaction_reads() {
 
 #[test]
 fn flushes_complete_while_a_rate_limited_compaction_reads() {
-    use cairndb::compaction::rate_limiter::RateLimiterMode;
+    use cairndb::rate_limiter::RateLimiterMode;
     // 100 KiB/s: compacting ~200 KiB of input takes seconds of low-priority reads and writes.
     let limiter = Arc::new(
         RateLimiter::with_mode(100 << 10, 100_000, 10, RateLimiterMode::AllIo).expect("limiter"),

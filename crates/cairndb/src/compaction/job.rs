@@ -37,7 +37,7 @@ use super::deletion_collector::{collector_for, DeletionCollector};
 use super::iter::{
     range_deletions_to_keep, CompactionIterOptions, CompactionIterStats, CompactionIterator,
 };
-use super::rate_limiter::{IoPriority, RateLimitedFile, RateLimitedReader, RateLimiter};
+use crate::rate_limiter::{IoPriority, RateLimitedFile, RateLimitedReader, RateLimiter};
 use crate::error::Result;
 use crate::fs::{AccessPattern, FileSystem};
 use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};

@@ -14,7 +14,6 @@ pub mod picker;
 pub mod picker_fifo;
 pub mod picker_universal;
 pub mod plan;
-pub mod rate_limiter;
 pub mod score;
 pub mod subcompaction;
 

@@ -24,7 +24,7 @@ use super::write::sync_retired_wals;
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::deletion_collector::collector_for;
 use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};
-use crate::compaction::rate_limiter::{IoPriority, RateLimitedFile};
+use crate::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::iter::{InternalIterator, RangeDelSet, Tombstone};

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::{check_range, out_of_range, InfoLogLevel, WalRecoveryMode};
 use crate::error::Result;
 
-pub use crate::compaction::rate_limiter::{RateLimiter, RateLimiterMode};
+pub use crate::rate_limiter::{RateLimiter, RateLimiterMode};
 
 /// Files RocksDB keeps open besides tables (WAL, MANIFEST, info log, ...), subtracted from
 /// `max_open_files` to size the table cache.
