@@ -55,7 +55,8 @@
 //! tool, the fuzz targets, benchmarks and tests; they follow no stability promise.
 
 #![warn(missing_docs)]
-// Without `internals`, helpers used only by the tool, fuzzers and benches are unreachable.
+// Without `internals`, helpers and re-exports used only by the tool, fuzzers and benches are
+// unreachable.
 #![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
 
 /// Declares the engine's internal modules: public (and hidden from the documentation) with the
