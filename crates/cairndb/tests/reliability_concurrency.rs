@@ -10,7 +10,8 @@
 //!
 //! At the end of a round every acknowledged batch is there, before and after a reopen. The
 //! existing `db_concurrency.rs` tests stay as focused regression tests. The loom models of the
-//! skiplist and of the commit pipeline's sequence publication are in `concurrency_models.rs`.
+//! skiplist and of the commit pipeline's sequence publication are in
+//! `src/memtable/loom_models.rs`.
 //!
 //! CI volume: 200 rounds.
 

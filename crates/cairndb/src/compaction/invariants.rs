@@ -1,8 +1,9 @@
 //! LSM invariants checked after every version change the running engine makes (flush,
-//! compaction, trivial move, FIFO drop), in test and debug builds: the version set calls
+//! compaction, trivial move, FIFO drop), in the crate's unit tests and in builds with the
+//! `invariants` feature (CI runs every test once with it): the version set calls
 //! [`assert_lsm_invariants`] on each new version before it installs it. A violation is a bug in
 //! a picker, a job or the install, and panics there, next to its cause, instead of turning into
-//! a wrong answer later. Release builds (without the `invariants` feature) do not check.
+//! a wrong answer later. Other builds do not check.
 //!
 //! Recovery does not go through this check: a damaged MANIFEST must give a Corruption error
 //! (`Version::new` checks what reads depend on), never a panic.
@@ -57,7 +58,7 @@ pub fn check_lsm_invariants(version: &Version) -> Result<(), String> {
     Ok(())
 }
 
-/// Panics when [`check_lsm_invariants`] fails. For test and debug builds.
+/// Panics when [`check_lsm_invariants`] fails. For unit tests and `invariants` builds.
 ///
 /// # Panics
 /// On a broken invariant.

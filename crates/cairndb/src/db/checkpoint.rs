@@ -169,7 +169,7 @@ impl DbInner {
             wals,
             manifest: (manifest_number, manifest_len),
             options_number: options_file_numbers(&*self.fs, &self.dir)?.last().copied(),
-            sequence: self.last_sequence.load(Ordering::Acquire),
+            sequence: self.last_sequence.load(),
         })
     }
 

@@ -56,6 +56,7 @@ mod open;
 mod options_file;
 mod properties;
 mod read;
+pub(crate) mod sequence;
 pub mod statistics;
 pub mod tickers;
 mod write;
@@ -66,7 +67,7 @@ mod tests;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
@@ -261,7 +262,7 @@ struct DbInner {
     /// The default column family, which always exists.
     default_cf: Arc<CfData>,
     /// The published last sequence number (invariant 1).
-    last_sequence: AtomicU64,
+    last_sequence: sequence::PublishedSequence,
     /// Set once, under the state lock, by close.
     closed: AtomicBool,
     /// Live snapshots: sequence number → count. Kept for compaction, which must not drop
@@ -372,7 +373,7 @@ impl Db {
 
     /// The last published sequence number.
     pub fn latest_sequence(&self) -> SequenceNumber {
-        self.inner.last_sequence.load(Ordering::Acquire)
+        self.inner.last_sequence.load()
     }
 
     /// Takes a snapshot of the published state.
@@ -535,7 +536,7 @@ impl DbInner {
         cf.check_live()?;
         // A caller's sequence number above the published one is clamped to it: entries above
         // it may belong to a batch a leader is still inserting (invariant 1).
-        let published = self.last_sequence.load(Ordering::Acquire);
+        let published = self.last_sequence.load();
         let snapshot = opts.snapshot.map_or(published, |s| s.min(published));
         Ok((snapshot, cf.read_view()))
     }

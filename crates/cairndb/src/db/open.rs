@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
@@ -256,7 +256,7 @@ fn open_inner(
     let inner = DbInner {
         db_options: Mutex::new(Arc::new(options.db.clone())),
         options_change: Mutex::new(()),
-        last_sequence: AtomicU64::new(versions.last_sequence()),
+        last_sequence: super::sequence::PublishedSequence::new(versions.last_sequence()),
         closed: AtomicBool::new(false),
         state: Mutex::new(DbState {
             versions,

@@ -308,7 +308,7 @@ impl DbInner {
                 );
                 let last = first + u64::from(combined.count()) - 1;
                 st.versions.set_last_sequence(last);
-                self.last_sequence.store(last, Ordering::Release);
+                self.last_sequence.publish(last);
                 for &id in followers {
                     st.results.insert(id, Ok(()));
                 }

@@ -27,11 +27,9 @@
 //! 2. `memory_usage()` is the sum of the sizes of all blocks allocated so far (what the process
 //!    actually reserved), plus the arena's own bookkeeping; it only grows.
 
+use crate::util::sync::{AtomicPtr, AtomicUsize, Mutex, Ordering};
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
-
-use parking_lot::Mutex;
 
 /// Default size of a shared block.
 pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
@@ -99,20 +97,22 @@ impl Drop for Block {
 
 /// A concurrent bump allocator. See the module contract.
 pub struct Arena {
-    /// The block shared allocations come from; null until the first allocation. Points into a
-    /// `Box<Block>` owned by `blocks`, so it stays valid until the arena drops.
+    /// The block shared allocations come from; null until the first allocation. Points at one
+    /// of `blocks`, so it stays valid until the arena drops.
     current: AtomicPtr<Block>,
-    /// Every block, owned. Locked only to add a block. Boxed because `current` points at a
-    /// Block, which must not move when the vector grows.
-    #[allow(clippy::vec_box)]
-    blocks: Mutex<Vec<Box<Block>>>,
+    /// Every block, owned: each came from `Box::into_raw` and is freed by `Drop`. Locked only to
+    /// add a block. Raw pointers, not `Box`es: moving a `Box` (into the vector, or when the
+    /// vector grows) asserts that it is the only way to its block, which would invalidate the
+    /// pointer in `current` that other threads read the block through (Miri's Stacked Borrows
+    /// reports exactly that).
+    blocks: Mutex<Vec<NonNull<Block>>>,
     block_size: usize,
     /// Non-zero: shared blocks are aligned to this size and backed by transparent huge pages.
     huge_page_size: usize,
     memory_usage: AtomicUsize,
 }
 
-// SAFETY: the raw pointers inside point at blocks the arena owns; handing out disjoint ranges is
+// SAFETY: the raw pointers inside point at blocks the arena owns (and frees only in `Drop`); handing out disjoint ranges is
 // synchronized by the atomic `used` counters and the `blocks` mutex, so sharing the arena
 // between threads is sound. What callers write into their ranges is their own business.
 unsafe impl Send for Arena {}
@@ -183,7 +183,7 @@ impl Arena {
             // Acquire pairs with the Release store in `replace_block`, so the Block's fields
             // are initialized when we read them.
             let cur = self.current.load(Ordering::Acquire);
-            // SAFETY: a non-null `current` points at a Box<Block> owned by `self.blocks`, never
+            // SAFETY: a non-null `current` points at a block owned by `self.blocks`, never
             // freed before `self` drops.
             if let Some(block) = unsafe { cur.as_ref() } {
                 if let Some(p) = block.try_reserve(size) {
@@ -205,31 +205,43 @@ impl Arena {
         } else {
             Block::new(self.block_size, BLOCK_ALIGN, false)
         };
-        let ptr = &*block as *const Block as *mut Block;
-        blocks.push(block);
+        let ptr = NonNull::new(Box::into_raw(block)).expect("a Box is never null");
+        blocks.push(ptr);
         self.account(self.block_size);
-        self.current.store(ptr, Ordering::Release);
+        self.current.store(ptr.as_ptr(), Ordering::Release);
     }
 
     fn allocate_dedicated(&self, size: usize) -> NonNull<u8> {
         let block = Block::new(size, BLOCK_ALIGN, false);
         block.used.store(size, Ordering::Relaxed);
         let p = block.ptr;
-        self.blocks.lock().push(block);
+        let owned = NonNull::new(Box::into_raw(block)).expect("a Box is never null");
+        self.blocks.lock().push(owned);
         self.account(size);
         p
     }
 
     fn account(&self, block_bytes: usize) {
-        let overhead = std::mem::size_of::<Block>() + std::mem::size_of::<Box<Block>>();
+        let overhead = std::mem::size_of::<Block>() + std::mem::size_of::<NonNull<Block>>();
         self.memory_usage
             .fetch_add(block_bytes + overhead, Ordering::Relaxed);
     }
 }
 
+impl Drop for Arena {
+    fn drop(&mut self) {
+        for block in self.blocks.get_mut().drain(..) {
+            // SAFETY: every pointer in `blocks` came from `Box::into_raw` and is freed only here;
+            // `&mut self` means no thread still reads through `current` or an allocation.
+            drop(unsafe { Box::from_raw(block.as_ptr()) });
+        }
+    }
+}
+
 /// Asks the kernel to back `[ptr, ptr + size)` with transparent huge pages. Advice only: a
 /// kernel without them (or another OS) leaves ordinary pages, which is correct, just slower.
-#[cfg(target_os = "linux")]
+/// Not under Miri, which cannot call `madvise` (the advice changes no contents anyway).
+#[cfg(all(target_os = "linux", not(miri)))]
 fn advise_huge_pages(ptr: NonNull<u8>, size: usize) {
     // SAFETY: the range is one live allocation of ours; MADV_HUGEPAGE changes only how the
     // kernel backs it, never its contents or validity. The result is ignored on purpose.
@@ -238,7 +250,7 @@ fn advise_huge_pages(ptr: NonNull<u8>, size: usize) {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(any(not(target_os = "linux"), miri))]
 fn advise_huge_pages(_ptr: NonNull<u8>, _size: usize) {}
 
 #[cfg(test)]
@@ -269,7 +281,7 @@ mod tests {
     }
 
     fn block_overhead() -> usize {
-        std::mem::size_of::<Block>() + std::mem::size_of::<Box<Block>>()
+        std::mem::size_of::<Block>() + std::mem::size_of::<NonNull<Block>>()
     }
 
     #[test]
@@ -290,20 +302,27 @@ mod tests {
         assert!(arena.memory_usage() >= base + 4096 + 1032 + 5000);
     }
 
+    /// An allocation's address, sent back from the thread that wrote it.
+    struct Sent(NonNull<u8>);
+    // SAFETY: the test reads through it only after joining the thread that wrote the bytes.
+    unsafe impl Send for Sent {}
+
     #[test]
     fn concurrent_allocations_never_overlap() {
         let arena = Arena::new(4096);
-        let all: Vec<Vec<usize>> = std::thread::scope(|s| {
+        let all: Vec<Vec<Sent>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..4)
                 .map(|t| {
                     let arena = &arena;
                     s.spawn(move || {
                         (0..2000)
                             .map(|i| {
-                                let p = arena.allocate(8 + (i + t) % 64 * 8).as_ptr();
+                                let p = arena.allocate(8 + (i + t) % 64 * 8);
                                 // SAFETY: we own the reserved range of at least 8 bytes.
-                                unsafe { p.cast::<u64>().write((t * 1_000_000 + i) as u64) };
-                                p as usize
+                                unsafe {
+                                    p.as_ptr().cast::<u64>().write((t * 1_000_000 + i) as u64)
+                                };
+                                Sent(p)
                             })
                             .collect()
                     })
@@ -316,11 +335,14 @@ mod tests {
         });
         let mut seen = HashSet::new();
         for (t, ptrs) in all.iter().enumerate() {
-            for (i, &p) in ptrs.iter().enumerate() {
-                assert!(seen.insert(p), "address handed out twice");
+            for (i, p) in ptrs.iter().enumerate() {
+                assert!(
+                    seen.insert(p.0.as_ptr() as usize),
+                    "address handed out twice"
+                );
                 // SAFETY: the arena is alive and the value was written by thread `t`, which
                 // was joined (happens-before).
-                let v = unsafe { (p as *const u64).read() };
+                let v = unsafe { p.0.as_ptr().cast::<u64>().read() };
                 assert_eq!(v, (t * 1_000_000 + i) as u64, "value overwritten");
             }
         }

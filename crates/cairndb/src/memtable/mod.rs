@@ -42,6 +42,8 @@
 mod apply;
 mod arena;
 mod iter;
+#[cfg(all(test, loom))]
+mod loom_models;
 mod node;
 mod prefix_bloom;
 mod skiplist;

@@ -33,13 +33,12 @@
 //!    through raw pointers derived from the arena block, never through a `&Node` spanning the
 //!    first byte alone, so reading the key, value and tower stays within the block's provenance.
 
-use std::cmp::Ordering;
-use std::ptr::{self, NonNull};
-use std::sync::atomic::{AtomicPtr, Ordering as AtomicOrdering};
-
 use super::arena::Arena;
 use crate::types::{compare_internal, TRAILER_LEN};
 use crate::util::coding::varint_len;
+use crate::util::sync::{AtomicPtr, Ordering as AtomicOrdering};
+use std::cmp::Ordering;
+use std::ptr::{self, NonNull};
 
 /// The first byte of a node's data (its key length); the tower is below it. Opaque: a node is
 /// read through byte offsets from its pointer.
@@ -390,6 +389,9 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        // Fewer cases under Miri, which checks the unsafe reads rather than the comparison.
+        #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 16 } else { 256 }))]
+
         /// The prefix shortcut never disagrees with the full comparison.
         #[test]
         fn prefix_order_agrees_with_bytewise(

@@ -13,8 +13,13 @@
 //! With the standard library uninstrumented, TSan reports a few races inside std's own `Arc`
 //! and thread-packet drops; any report naming `cairndb::memtable` is real. Weakening the
 //! publishing CAS to Relaxed makes TSan report over a hundred races in `NodePtr::cmp`; with the
-//! orderings as written it reports none in this module. A loom model was not written: loom
-//! cannot see races on the arena's plain bytes, which is exactly what TSan checks here.
+//! orderings as written it reports none in this module. `.ci/run` runs these tests under TSan
+//! (and the arena and skiplist tests under Miri) when a nightly toolchain is present.
+//!
+//! The loom models in `loom_models.rs` check the same protocol exhaustively on the real skiplist
+//! (every interleaving up to a bound, every outcome the orderings allow) through the nodes'
+//! atomic links; they cannot see the arena's plain key and value bytes, which is what TSan
+//! checks here.
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
@@ -291,7 +296,9 @@ fn inserter_handles_sequential_and_random_streams() {
         let mem = Arc::new(MemTable::new(small_blocks(rep)));
         let mut ins = mem.inserter();
         let mut expected = Vec::new();
-        let keys = (0..2000u32).chain((0..2000u32).map(|i| (i * 7919) % 2000 + 5000));
+        // Under Miri, a tenth (the stride stays coprime to the count).
+        let n = if cfg!(miri) { 200 } else { 2000 };
+        let keys = (0..n).chain((0..n).map(|i| (i * 7919) % n + 5000));
         for (seq, k) in keys.enumerate() {
             let key = format!("user{k:08}").into_bytes();
             ins.add(seq as u64, ValueKind::Put, &key, b"v")
@@ -492,12 +499,13 @@ fn run_model(rep: MemTableRep, ops: &[Op], iter_ops: &[IterOp], seqs: &[u64]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    // Under Miri (see the module doc) a few cases check the unsafe code on every path.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 200 }))]
 
     #[test]
     fn memtable_matches_model(
-        ops in proptest::collection::vec(arb_op(), 0..150),
-        iter_ops in proptest::collection::vec(arb_iter_op(), 0..60),
+        ops in proptest::collection::vec(arb_op(), 0..if cfg!(miri) { 40 } else { 150 }),
+        iter_ops in proptest::collection::vec(arb_iter_op(), 0..if cfg!(miri) { 20 } else { 60 }),
         seqs in Just((1..=200u64).collect::<Vec<_>>()).prop_shuffle(),
     ) {
         for rep in REPS {
@@ -544,7 +552,8 @@ fn check_sorted(mem: &Arc<MemTable>) -> usize {
 /// keys and check order; afterwards every key is present exactly once, in order.
 #[test]
 fn concurrent_writers_and_readers() {
-    const PER_WRITER: u64 = 12_000;
+    // Under Miri, which interprets every access, a hundredth of the inserts.
+    const PER_WRITER: u64 = if cfg!(miri) { 120 } else { 12_000 };
     const WRITERS: u64 = 4;
     let mem = Arc::new(MemTable::new(small_blocks(MemTableRep::SkipList)));
     let done = AtomicBool::new(false);
@@ -628,13 +637,15 @@ fn concurrent_writers_and_readers() {
 /// retry path at every level, and duplicate detection under races.
 #[test]
 fn contended_inserts_and_racing_duplicates() {
+    // Under Miri, a twentieth.
+    const CONTENDED_INSERTS: u64 = if cfg!(miri) { 150 } else { 3000 };
     let mem = Arc::new(MemTable::new(small_blocks(MemTableRep::SkipList)));
     let accepted = AtomicU64::new(0);
     std::thread::scope(|s| {
         for t in 0..4u64 {
             let (mem, accepted) = (&mem, &accepted);
             s.spawn(move || {
-                for i in 0..3000u64 {
+                for i in 0..CONTENDED_INSERTS {
                     let key = [(i % 16) as u8];
                     // Every thread also tries the same (key, seq) as the others: exactly one
                     // of the four attempts may succeed.
@@ -646,8 +657,8 @@ fn contended_inserts_and_racing_duplicates() {
             });
         }
     });
-    let dup_slots = (0..3000u64).filter(|i| i % 3 == 0).count() as u64;
-    let unique = (0..3000u64).filter(|i| i % 3 != 0).count() as u64 * 4;
+    let dup_slots = (0..CONTENDED_INSERTS).filter(|i| i % 3 == 0).count() as u64;
+    let unique = (0..CONTENDED_INSERTS).filter(|i| i % 3 != 0).count() as u64 * 4;
     assert_eq!(accepted.load(AtomicOrdering::Relaxed), dup_slots + unique);
     assert_eq!(check_sorted(&mem) as u64, dup_slots + unique);
 }
