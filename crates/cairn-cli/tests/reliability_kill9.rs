@@ -114,7 +114,7 @@ fn suite(volume: Volume) {
         if let Some(stdout) = child.stdout.as_mut() {
             let mut lines = BufReader::new(stdout);
             let mut line = String::new();
-            while lines.read_line(&mut line).map_or(false, |n| n > 0) {
+            while lines.read_line(&mut line).is_ok_and(|n| n > 0) {
                 head.push_str(&line);
                 if line.starts_with("stress: seed") {
                     break;
