@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs every reliability suite of docs/design/durability.md at CI volume and prints each suite's
-# `RELIABILITY ...` line. Fails if any suite fails (a violation, a panic, or its time box reached
-# before its minimum count).
+# `RELIABILITY ...` line. Fails if any suite fails: a counted violation, a floor not reached
+# (`floor_NAME>=N` in the line: the suite did not check enough), a panic, or a hang (a suite
+# whose cases make no progress for CAIRN_RELIABILITY_HANG_SECS, default 600 s; no speed is
+# asserted, each line prints its rate). Also fails when a suite's RELIABILITY line has no
+# floor fields, so that a suite cannot pass without proving it checked something.
 #
 #   scripts/reliability.sh                          # CI volume
-#   CAIRN_RELIABILITY_SCALE=10 scripts/reliability.sh   # ten times the volume (and time boxes)
+#   CAIRN_RELIABILITY_SCALE=10 scripts/reliability.sh   # ten times the volume (and floors)
 #   CAIRN_RELIABILITY_SEED=0x1234 scripts/reliability.sh  # fixed suite seeds
 #   scripts/reliability.sh power_cut bit_flips      # only the named suites
 #   CAIRN_RELIABILITY_SKIP="model kill9" scripts/reliability.sh  # all but these (printed as SKIPPED)
@@ -57,7 +60,15 @@ for s in "${selected[@]}"; do
   fi
   # shellcheck disable=SC2086
   if "${runner[@]}" $args -- --ignored --nocapture --test-threads=1 >"$log" 2>&1; then
-    grep -E '^RELIABILITY ' "$log" || { echo "reliability: $s printed no RELIABILITY line" >&2; status=1; }
+    if ! grep -E '^RELIABILITY ' "$log"; then
+      echo "reliability: $s printed no RELIABILITY line" >&2
+      echo "RELIABILITY $s FAILED (no RELIABILITY line)"
+      status=1
+    elif grep -E '^RELIABILITY ' "$log" | grep -vqE ' floor_[a-z0-9_]+>=[0-9]+'; then
+      echo "reliability: $s printed a RELIABILITY line without floor fields (floor_NAME>=N)" >&2
+      echo "RELIABILITY $s FAILED (no floors)"
+      status=1
+    fi
   else
     grep -E '^RELIABILITY|FAILED|panicked|REPLAY' "$log" | head -n 40 || true
     tail -n 30 "$log"

@@ -767,29 +767,32 @@ fn log_rotates_at_open_and_by_size_keeping_the_newest() {
     assert!(current.len() < 1024 + 512, "rotated once past the limit");
 }
 
+/// The dumps are awaited with a LOG-write hook, not a clock (a dumper that never dumps leaves
+/// the test waiting, a hang). It waits for the second dump after the writes: the dumper starts
+/// a new interval after writing a dump, so the interval is new once the next dump is written.
 #[test]
 fn statistics_are_dumped_to_the_log_every_period() {
-    let fs = MemFs::new().shared();
+    let mem = MemFs::new();
+    let fs = cairndb::fs::FaultFs::new(mem.shared(), 1);
     let mut o = opts();
     o.db.stats_dump_period_sec = 1;
-    let db = Db::open_with_fs(Arc::clone(&fs), DIR, o).expect("open");
+    let db = Db::open_with_fs(fs.shared(), DIR, o).expect("open");
     put_range(&db, 0..10);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let log = read_text(&*fs, &Path::new(DIR).join("LOG"));
-        // Dumps repeat every second; one after the writes shows them.
-        if log.contains("Cumulative writes: 10 writes") {
-            assert!(log.contains("------- DUMPING STATS -------"), "{log}");
-            assert!(log.contains("** DB Stats **"), "{log}");
-            assert!(log.contains("** Compaction Stats [default] **"), "{log}");
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no dump within a minute"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    // Dumps repeat every second; the ones after the writes show them.
+    let (tx, rx) = std::sync::mpsc::channel();
+    on_log_lines(
+        &fs,
+        mem.shared(),
+        Path::new(DIR).join("LOG"),
+        ("Cumulative writes: 10 writes", 2),
+        tx,
+        "dumped",
+    );
+    assert_eq!(rx.recv(), Ok("dumped"));
+    let log = read_text(&*mem.shared(), &Path::new(DIR).join("LOG"));
+    assert!(log.contains("------- DUMPING STATS -------"), "{log}");
+    assert!(log.contains("** DB Stats **"), "{log}");
+    assert!(log.contains("** Compaction Stats [default] **"), "{log}");
     // After a dump, the interval lines restart from it.
     let stats = db.property("rocksdb.dbstats").unwrap();
     assert!(stats.contains("Interval writes: 0 writes"), "{stats}");
@@ -818,13 +821,40 @@ fn a_failing_log_never_fails_the_database() {
     }
 }
 
+/// Arms `fs` so that `tx` receives `event` once the file at `log`, read through `files` (the
+/// file system under `fs`), contains `needle` `times` times: the hook re-arms itself after
+/// every write to a LOG until then.
+fn on_log_lines(
+    fs: &cairndb::fs::FaultFs,
+    files: Arc<dyn FileSystem>,
+    log: std::path::PathBuf,
+    (needle, times): (&'static str, usize),
+    tx: std::sync::mpsc::Sender<&'static str>,
+    event: &'static str,
+) {
+    let again = fs.clone();
+    fs.after_next(cairndb::fs::OpKind::Write, "LOG", move || {
+        let text = cairndb::fs::read_all(&*files, &log).unwrap_or_default();
+        if String::from_utf8_lossy(&text).matches(needle).count() >= times {
+            let _ = tx.send(event);
+        } else {
+            on_log_lines(&again, files, log, (needle, times), tx, event);
+        }
+    });
+}
+
 /// Found by `checkpoint_under_concurrent_writes_holds_a_prefix` (1 run in ~20): a checkpoint
 /// cut taken while a compaction's MANIFEST write was under way copied the MANIFEST with that
 /// edit but linked the tables of the version before it, so the checkpoint named tables it did
 /// not hold. The cut now waits for the MANIFEST change to finish.
+///
+/// The compaction is held after its MANIFEST sync, before it installs the edit, until the first
+/// of two events, with no timing involved: the checkpoint logs that it waits for the MANIFEST
+/// change (the fix), or the checkpoint returns (the bug: its cut was taken in the middle).
 #[test]
 fn a_checkpoint_taken_during_a_manifest_write_holds_every_table_it_names() {
     use cairndb::fs::{FaultFs, OpKind};
+    use std::sync::mpsc;
 
     let dir = tempfile::tempdir().expect("tempdir");
     let (path, out) = (dir.path().join("db"), dir.path().join("cp"));
@@ -836,23 +866,50 @@ fn a_checkpoint_taken_during_a_manifest_write_holds_every_table_it_names() {
     db.flush().expect("flush");
     let expected = scan(&db);
     let checkpoint = Arc::new(parking_lot::Mutex::new(None));
+    let first_event = Arc::new(parking_lot::Mutex::new(None));
     {
         // Once the compaction below has synced its MANIFEST edit, and before it installs it,
-        // another thread takes a checkpoint.
-        let (db, checkpoint) = (Arc::clone(&db), Arc::clone(&checkpoint));
+        // another thread takes a checkpoint; the compaction goes on at the first event.
+        let (db, checkpoint, first_event) = (
+            Arc::clone(&db),
+            Arc::clone(&checkpoint),
+            Arc::clone(&first_event),
+        );
+        let (watch, log) = (fs.clone(), path.join("LOG"));
         fs.after_next(OpKind::Sync, "MANIFEST", move || {
-            let taker = std::thread::spawn(move || db.checkpoint(out));
+            let (event_tx, event_rx) = mpsc::channel();
+            on_log_lines(
+                &watch,
+                RealFs::shared(),
+                log,
+                ("checkpoint: waiting for the MANIFEST change", 1),
+                event_tx.clone(),
+                "checkpoint waits",
+            );
+            let taker = std::thread::spawn(move || {
+                let r = db.checkpoint(out);
+                let _ = event_tx.send("checkpoint returned");
+                r
+            });
             *checkpoint.lock() = Some(taker);
-            std::thread::sleep(std::time::Duration::from_millis(300));
+            *first_event.lock() = event_rx.recv().ok();
         });
     }
     db.compact_range(None, None).expect("compact");
-    assert!(fs.hooks_ran(), "the compaction wrote the MANIFEST");
+    assert!(
+        first_event.lock().is_some(),
+        "the compaction wrote the MANIFEST"
+    );
     let taker = checkpoint.lock().take().expect("checkpoint thread");
     taker
         .join()
         .expect("checkpoint thread")
         .expect("checkpoint");
+    assert_eq!(
+        *first_event.lock(),
+        Some("checkpoint waits"),
+        "the checkpoint's cut was taken while a MANIFEST change was in flight"
+    );
     let cp = Db::open(dir.path().join("cp"), opts()).expect("open checkpoint");
     assert_eq!(scan(&cp), expected);
 }

@@ -306,15 +306,45 @@ fn a_family_written_during_a_flush_does_not_keep_an_unsynced_wal_alive() {
     assert_eq!(db.get_cf(&r, &b, b"x").expect("get x"), Some(b"2".to_vec()));
 }
 
+/// Arms `fs` so that `tx` receives `event` once the info log of `DIR`, read through `files`
+/// (the file system under `fs`), contains `needle`: the hook re-arms itself after every LOG
+/// write until then.
+fn on_log_line(
+    fs: &cairndb::fs::FaultFs,
+    files: Arc<dyn FileSystem>,
+    needle: &'static str,
+    tx: std::sync::mpsc::Sender<&'static str>,
+    event: &'static str,
+) {
+    let again = fs.clone();
+    fs.after_next(cairndb::fs::OpKind::Write, "LOG", move || {
+        let path = Path::new(DIR).join("LOG");
+        let text = files
+            .open_read(&path)
+            .and_then(|f| {
+                let mut buf = vec![0; f.size()? as usize];
+                f.read_exact_at(0, &mut buf)?;
+                Ok(String::from_utf8_lossy(&buf).into_owned())
+            })
+            .unwrap_or_default();
+        if text.contains(needle) {
+            let _ = tx.send(event);
+        } else {
+            on_log_line(&again, files, needle, tx, event);
+        }
+    });
+}
+
 /// Close must not release the directory while a flush started on another thread is still
 /// writing its table: the flush would install its edit (and delete files) after a reopen.
-/// Without the wait, close returns while the flush is held inside its table creation.
+/// The flush is held inside its table creation; close is started and the test waits for the
+/// first of two events, with no timing involved: close logs that it waits for the call in
+/// flight (the fix: the flush is then released and close returns after it), or close returns
+/// (the bug: it returned while the flush was held).
 #[test]
 fn close_waits_for_a_flush_running_on_another_thread() {
     use cairndb::fs::OpKind;
-    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::mpsc;
-    use std::time::{Duration, Instant};
 
     let (mem, fs, db) = open_on_fault_fs();
     db.put(&WriteOptions::default(), b"k", b"v").expect("put");
@@ -329,30 +359,28 @@ fn close_waits_for_a_flush_running_on_another_thread() {
         std::thread::spawn(move || db.flush())
     };
     inside_rx.recv().expect("the flush reached its table");
-    let closed = Arc::new(AtomicBool::new(false));
+    let (event_tx, event_rx) = mpsc::channel();
+    on_log_line(
+        &fs,
+        mem.shared(),
+        "close: waiting for 1 call(s)",
+        event_tx.clone(),
+        "close waits",
+    );
     let closer = {
-        let (db, closed) = (Arc::clone(&db), Arc::clone(&closed));
+        let db = Arc::clone(&db);
         std::thread::spawn(move || {
             let r = db.close();
-            closed.store(true, Ordering::SeqCst);
+            let _ = event_tx.send("close returned");
             r
         })
     };
-    // Close has begun once reads fail; give it time to (wrongly) finish while the flush is
-    // still held, then let the flush go.
-    while db.get(&ReadOptions::default(), b"k").is_ok() {
-        std::thread::yield_now();
-    }
-    let until = Instant::now() + Duration::from_millis(500);
-    while Instant::now() < until && !closed.load(Ordering::SeqCst) {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let returned_early = closed.load(Ordering::SeqCst);
+    let first = event_rx.recv().expect("an event");
     release_tx.send(()).expect("release the flush");
     let flushed = flusher.join().expect("flush thread");
     closer.join().expect("close thread").expect("close");
-    assert!(
-        !returned_early,
+    assert_eq!(
+        first, "close waits",
         "close released the directory while a flush was running"
     );
     // Whatever the flush's result, the database reopens with the write.

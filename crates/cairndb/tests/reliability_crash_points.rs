@@ -6,12 +6,16 @@
 //! synced data or a random part of the unsynced data with torn tails, must keep every
 //! acknowledged synced write (D2).
 //!
+//! A crash point whose reopen fails, misses a write it must hold, holds more than a prefix or
+//! panics counts as one of `failures`; the suite goes on and fails at the end. Floors: the points
+//! run, and the checks that had acknowledged (`acked_checks`) and synced (`synced_checks`)
+//! writes to find.
+//!
 //! The smoke run (`cargo test`) samples about 150 points per workload; the CI volume
 //! (`scripts/reliability.sh`) takes every k.
 
 mod common;
 
-use std::cell::Cell;
 use std::sync::Arc;
 
 use common::{Suite, Volume};
@@ -82,10 +86,25 @@ struct Scenario {
     check: fn(&Db, u32, &str),
 }
 
+/// What the crash points of the suite found.
+#[derive(Default)]
+struct Counts {
+    points: u64,
+    /// Process-crash reopens that had to find at least one acknowledged write.
+    acked_checks: u64,
+    /// Power-cut reopens that had to find at least one synced write.
+    synced_checks: u64,
+    /// Crash points where a reopen failed, missed a write it must hold, held something other
+    /// than a prefix, or panicked.
+    failures: u64,
+    first_failure: Option<String>,
+}
+
 /// Runs the scenario once without faults to count its mutating operations, then once per
 /// sampled k with the process dying at the k-th: the directory as the process left it must
-/// hold every acknowledged write, and a power cut at the same instant every synced one.
-fn crash_points(s: &Scenario, every_k: bool, seed: u64) -> u64 {
+/// hold every acknowledged write, and a power cut at the same instant every synced one. A
+/// failing point is counted and the next one runs.
+fn crash_points(s: &Scenario, every_k: bool, seed: u64, suite: &Suite, c: &mut Counts) -> u64 {
     let clean = FaultFs::new(MemFs::new().shared(), 0);
     {
         let db = (s.open)(clean.shared()).expect("open");
@@ -105,38 +124,53 @@ fn crash_points(s: &Scenario, every_k: bool, seed: u64) -> u64 {
     let mut points = 0;
     let step = if every_k { 1 } else { (total / 150).max(1) };
     for k in (1..=total).step_by(step as usize) {
-        let mem = MemFs::new();
-        let fault = FaultFs::new(mem.shared(), k);
-        fault.add_rule(FaultRule::halt_at_mutating(k));
-        let acked = match (s.open)(Arc::new(fault)) {
-            Ok(db) => {
-                let (acked, synced) = (s.workload)(&db);
-                let power_cut = mem.crash_clone(CrashOptions::synced_only());
-                let torn = mem.crash_clone(CrashOptions::random(seed ^ k));
-                drop(db);
-                reopen(
-                    &power_cut,
-                    synced,
-                    &format!("{}: power cut at op {k}", s.name),
-                );
-                reopen(
-                    &torn,
-                    synced,
-                    &format!(
-                        "{}: power cut with torn tails at op {k} (seed {:#x})",
-                        s.name,
-                        seed ^ k
-                    ),
-                );
-                acked
+        suite.progress();
+        let point = common::catch(|| {
+            let mem = MemFs::new();
+            let fault = FaultFs::new(mem.shared(), k);
+            fault.add_rule(FaultRule::halt_at_mutating(k));
+            let (acked, synced) = match (s.open)(Arc::new(fault)) {
+                Ok(db) => {
+                    let (acked, synced) = (s.workload)(&db);
+                    let power_cut = mem.crash_clone(CrashOptions::synced_only());
+                    let torn = mem.crash_clone(CrashOptions::random(seed ^ k));
+                    drop(db);
+                    reopen(
+                        &power_cut,
+                        synced,
+                        &format!("{}: power cut at op {k}", s.name),
+                    );
+                    reopen(
+                        &torn,
+                        synced,
+                        &format!(
+                            "{}: power cut with torn tails at op {k} (seed {:#x})",
+                            s.name,
+                            seed ^ k
+                        ),
+                    );
+                    (acked, synced)
+                }
+                // The open itself died: nothing was acknowledged; the directory must still
+                // open if CURRENT was written, or be creatable again.
+                Err(_) => (0, 0),
+            };
+            reopen(&mem, acked, &format!("{}: process crash at op {k}", s.name));
+            (acked, synced)
+        });
+        match point {
+            Ok((acked, synced)) => {
+                c.acked_checks += u64::from(acked > 0);
+                c.synced_checks += u64::from(synced > 0);
             }
-            // The open itself died: nothing was acknowledged; the directory must still open
-            // if CURRENT was written, or be creatable again.
-            Err(_) => 0,
-        };
-        reopen(&mem, acked, &format!("{}: process crash at op {k}", s.name));
+            Err(msg) => {
+                c.failures += 1;
+                c.first_failure.get_or_insert(msg);
+            }
+        }
         points += 1;
     }
+    c.points += points;
     println!(
         "crash_points {}: {points} points of {total} mutating operations",
         s.name
@@ -362,29 +396,41 @@ fn scenarios() -> Vec<Scenario> {
 fn suite(volume: Volume) {
     let every_k = volume == Volume::Full;
     // The count is scenarios; each covers every k (or ~150 sampled ones in the smoke run).
-    let suite = Suite::new("crash_points", volume, 4, 900);
+    let suite = Suite::new("crash_points", volume, 4);
     assert_compacts();
     assert_manifest_rolls();
     let all = scenarios();
-    let i = Cell::new(0usize);
-    let points = Cell::new(0u64);
+    let mut i = 0usize;
+    let mut c = Counts::default();
     let mut per = Vec::new();
-    suite.run(|seed| {
-        let s = &all[i.get() % all.len()];
-        let n = crash_points(s, every_k, seed);
-        points.set(points.get() + n);
+    let workloads = suite.run(|seed| {
+        let s = &all[i % all.len()];
+        let n = crash_points(s, every_k, seed, &suite, &mut c);
         per.push(format!("{}={n}", s.name));
-        i.set(i.get() + 1);
+        i += 1;
     });
     println!("crash_points per workload: {}", per.join(" "));
+    if let Some(f) = &c.first_failure {
+        println!("first failure: {f}");
+    }
     suite.finish(
+        workloads,
         &[
-            ("workloads", i.get() as u64),
-            ("points", points.get()),
+            ("workloads", workloads),
+            ("points", c.points),
             ("every_k", u64::from(every_k)),
-            ("failures", 0),
+            ("acked_checks", c.acked_checks),
+            ("synced_checks", c.synced_checks),
+            ("failures", c.failures),
         ],
         &["failures"],
+        &[
+            // The smoke run samples about 150 points per workload; the CI run takes them all.
+            ("points", workloads * 140),
+            // Most points die after the first acknowledged (and synced) writes.
+            ("acked_checks", c.points / 2),
+            ("synced_checks", c.points / 2),
+        ],
     );
 }
 

@@ -125,6 +125,10 @@ impl DbInner {
         self.check_open()?;
         // No MANIFEST change in flight either: its edit may already be in the file while the
         // current versions, whose tables the cut links, do not have it yet.
+        if st.versions.apply_in_flight() {
+            self.info_log
+                .info("checkpoint: waiting for the MANIFEST change in flight to be installed");
+        }
         while st.leader_active || st.versions.apply_in_flight() {
             self.cond.wait(&mut st);
         }

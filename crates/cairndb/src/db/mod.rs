@@ -445,6 +445,14 @@ impl Db {
             while st.leader_active {
                 self.inner.cond.wait(&mut st);
             }
+            // No call can begin from here on, so this is every call close will wait for below.
+            if st.calls_in_flight > 0 {
+                self.inner.info_log.info(&format!(
+                    "close: waiting for {} call(s) running on other threads (flush, \
+                     compact_range, checkpoint, column family or option change)",
+                    st.calls_in_flight
+                ));
+            }
             let next_sequence = st.versions.last_sequence() + 1;
             let result = match (st.wal.take(), &st.poisoned) {
                 (Some(mut wal), None) => write::seal_wal(&mut wal, next_sequence),

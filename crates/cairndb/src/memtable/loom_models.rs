@@ -346,7 +346,9 @@ fn loom_reliability_concurrency_models() {
     let schedules = skiplist.schedules + sequence.schedules;
     println!(
         "RELIABILITY concurrency_models skiplist_schedules={} skiplist_reader_checks={} \
-         sequence_schedules={} sequence_reader_checks={} seed=exhaustive preemption_bound={bound} \
+         sequence_schedules={} sequence_reader_checks={} floor_skiplist_schedules>=2 \
+         floor_skiplist_reader_checks>=1 floor_sequence_schedules>=2 \
+         floor_sequence_reader_checks>=1 seed=exhaustive preemption_bound={bound} \
          schedules_per_sec={:.0} secs={secs:.1}",
         skiplist.schedules,
         skiplist.reader_checks,
