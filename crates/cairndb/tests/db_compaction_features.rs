@@ -769,3 +769,140 @@ fn subcompactions_split_inputs_with_range_deletions_and_keep_every_snapshot() {
     // Every input holds range tombstones, so these ranges could not be split before.
     assert!(subs4 > subs1, "split: {subs4} ranges vs {subs1}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// compaction_pri = kRoundRobin.
+
+use cairndb::options::CompactionPri;
+
+/// Three levels, static sizing, L0 compacted at once, 16 KiB files; L1's target so large that
+/// nothing leaves L1 until a test lowers it.
+fn round_robin_opts(pri: CompactionPri) -> Options {
+    let mut o = opts();
+    o.cf.compaction_pri = pri;
+    o.cf.num_levels = 3;
+    o.cf.level_compaction_dynamic_level_bytes = false;
+    o.cf.level0_file_num_compaction_trigger = 1;
+    o.cf.target_file_size_base = 16 << 10;
+    o.cf.max_bytes_for_level_base = 64 << 20;
+    o
+}
+
+/// `len` bytes that do not compress, different for every `(seed, tag)`.
+fn noise(seed: u32, tag: u64, len: usize) -> Vec<u8> {
+    let mut x = (u64::from(seed) << 8 | tag).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b'a' + (x % 26) as u8
+        })
+        .collect()
+}
+
+fn l1_files(db: &Db) -> Vec<(u64, u64)> {
+    db.level_files_cf(&db.default_column_family())[1]
+        .iter()
+        .map(|f| (f.number, f.size))
+        .collect()
+}
+
+/// Lowers L1's target to one byte below its size, so one compaction out of L1 is due, waits
+/// for it, and returns the L1 files (by number) it removed, in key order.
+fn one_l1_compaction(db: &Db) -> Vec<u64> {
+    let before = l1_files(db);
+    let bytes: u64 = before.iter().map(|(_, size)| size).sum();
+    db.set_options_default(&[("max_bytes_for_level_base", &(bytes - 1).to_string())])
+        .expect("lower the target");
+    db.wait_for_compactions().expect("wait");
+    let after: Vec<u64> = l1_files(db).iter().map(|(n, _)| *n).collect();
+    db.set_options_default(&[("max_bytes_for_level_base", &(64u64 << 20).to_string())])
+        .expect("raise the target");
+    before
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !after.contains(n))
+        .collect()
+}
+
+#[test]
+fn round_robin_walks_the_level_in_key_order_and_its_cursor_survives_reopen() {
+    let fs = MemFs::new().shared();
+    let w = WriteOptions::default();
+    let key = |i: u32| format!("key{i:06}").into_bytes();
+    // L2: large values under the lower half of the key space, put there with the default
+    // priority (so no cursor exists yet): compacting a low L1 file is expensive, a high one free.
+    {
+        let mut o = round_robin_opts(CompactionPri::MinOverlappingRatio);
+        o.cf.max_bytes_for_level_base = 1024;
+        let db = Db::open_with_fs(fs.clone(), DIR, o).expect("open");
+        for i in 0..1000 {
+            db.put(&w, &key(i), &noise(i, 1, 1000)).expect("put");
+        }
+        db.flush().expect("flush");
+        db.wait_for_compactions().expect("wait");
+        let levels = files(&db);
+        assert_eq!((levels[0], levels[1]), (0, 0), "all in L2: {levels:?}");
+    }
+    // L1: small values over the whole key space, written out of order so every flush spans it
+    // and L1 ends up as a run of 16 KiB files.
+    let db = Db::open_with_fs(fs.clone(), DIR, round_robin_opts(CompactionPri::RoundRobin))
+        .expect("open");
+    for j in 0..2000u32 {
+        let i = j * 7 % 2000;
+        db.put(&w, &key(i), &noise(i, 2, 100)).expect("put");
+    }
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("wait");
+    let l1: Vec<u64> = l1_files(&db).iter().map(|(n, _)| *n).collect();
+    assert!(
+        l1.len() >= 8,
+        "L1 holds a run of files: {:?} {:?}",
+        l1_files(&db),
+        files(&db)
+    );
+
+    // Each compaction out of L1 takes the files that follow the previous one's, from the start
+    // of the key space (kMinOverlappingRatio would take the free files of the upper half).
+    let mut walked = Vec::new();
+    for _ in 0..3 {
+        let removed = one_l1_compaction(&db);
+        assert!(!removed.is_empty(), "a compaction left L1");
+        walked.extend(removed);
+    }
+    assert_eq!(
+        walked,
+        l1[..walked.len()].to_vec(),
+        "L1 walked in key order from the start"
+    );
+    let next = l1[walked.len()];
+    drop(db);
+
+    // New data behind the cursor: an L0 file under the walked range moves into L1's gap.
+    let db = Db::open_with_fs(fs.clone(), DIR, round_robin_opts(CompactionPri::RoundRobin))
+        .expect("reopen (cursor from the MANIFEST's edits)");
+    for i in 0..50 {
+        db.put(&w, &key(i), b"new").expect("put");
+    }
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("wait");
+    let l1_now = l1_files(&db);
+    assert_ne!(l1_now[0].0, next, "a file before the cursor: {l1_now:?}");
+    drop(db);
+
+    // After another reopen (the cursor now comes from the snapshot that starts the MANIFEST
+    // written since) the walk goes on at the cursor, not at the level's first file.
+    let db = Db::open_with_fs(fs.clone(), DIR, round_robin_opts(CompactionPri::RoundRobin))
+        .expect("reopen (cursor from the snapshot)");
+    let removed = one_l1_compaction(&db);
+    assert_eq!(
+        removed.first(),
+        Some(&next),
+        "the walk resumes at the cursor"
+    );
+    let r = ReadOptions::default();
+    assert_value(&db, &r, &key(10), b"new");
+    assert_value(&db, &r, &key(1500), &noise(1500, 2, 100));
+    assert_value(&db, &r, &key(700), &noise(700, 2, 100));
+}

@@ -183,23 +183,99 @@ impl LevelPicker<'_, '_> {
                 return Some(plan);
             }
         }
+        self.pick_in_pri_order(level, output, reason, score)
+    }
+
+    /// The first file of `level` in `compaction_pri` order that can be compacted into `output`
+    /// with everything it drags in. With `kRoundRobin` out of a level >= 1, a size-triggered
+    /// plan is expanded over the following files ([`Self::round_robin_expand`]) and every plan
+    /// carries the level's next cursor.
+    fn pick_in_pri_order(
+        &self,
+        level: usize,
+        output: usize,
+        reason: CompactionReason,
+        score: f64,
+    ) -> Option<CompactionPlan> {
+        let round_robin = self.input.options.compaction_pri == CompactionPri::RoundRobin;
         let files = self.version().files(level);
         for index in files_by_compaction_pri(self.input, level, output) {
             let f = &files[index];
             if self.busy(f) {
+                // RocksDB stops at a busy file under round robin (a TODO there); a busy file is
+                // in a compaction that will rewrite or move it, so the walk goes on past it and
+                // the file's range comes up again in the next round.
                 continue;
             }
             let Some(mut inputs) = self.clean_cut(level, vec![Arc::clone(f)]) else {
                 continue;
             };
-            if level > 0 && self.next_level_overlap(output, &inputs).is_empty() {
-                inputs = self.extend_trivial_move(level, output, index, inputs);
+            let moves = level > 0 && self.next_level_overlap(output, &inputs).is_empty();
+            if moves {
+                inputs = self.extend_trivial_move(level, output, index, inputs, round_robin);
+            } else if round_robin && level > 0 && reason == CompactionReason::LevelMaxBytes {
+                inputs = self.round_robin_expand(level, output, inputs);
             }
-            if let Some(plan) = self.finish(level, output, inputs, reason, score) {
+            if let Some(mut plan) = self.finish(level, output, inputs, reason, score) {
+                if round_robin && level > 0 {
+                    plan.compact_cursor = Some(next_compact_cursor(files, &plan.inputs[0].files));
+                }
                 return Some(plan);
             }
         }
         None
+    }
+
+    /// RocksDB's `SetupOtherFilesWithRoundRobinExpansion`: a round-robin compaction out of
+    /// `level` takes the files that follow its first one in key order (never wrapping to the
+    /// level's start), while none is busy or collides with a running compaction's output range,
+    /// the start and output files together stay within `max_compaction_bytes`, and the start
+    /// level still exceeds its target by more than the bytes taken so far. Not called for a
+    /// trivial move, which RocksDB does not expand either (its "constraint 4").
+    fn round_robin_expand(&self, level: usize, output: usize, inputs: Files) -> Files {
+        let v = self.version();
+        let files = v.files(level);
+        let idle_bytes: u64 = files.iter().filter(|f| !self.busy(f)).map(|f| f.size).sum();
+        let excess = idle_bytes.saturating_sub(self.targets.target(level));
+        if inputs[0].size >= excess {
+            return inputs;
+        }
+        let limit = max_compaction_bytes(self.input.options);
+        let last = inputs.last().expect("inputs are not empty").number;
+        let next = files
+            .iter()
+            .position(|f| f.number == last)
+            .map_or(files.len(), |i| i + 1);
+        let mut picked = inputs;
+        for f in &files[next..] {
+            if self.busy(f) {
+                break;
+            }
+            let mut candidate = picked.clone();
+            candidate.push(Arc::clone(f));
+            let candidate = expand_to_clean_cut(v, level, candidate);
+            let (lo, hi) = key_range(&candidate).expect("not empty");
+            if self.any_busy(&candidate) || self.input.running.output_overlaps(output, lo, hi) {
+                break;
+            }
+            let mut below = v.overlapping_files(output, Some(lo), Some(hi));
+            if !below.is_empty() {
+                below = expand_to_clean_cut(v, output, below);
+            }
+            if self.any_busy(&below) {
+                break;
+            }
+            let start_bytes: u64 = candidate.iter().map(|f| f.size).sum();
+            let below_bytes: u64 = below.iter().map(|f| f.size).sum();
+            if start_bytes.saturating_add(below_bytes) > limit {
+                break;
+            }
+            picked = candidate;
+            if start_bytes > excess {
+                break;
+            }
+        }
+        picked
     }
 
     /// Expands `files` of `level` until no file left in the level shares a user key with them
@@ -252,13 +328,15 @@ impl LevelPicker<'_, '_> {
 
     /// RocksDB's `TryExtendNonL0TrivialMove`: grows a one-file trivial move out of a level >= 1
     /// to up to 4 neighbouring files that also overlap nothing below, within
-    /// `max_compaction_bytes`.
+    /// `max_compaction_bytes`; towards larger keys only when `only_right` (round robin, whose
+    /// walk goes that way).
     fn extend_trivial_move(
         &self,
         level: usize,
         output: usize,
         index: usize,
         inputs: Files,
+        only_right: bool,
     ) -> Files {
         if inputs.len() != 1 || !self.input.options.compression_per_level.is_empty() {
             return inputs;
@@ -281,7 +359,7 @@ impl LevelPicker<'_, '_> {
             last += 1;
             total += files[last].size;
         }
-        while first > 0 && last - first + 1 < MAX_MULTI_TRIVIAL_MOVE {
+        while !only_right && first > 0 && last - first + 1 < MAX_MULTI_TRIVIAL_MOVE {
             if !fits(first - 1, last, total + files[first - 1].size) {
                 break;
             }
@@ -379,6 +457,9 @@ impl LevelPicker<'_, '_> {
             return None;
         }
         let deadline = now - ttl;
+        if let Some(plan) = self.pick_round_robin_ttl(deadline) {
+            return Some(plan);
+        }
         let skip_level = self.num_non_empty_levels().saturating_sub(1);
         for level in 0..self.last_level() {
             if level == skip_level {
@@ -398,6 +479,28 @@ impl LevelPicker<'_, '_> {
             }
         }
         None
+    }
+
+    /// RocksDB's round-robin TTL pick: with `kRoundRobin`, when the shallowest level (above the
+    /// last) holding an expired file that is not being compacted is a level >= 1, that level's
+    /// next file in round-robin order is compacted down and the cursor moves on, rather than
+    /// the expired file itself: the walk reaches every file of the level in turn.
+    fn pick_round_robin_ttl(&self, deadline: u64) -> Option<CompactionPlan> {
+        if self.input.options.compaction_pri != CompactionPri::RoundRobin {
+            return None;
+        }
+        let expired = |f: &FileMetaData| {
+            f.oldest_ancester_time
+                .is_some_and(|t| t > 0 && t < deadline)
+                && !self.busy(f)
+        };
+        let level =
+            (0..self.last_level()).find(|&l| self.version().files(l).iter().any(|f| expired(f)))?;
+        if level == 0 {
+            return None;
+        }
+        let output = self.output_level_for(level);
+        self.pick_in_pri_order(level, output, CompactionReason::RoundRobinTtl, 0.0)
     }
 
     /// Periodic: a file created longer than `periodic_compaction_seconds` ago is rewritten, one
@@ -568,7 +671,11 @@ pub(crate) fn complete_plan(
             return None;
         }
         if !output_files.is_empty() {
-            inputs = grow_start_level(input, level, output, inputs, &output_files);
+            // RocksDB's `only_expand_towards_right` for round-robin size compactions: the walk
+            // must not take files before its cursor.
+            let only_right = input.options.compaction_pri == CompactionPri::RoundRobin
+                && reason == CompactionReason::LevelMaxBytes;
+            inputs = grow_start_level(input, level, output, inputs, &output_files, only_right);
         }
     }
     let mut levels = vec![CompactionInputs {
@@ -605,12 +712,14 @@ pub(crate) fn complete_plan(
 /// RocksDB's second half of `SetupOtherInputs`: take more start-level files when that does not
 /// take more output-level files (less write amplification per byte moved down), within
 /// `2 * max_compaction_bytes` and without splitting a user key or touching a running compaction.
+/// With `only_right`, only files after the inputs are taken.
 fn grow_start_level(
     input: &PickerInput<'_>,
     level: usize,
     output: usize,
     inputs: Files,
     output_files: &[Arc<FileMetaData>],
+    only_right: bool,
 ) -> Files {
     let v = input.version;
     let busy = |files: &[Arc<FileMetaData>]| {
@@ -620,7 +729,10 @@ fn grow_start_level(
     };
     let limit = max_compaction_bytes(input.options).saturating_mul(2);
     let out_bytes: u64 = output_files.iter().map(|f| f.size).sum();
-    let (lo, hi) = key_range(inputs.iter().chain(output_files)).expect("not empty");
+    let (mut lo, hi) = key_range(inputs.iter().chain(output_files)).expect("not empty");
+    if only_right {
+        lo = key_range(&inputs).expect("not empty").0;
+    }
     let candidate = expand_to_clean_cut(v, level, v.overlapping_files(level, Some(lo), Some(hi)));
     let bytes: u64 = candidate.iter().map(|f| f.size).sum();
     if candidate.len() <= inputs.len() || busy(&candidate) || out_bytes + bytes >= limit {
@@ -666,6 +778,7 @@ pub(crate) fn build_plan(
         is_bottommost: false,
         is_deletion: false,
         score,
+        compact_cursor: None,
     };
     plan.is_bottommost = is_bottommost(input.version, &plan);
     plan.is_trivial_move = is_trivial_move(input, &plan);
@@ -779,9 +892,8 @@ pub fn files_by_compaction_pri(input: &PickerInput<'_>, level: usize, output: us
                     .then(by_key(a, b))
             });
         }
-        // Round robin needs a cursor per level kept across versions (RocksDB persists it in the
-        // MANIFEST); not built yet, so it picks as the default does.
-        CompactionPri::MinOverlappingRatio | CompactionPri::RoundRobin => {
+        CompactionPri::RoundRobin => return round_robin_order(v, level),
+        CompactionPri::MinOverlappingRatio => {
             let booster = TtlBooster::new(
                 input.now_secs,
                 input.options.effective_ttl(),
@@ -803,6 +915,42 @@ pub fn files_by_compaction_pri(input: &PickerInput<'_>, level: usize, output: us
         }
     }
     order
+}
+
+/// RocksDB's `SortFileByRoundRobin`: the files of a level >= 1 from the first one whose
+/// smallest user key is not below the level's cursor, to the level's end, then from the level's
+/// start (wrapping); in key order when the level has no cursor or no file at or after it. L0
+/// files overlap, so L0 goes oldest first (by smallest sequence number), as RocksDB does.
+fn round_robin_order(v: &Version, level: usize) -> Vec<usize> {
+    let files = v.files(level);
+    let n = files.len();
+    if level == 0 {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| (files[i].smallest_seqno, files[i].number));
+        return order;
+    }
+    let start = v.compact_cursor(level).map_or(0, |cursor| {
+        let cursor = user_key(cursor);
+        let i = files.partition_point(|f| user_key(&f.smallest) < cursor);
+        if i == n {
+            0
+        } else {
+            i
+        }
+    });
+    (start..n).chain(0..start).collect()
+}
+
+/// The cursor a round-robin compaction of `inputs` (a run of consecutive files of `files`, a
+/// level >= 1) leaves: the smallest key of the file after the run, wrapping to the level's first
+/// file (RocksDB's `GetNextCompactCursor`).
+fn next_compact_cursor(files: &[Arc<FileMetaData>], inputs: &[Arc<FileMetaData>]) -> Vec<u8> {
+    let last = inputs.last().expect("inputs are not empty").number;
+    let next = files
+        .iter()
+        .position(|f| f.number == last)
+        .map_or(0, |i| i + 1);
+    files.get(next).unwrap_or(&files[0]).smallest.clone()
 }
 
 /// The deepest level holding files, plus one (RocksDB's `num_non_empty_levels`).

@@ -170,6 +170,7 @@ fn deletion_plan(
         is_bottommost: false,
         is_deletion: true,
         score: 1.0,
+        compact_cursor: None,
     })
 }
 

@@ -57,6 +57,9 @@ pub enum CompactionReason {
     Ttl,
     /// A file was marked for compaction when written (many deletions, `compact_on_deletion`).
     FilesMarkedForCompaction,
+    /// `kRoundRobin` with a `ttl`: a level holds expired data, and its next file in round-robin
+    /// order is compacted down (RocksDB's `kRoundRobinTtl`).
+    RoundRobinTtl,
 }
 
 /// The input files of one level, in the level's order (L0 newest first, others by key).
@@ -109,6 +112,10 @@ pub struct CompactionPlan {
     /// The score of the start level when the plan was picked (`>= 1` for size-triggered
     /// compactions; 0 for manual, TTL and periodic ones).
     pub score: f64,
+    /// With `compaction_pri = kRoundRobin`: the start level's new round-robin cursor (an
+    /// internal key), recorded by the edit that installs the compaction, so the next pick out of
+    /// the level starts after these inputs. `None` for every other plan.
+    pub compact_cursor: Option<Vec<u8>>,
 }
 
 impl CompactionPlan {
@@ -141,8 +148,9 @@ impl CompactionPlan {
         (lo.to_vec(), hi.to_vec())
     }
 
-    /// The edit that installs the compaction's result: every input deleted from its level and
-    /// every output added at the output level. The caller sets the column family and counters.
+    /// The edit that installs the compaction's result: every input deleted from its level,
+    /// every output added at the output level, and the start level's round-robin cursor if the
+    /// plan has one. The caller sets the column family and counters.
     pub fn edit(&self, outputs: Vec<FileMetaData>) -> VersionEdit {
         let mut edit = VersionEdit::default();
         for (level, f) in self.input_files() {
@@ -150,6 +158,9 @@ impl CompactionPlan {
         }
         for meta in outputs {
             edit.add_file(level_u8(self.output_level), meta);
+        }
+        if let Some(key) = &self.compact_cursor {
+            edit.set_compact_cursor(level_u8(self.start_level()), key.clone());
         }
         edit
     }

@@ -116,7 +116,7 @@ pub enum CompactionPri {
     /// minimizes write amplification. The default, as in RocksDB.
     #[default]
     MinOverlappingRatio,
-    /// `kRoundRobin`: files in turn, by a cursor per level.
+    /// `kRoundRobin`: files in key order from a per-level cursor kept in the MANIFEST, wrapping.
     RoundRobin,
 }
 

@@ -15,10 +15,14 @@
 //!    inconsistent, and guessing would resurrect or lose data.
 //! 3. A level outside `0..num_levels` is [`Error::InvalidArgument`]: the options configure fewer
 //!    levels than the database uses (RocksDB refuses to open such a database too).
-//! 4. A failed `apply` leaves the builder unusable for further edits in spirit: callers discard it
+//! 4. Round-robin compaction cursors: a cursor set by an edit replaces the level's cursor; the
+//!    others are carried from the base. A cursor for a level beyond `num_levels` is dropped (as
+//!    RocksDB does when a database is reopened with fewer levels): it is advisory, and such a
+//!    level holds no file.
+//! 5. A failed `apply` leaves the builder unusable for further edits in spirit: callers discard it
 //!    (recovery fails, `log_and_apply` writes nothing).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::edit::{FileMetaData, VersionEdit};
@@ -33,6 +37,8 @@ pub struct VersionBuilder {
     deleted: HashSet<u64>,
     /// Files added so far (and not deleted again): number -> (level, file).
     added: HashMap<u64, (usize, Arc<FileMetaData>)>,
+    /// Compaction cursors set so far: level -> internal key.
+    cursors: BTreeMap<usize, Vec<u8>>,
 }
 
 fn inconsistent(why: String) -> Error {
@@ -46,6 +52,7 @@ impl VersionBuilder {
             base,
             deleted: HashSet::new(),
             added: HashMap::new(),
+            cursors: BTreeMap::new(),
         }
     }
 
@@ -72,6 +79,15 @@ impl VersionBuilder {
         }
         for f in &edit.new_files {
             self.add(usize::from(f.level), &f.meta)?;
+        }
+        for c in &edit.compact_cursors {
+            let level = usize::from(c.level);
+            if level < self.base.num_levels() && self.base.compact_cursor(level) != Some(&c.key) {
+                self.cursors.insert(level, c.key.clone());
+            } else {
+                // Unchanged, or beyond the configured levels (invariant 4).
+                self.cursors.remove(&level);
+            }
         }
         Ok(())
     }
@@ -110,9 +126,9 @@ impl VersionBuilder {
         &self.base
     }
 
-    /// True when no edit changed any file.
+    /// True when no edit changed any file or compaction cursor.
     pub fn is_unchanged(&self) -> bool {
-        self.deleted.is_empty() && self.added.is_empty()
+        self.deleted.is_empty() && self.added.is_empty() && self.cursors.is_empty()
     }
 
     /// The version after every applied edit. Unchanged levels share their files with the base.
@@ -141,7 +157,11 @@ impl VersionBuilder {
                 sort_level(level, files);
             }
         }
-        Version::new(levels)
+        let mut cursors = self.base.compact_cursors().to_vec();
+        for (&level, key) in &self.cursors {
+            cursors[level] = Some(key.clone());
+        }
+        Ok(Version::new(levels)?.with_compact_cursors(cursors))
     }
 }
 

@@ -42,6 +42,9 @@ mod tag {
     pub const DELETED_FILE: u32 = 11;
     pub const FORMAT_VERSION: u32 = 12;
     pub const ATOMIC_GROUP: u32 = 13;
+    /// Advisory (a reader that drops it only restarts round-robin compaction at each level's
+    /// first file), hence the safe-to-ignore bit.
+    pub const COMPACT_CURSOR: u32 = 14 | super::SAFE_IGNORE_MASK;
 }
 
 /// Tags of the optional fields inside a new-file field. Persisted, like [`tag`].
@@ -151,6 +154,18 @@ pub struct DeletedFile {
     pub number: u64,
 }
 
+/// Where the next round-robin compaction out of a level starts (`compaction_pri = kRoundRobin`,
+/// RocksDB's compact cursor): the smallest internal key of the file that follows the last
+/// compaction's inputs in the level, wrapping around. The picker starts at the first file whose
+/// smallest user key is not below the cursor's.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CompactCursor {
+    /// The level, `< MAX_LEVELS`.
+    pub level: u8,
+    /// An internal key (at least the 8-byte trailer long).
+    pub key: Vec<u8>,
+}
+
 /// One change to the database's file set and counters. Absent fields leave the state unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct VersionEdit {
@@ -180,6 +195,9 @@ pub struct VersionEdit {
     pub deleted_files: Vec<DeletedFile>,
     /// Files added, in order.
     pub new_files: Vec<NewFile>,
+    /// Round-robin compaction cursors set by this edit, at most one per level; levels not named
+    /// keep their cursor.
+    pub compact_cursors: Vec<CompactCursor>,
 }
 
 /// Why a field did not decode: damage, or a feature of a newer version.
@@ -205,6 +223,15 @@ impl VersionEdit {
         self.deleted_files.push(DeletedFile { level, number });
     }
 
+    /// Records that the next round-robin compaction out of `level` starts at `key` (an internal
+    /// key), replacing a cursor this edit already set for the level.
+    pub fn set_compact_cursor(&mut self, level: u8, key: Vec<u8>) {
+        match self.compact_cursors.iter_mut().find(|c| c.level == level) {
+            Some(c) => c.key = key,
+            None => self.compact_cursors.push(CompactCursor { level, key }),
+        }
+    }
+
     /// Checks the rules every persisted edit obeys; the message says which one failed.
     ///
     /// # Errors
@@ -222,6 +249,7 @@ impl VersionEdit {
         for d in &self.deleted_files {
             check_level(d.level)?;
         }
+        check_cursors(&self.compact_cursors)?;
         self.new_files
             .iter()
             .try_for_each(|f| check_level(f.level).and_then(|()| check_file(&f.meta)))
@@ -282,6 +310,12 @@ impl VersionEdit {
         for f in &self.new_files {
             bytes_field(out, tag::NEW_FILE, &encode_new_file(f));
         }
+        for c in &self.compact_cursors {
+            let mut payload = Vec::with_capacity(c.key.len() + 6);
+            put_varint32(&mut payload, u32::from(c.level));
+            put_length_prefixed(&mut payload, &c.key);
+            bytes_field(out, tag::COMPACT_CURSOR, &payload);
+        }
     }
 
     fn encode_column_family(&self, out: &mut Vec<u8>) {
@@ -336,6 +370,7 @@ impl VersionEdit {
             tag::FORMAT_VERSION => self.format_version = Some(format_version(p)?),
             tag::DELETED_FILE => self.deleted_files.push(decode_deleted_file(p)?),
             tag::NEW_FILE => self.new_files.push(decode_new_file(p)?),
+            tag::COMPACT_CURSOR => self.compact_cursors.push(decode_compact_cursor(p)?),
             t if t & SAFE_IGNORE_MASK != 0 => {}
             t => return unknown_required(t, "version edit field"),
         }
@@ -349,6 +384,25 @@ fn check_level(level: u8) -> std::result::Result<(), String> {
     } else {
         Err(format!("level {level} is not below {MAX_LEVELS}"))
     }
+}
+
+/// Cursor levels are valid and unique, and every cursor is an internal key.
+fn check_cursors(cursors: &[CompactCursor]) -> std::result::Result<(), String> {
+    let mut seen = 0u64;
+    for c in cursors {
+        check_level(c.level)?;
+        if seen & (1 << c.level) != 0 {
+            return Err(format!("two compact cursors for level {}", c.level));
+        }
+        seen |= 1 << c.level;
+        if c.key.len() < TRAILER_LEN {
+            return Err(format!(
+                "level {}: compact cursor is shorter than an internal key trailer",
+                c.level
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_file(f: &FileMetaData) -> std::result::Result<(), String> {
@@ -503,6 +557,18 @@ fn decode_deleted_file(p: &[u8]) -> FieldResult<DeletedFile> {
     match d.varint64() {
         Some(number) if d.is_empty() => Ok(DeletedFile { level, number }),
         _ => corrupt("malformed deleted-file field"),
+    }
+}
+
+fn decode_compact_cursor(p: &[u8]) -> FieldResult<CompactCursor> {
+    let mut d = Decoder::new(p);
+    let level = level(&mut d)?;
+    match d.length_prefixed() {
+        Some(key) if d.is_empty() && key.len() >= TRAILER_LEN => Ok(CompactCursor {
+            level,
+            key: key.to_vec(),
+        }),
+        _ => corrupt("malformed compact cursor"),
     }
 }
 

@@ -28,8 +28,8 @@ pub mod version;
 
 pub use builder::VersionBuilder;
 pub use edit::{
-    DeletedFile, EntryStats, FileChecksum, FileMetaData, NewFile, VersionEdit, FORMAT_VERSION,
-    MAX_LEVELS, SAFE_IGNORE_MASK,
+    CompactCursor, DeletedFile, EntryStats, FileChecksum, FileMetaData, NewFile, VersionEdit,
+    FORMAT_VERSION, MAX_LEVELS, SAFE_IGNORE_MASK,
 };
 pub use filenames::{parse_file_name, FileType};
 pub use manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};

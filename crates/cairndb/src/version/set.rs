@@ -659,7 +659,7 @@ impl VersionSet {
     }
 
     /// The whole state as edits: counters first, then one edit per column family with all its
-    /// files. Written as one atomic group at the start of every MANIFEST.
+    /// files and compaction cursors. Written as one atomic group at the start of every MANIFEST.
     fn snapshot_edits(&self) -> Vec<VersionEdit> {
         let s = &self.state;
         let mut edits = vec![VersionEdit {
@@ -680,6 +680,11 @@ impl VersionSet {
             };
             for (level, f) in cf.current.all_files() {
                 e.add_file(level as u8, FileMetaData::clone(f));
+            }
+            for (level, key) in cf.current.compact_cursors().iter().enumerate() {
+                if let Some(key) = key {
+                    e.set_compact_cursor(level as u8, key.clone());
+                }
             }
             edits.push(e);
         }
@@ -900,7 +905,7 @@ impl VersionSet {
     }
 
     /// A canonical text of the durable logical state: counters except `next_file_number` (which
-    /// recovery may legitimately raise), every column family, its log number and files. Two
+    /// recovery may legitimately raise), every column family, its log number, files and compaction cursors. Two
     /// sets with the same dump hold the same data. For tests and tools; one line per file.
     pub fn dump(&self) -> String {
         let s = &self.state;
@@ -912,6 +917,11 @@ impl VersionSet {
             out += &format!("cf {id} {:?} log_number {}\n", cf.name, cf.log_number);
             for (level, f) in cf.current.all_files() {
                 out += &format!("  L{level} {f:?}\n");
+            }
+            for (level, key) in cf.current.compact_cursors().iter().enumerate() {
+                if let Some(key) = key {
+                    out += &format!("  L{level} compact_cursor {key:?}\n");
+                }
             }
         }
         out

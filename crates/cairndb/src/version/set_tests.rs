@@ -10,6 +10,7 @@ use super::*;
 use crate::error::{Error, Result};
 use crate::fs::{CrashOptions, FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
 use crate::types::{make_internal_key, user_key, ValueKind};
+use crate::util::coding::{put_length_prefixed, put_varint32};
 
 const DIR: &str = "/db";
 
@@ -85,6 +86,12 @@ fn compact(set: &mut VersionSet, cf: u32, i: u64) -> Result<()> {
             e.delete_file(1, f.number);
             e.add_file(2, FileMetaData::clone(f));
         }
+        // As a round-robin compaction would: the level's next start (persisted advisory state
+        // that every recovery must bring back, compared through the dump).
+        e.set_compact_cursor(
+            1,
+            make_internal_key(format!("c{i}").as_bytes(), i, ValueKind::Put),
+        );
         return set.log_and_apply(vec![(cf, e)]);
     }
     let inputs: Vec<_> = (0..2)
@@ -211,6 +218,7 @@ fn reference_workload_covers_every_kind_of_change() {
     let r = reference();
     assert!(r.rolls >= 3, "the MANIFEST rolled {} times", r.rolls);
     let last = r.dumps.last().expect("dumps");
+    assert!(last.contains("L1 compact_cursor"), "cursors: {last}");
     assert!(
         last.contains("\"cf13-") && last.contains("\"cf33-"),
         "created: {last}"
@@ -797,4 +805,81 @@ fn failed_write_of_a_change_in_flight_poisons_and_keeps_state() {
     assert!(set.is_poisoned());
     assert!(!set.apply_in_flight());
     assert_eq!(set.dump(), dump);
+}
+
+#[test]
+fn compact_cursors_survive_recovery_and_manifest_rolls() {
+    let key = |k: &[u8], seq| make_internal_key(k, seq, ValueKind::Put);
+    let mem = MemFs::new();
+    let mut set = VersionSet::create(mem.shared(), dir(), opts(1 << 30)).expect("create");
+    flush(&mut set, DEFAULT_CF_ID, 1).expect("flush");
+    let mut e = VersionEdit::default();
+    e.set_compact_cursor(1, key(b"m", 3));
+    e.set_compact_cursor(2, key(b"d", 4));
+    set.log_and_apply(vec![(DEFAULT_CF_ID, e)])
+        .expect("cursors");
+    let v = set.current(DEFAULT_CF_ID).expect("default");
+    assert_eq!(v.compact_cursor(1), Some(&key(b"m", 3)[..]));
+    // A later edit replaces one level's cursor and carries the other.
+    let mut e = VersionEdit::default();
+    e.set_compact_cursor(1, key(b"p", 5));
+    set.log_and_apply(vec![(DEFAULT_CF_ID, e)]).expect("cursor");
+    flush(&mut set, DEFAULT_CF_ID, 2).expect("flush");
+    let expect = |set: &VersionSet| {
+        let v = set.current(DEFAULT_CF_ID).expect("default");
+        assert_eq!(v.compact_cursor(1), Some(&key(b"p", 5)[..]));
+        assert_eq!(v.compact_cursor(2), Some(&key(b"d", 4)[..]));
+        assert_eq!(v.compact_cursor(3), None);
+    };
+    expect(&set);
+    drop(set);
+    // Replayed from the edits.
+    let (mut set, _) = recover(mem.shared(), 1 << 30).expect("recover");
+    expect(&set);
+    // The first change after recovery writes a new MANIFEST whose snapshot holds the cursors.
+    let before = set.manifest_number();
+    flush(&mut set, DEFAULT_CF_ID, 3).expect("flush");
+    assert_ne!(set.manifest_number(), before);
+    drop(set);
+    let (set, _) = recover(mem.shared(), 1 << 30).expect("recover from the snapshot");
+    expect(&set);
+}
+
+#[test]
+fn a_cursor_beyond_num_levels_is_dropped_on_recovery() {
+    let mem = MemFs::new();
+    let mut e = base_edit();
+    e.set_compact_cursor(9, make_internal_key(b"k", 1, ValueKind::Put));
+    e.set_compact_cursor(2, make_internal_key(b"j", 1, ValueKind::Put));
+    hand_written(&mem, &[e]);
+    let (set, _) = recover(mem.shared(), 1 << 30).expect("advisory state beyond the levels");
+    let v = set.current(DEFAULT_CF_ID).expect("default");
+    assert_eq!(v.num_levels(), DEFAULT_NUM_LEVELS);
+    assert!(v.compact_cursor(2).is_some());
+}
+
+#[test]
+fn a_damaged_cursor_record_is_corruption_naming_the_manifest() {
+    let mem = MemFs::new();
+    mem.create_dir_all(dir()).expect("dir");
+    // A cursor whose key is shorter than an internal key trailer, in a well-framed record.
+    let mut bytes = base_edit().encoded();
+    put_varint32(&mut bytes, 14 | SAFE_IGNORE_MASK);
+    let mut p = Vec::new();
+    put_varint32(&mut p, 1);
+    put_length_prefixed(&mut p, b"short");
+    put_length_prefixed(&mut bytes, &p);
+    let file = mem
+        .create(&dir().join(manifest_file_name(1)))
+        .expect("create");
+    let mut w = crate::wal::LogWriter::new(file, 1, 0);
+    w.add_record(&bytes).expect("add");
+    w.sync().expect("sync");
+    set_current(&mem, dir(), 1).expect("CURRENT");
+    let err = recover(mem.shared(), 1 << 30).expect_err("damaged cursor");
+    let c = err
+        .as_corruption()
+        .unwrap_or_else(|| panic!("not corruption: {err}"));
+    assert_eq!(c.file, dir().join(manifest_file_name(1)));
+    assert!(c.message.contains("compact cursor"), "{}", c.message);
 }

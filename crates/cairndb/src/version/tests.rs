@@ -95,8 +95,9 @@ fn version_edit() -> impl Strategy<Value = VersionEdit> {
     let files = (
         prop::collection::vec((0..MAX_LEVELS, any::<u64>()), 0..4),
         prop::collection::vec(new_file(), 0..4),
+        prop::collection::btree_map(0..MAX_LEVELS, internal_key(), 0..4),
     );
-    (counters, family, files).prop_map(|(c, f, (deleted, new_files))| VersionEdit {
+    (counters, family, files).prop_map(|(c, f, (deleted, new_files, cursors))| VersionEdit {
         format_version: c.0,
         comparator: c.1,
         log_number: c.2,
@@ -113,6 +114,10 @@ fn version_edit() -> impl Strategy<Value = VersionEdit> {
             .map(|(level, number)| DeletedFile { level, number })
             .collect(),
         new_files,
+        compact_cursors: cursors
+            .into_iter()
+            .map(|(level, key)| CompactCursor { level, key })
+            .collect(),
     })
 }
 
@@ -285,6 +290,89 @@ fn malformed_edits_are_corruption() {
         VersionEdit::decode(&good[..good.len() - 1]).is_err(),
         "cut inside the last field"
     );
+}
+
+/// A compact-cursor field: `level`, then `key` length-prefixed.
+fn cursor_field(out: &mut Vec<u8>, level: u32, key: &[u8]) {
+    let mut p = Vec::new();
+    put_varint32(&mut p, level);
+    put_length_prefixed(&mut p, key);
+    field(out, 14 | SAFE_IGNORE_MASK, &p);
+}
+
+#[test]
+fn compact_cursors_round_trip_with_their_tag() {
+    let mut e = sample_edit(2);
+    let mut k1 = Vec::new();
+    append_internal_key(&mut k1, b"m", 7, 1);
+    let mut k3 = Vec::new();
+    append_internal_key(&mut k3, b"q", 8, 1);
+    e.set_compact_cursor(1, vec![0; 8]);
+    e.set_compact_cursor(3, k3.clone());
+    e.set_compact_cursor(1, k1.clone());
+    assert_eq!(
+        e.compact_cursors.len(),
+        2,
+        "a second cursor for a level replaces the first"
+    );
+    let bytes = e.encoded();
+    let decoded = VersionEdit::decode(&bytes).expect("decode");
+    assert_eq!(decoded, e);
+    // The field is written after the files, tag 14 with the safe-to-ignore bit (8206).
+    let mut tail = Vec::new();
+    cursor_field(&mut tail, 3, &k3);
+    assert!(bytes.ends_with(&tail), "cursor fields close the edit");
+    let mut both = Vec::new();
+    cursor_field(&mut both, 1, &k1);
+    cursor_field(&mut both, 3, &k3);
+    assert_eq!(&bytes[bytes.len() - both.len()..], &both[..]);
+}
+
+#[test]
+fn malformed_compact_cursors_are_corruption() {
+    let mut key = Vec::new();
+    append_internal_key(&mut key, b"k", 1, 1);
+    let mut cases: Vec<(&str, Vec<u8>)> = Vec::new();
+    let mut b = Vec::new();
+    cursor_field(&mut b, 64, &key);
+    cases.push(("level 64", b));
+    let mut b = Vec::new();
+    cursor_field(&mut b, 1, &key[..7]);
+    cases.push(("key shorter than a trailer", b));
+    let mut b = Vec::new();
+    cursor_field(&mut b, 1, &key);
+    cursor_field(&mut b, 1, &key);
+    cases.push(("two cursors for one level", b));
+    let mut b = Vec::new();
+    field(&mut b, 14 | SAFE_IGNORE_MASK, &[1]);
+    cases.push(("no key", b));
+    let mut b = Vec::new();
+    let mut p = Vec::new();
+    put_varint32(&mut p, 1);
+    put_length_prefixed(&mut p, &key);
+    p.push(0);
+    field(&mut b, 14 | SAFE_IGNORE_MASK, &p);
+    cases.push(("trailing byte", b));
+    let mut b = Vec::new();
+    let mut p = Vec::new();
+    put_varint32(&mut p, 1);
+    put_varint64(&mut p, 40);
+    p.extend_from_slice(&key);
+    field(&mut b, 14 | SAFE_IGNORE_MASK, &p);
+    cases.push(("key length past the field", b));
+    for (what, bytes) in cases {
+        let e = VersionEdit::decode(&bytes).expect_err(what);
+        assert!(e.is_corruption(), "{what}: {e}");
+    }
+    // The writer refuses what the reader would.
+    let fs = MemFs::new();
+    let mut w = ManifestWriter::create(&fs, Path::new("/"), 1).expect("create");
+    let mut bad = sample_edit(1);
+    bad.compact_cursors.push(CompactCursor {
+        level: 2,
+        key: vec![1, 2, 3],
+    });
+    assert!(matches!(w.add_edit(&bad), Err(Error::InvalidArgument(_))));
 }
 
 #[test]

@@ -19,6 +19,11 @@
 //! 4. A file number appears at most once in the whole version (never in two levels, never twice
 //!    in one).
 //! 5. `level_bytes(l)` is the sum of the sizes of the files in level `l`.
+//!
+//! Beside the files, a version carries each level's round-robin compaction cursor
+//! ([`Version::compact_cursor`]): advisory state that edits set and the builder carries from one
+//! version to the next, read only by the `kRoundRobin` picker. Any key is valid: a cursor need
+//! not be a bound of a file still in the level.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -44,6 +49,8 @@ pub struct Version {
     average_value_size: u64,
     /// File number -> level, for the builder's "is this file here?" checks in O(1).
     locations: HashMap<u64, usize>,
+    /// Per level, where the next round-robin compaction out of it starts (an internal key).
+    compact_cursors: Vec<Option<Vec<u8>>>,
 }
 
 impl fmt::Debug for Version {
@@ -129,6 +136,7 @@ impl Version {
             compensated_level_bytes: vec![0; num_levels],
             average_value_size: 0,
             locations: HashMap::new(),
+            compact_cursors: vec![None; num_levels],
         }
     }
 
@@ -164,6 +172,37 @@ impl Version {
         #[cfg(any(test, feature = "invariants"))]
         v.assert_invariants();
         Ok(v)
+    }
+
+    /// This version with `cursors` (one entry per level, `None`: no cursor) as its round-robin
+    /// compaction cursors.
+    ///
+    /// # Panics
+    /// If `cursors` does not have one entry per level.
+    pub fn with_compact_cursors(mut self, cursors: Vec<Option<Vec<u8>>>) -> Version {
+        assert_eq!(
+            cursors.len(),
+            self.levels.len(),
+            "one cursor slot per level"
+        );
+        self.compact_cursors = cursors;
+        self
+    }
+
+    /// Where the next round-robin compaction out of `level` starts: an internal key; the
+    /// picker starts at the first file whose smallest user key is not below the cursor's user
+    /// key (RocksDB's `compact_cursor_`). `None` when no round-robin compaction left the level
+    /// yet.
+    ///
+    /// # Panics
+    /// If `level >= num_levels()`.
+    pub fn compact_cursor(&self, level: usize) -> Option<&[u8]> {
+        self.compact_cursors[level].as_deref()
+    }
+
+    /// Every level's cursor (see [`Version::compact_cursor`]), L0 first.
+    pub fn compact_cursors(&self) -> &[Option<Vec<u8>>] {
+        &self.compact_cursors
     }
 
     /// The number of levels.
