@@ -58,7 +58,7 @@ pub use get::{TableEntry, TableGet};
 pub use prefix::{CappedPrefix, FixedPrefix, PrefixExtractor};
 pub use properties::TableProperties;
 pub use range_del::RangeDeletion;
-pub use reader::Table;
+pub use reader::{BlockReadOptions, Table};
 pub use separator::{short_successor, shortest_separator};
 pub use table_iter::TableIterator;
 pub use writer::{BuiltTable, KeyRange, TableBuilder, MAX_ENTRY_BYTES};
