@@ -428,3 +428,120 @@ fn compact_and_stats_show_the_levels() {
     assert!(!out.status.success());
     assert!(text(&out).contains("no CairnDB database"), "{}", text(&out));
 }
+
+/// The MyRocks column-family string and database options (issue 14).
+const MYROCKS: &str = "write_buffer_size=256m;target_file_size_base=32m;\
+max_bytes_for_level_base=512m;max_write_buffer_number=4;level0_file_num_compaction_trigger=4;\
+level0_slowdown_writes_trigger=20;level0_stop_writes_trigger=30;max_write_buffer_number=4;\
+block_based_table_factory={cache_index_and_filter_blocks=1;filter_policy=bloomfilter:10:false;\
+whole_key_filtering=0};level_compaction_dynamic_level_bytes=true;optimize_filters_for_hits=true;\
+memtable_prefix_bloom_size_ratio=0.05;prefix_extractor=capped:12;\
+compaction_pri=kMinOverlappingRatio;compression=kLZ4Compression;\
+bottommost_compression=kLZ4Compression;compression_opts=-14:4:0;\
+max_open_files=-1;max_background_jobs=8;max_total_wal_size=4G;\
+bytes_per_sync=16777216;wal_bytes_per_sync=4194304;max_subcompactions=4;\
+compaction_readahead_size=16m;table_cache_numshardbits=6;\
+block_based_table_factory={block_size=16384}";
+
+/// The values the MyRocks options leave in the OPTIONS file, as `cairn options` prints them.
+const MYROCKS_VALUES: &[&str] = &[
+    "write_buffer_size=268435456",
+    "max_write_buffer_number=4",
+    "level0_stop_writes_trigger=30",
+    "compression_opts={level=4}",
+    "prefix_extractor=rocksdb.CappedPrefix.12",
+    "memtable_prefix_bloom_size_ratio=0.05",
+    "optimize_filters_for_hits=true",
+    "bytes_per_sync=16777216",
+    "wal_bytes_per_sync=4194304",
+    "max_subcompactions=4",
+    "compaction_readahead_size=16777216",
+    "table_cache_numshardbits=6",
+    "max_background_jobs=8",
+    "max_total_wal_size=4294967296",
+    "block_size=16384",
+    "cache_index_and_filter_blocks=true",
+    "whole_key_filtering=false",
+];
+
+#[test]
+fn bench_with_the_myrocks_options_string_and_then_options_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first = dir.path().join("first");
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=fillseq,readrandom",
+        "--num=300",
+        "--seed=3",
+        &format!("--db={}", first.display()),
+        &format!("--options={MYROCKS}"),
+    ]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("(300 of 300 found)"), "{t}");
+    let out = cairn(&["options", &format!("--db={}", first.display())]);
+    let shown = text(&out);
+    assert!(out.status.success(), "{shown}");
+    for v in MYROCKS_VALUES {
+        assert!(shown.contains(v), "cairn options shows {v}: {shown}");
+    }
+    // The OPTIONS file the first run left, given to a second run with --options_file.
+    let file = std::fs::read_dir(&first)
+        .expect("list")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("OPTIONS-"))
+        })
+        .max()
+        .expect("an OPTIONS file");
+    let second = dir.path().join("second");
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=fillseq,readseq",
+        "--num=300",
+        // A flag the file overrides, as in db_bench.
+        "--write_buffer_size=1048576",
+        &format!("--db={}", second.display()),
+        &format!("--options_file={}", file.display()),
+        "--options=max_background_jobs=3",
+    ]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    let out = cairn(&["options", &format!("--db={}", second.display())]);
+    let shown = text(&out);
+    for v in MYROCKS_VALUES
+        .iter()
+        .filter(|v| !v.starts_with("max_background_jobs"))
+    {
+        assert!(shown.contains(v), "from the file: {v}: {shown}");
+    }
+    assert!(
+        shown.contains("max_background_jobs=3"),
+        "--options applies last: {shown}"
+    );
+}
+
+#[test]
+fn bench_options_errors_name_the_option() {
+    let out = cairn(&[
+        "bench",
+        "--num=10",
+        "--options=compression_opts=-14:4:0:16384",
+    ]);
+    assert!(!out.status.success());
+    let t = text(&out);
+    assert!(
+        t.contains("--options") && t.contains("max_dict_bytes"),
+        "{t}"
+    );
+    let out = cairn(&["bench", "--num=10", "--options_file=/nonexistent/OPTIONS-1"]);
+    assert!(!out.status.success());
+    assert!(text(&out).contains("--options_file"), "{}", text(&out));
+    let out = cairn(&["bench", "--help"]);
+    let t = text(&out);
+    assert!(
+        t.contains("--options_file") && t.contains("CairnDB's addition"),
+        "{t}"
+    );
+}

@@ -11,7 +11,10 @@
 //!   table stays open for as long as a caller holds its `Arc`, so eviction never invalidates a
 //!   reader; the file handle closes when the last clone drops.
 //! - Storage: the sharded [`Cache`] of `cache/`, LRU policy, each table charged 1, so the
-//!   capacity is a number of tables and a hit takes only its shard's lock.
+//!   capacity is a number of tables and a hit takes only its shard's lock. The number of shards
+//!   is `2^table_cache_numshardbits` when that option is set ([`TableCache::with_shard_bits`]),
+//!   else automatic: shards of at least 16 tables, at most 64. As in RocksDB, the capacity is
+//!   divided evenly between the shards, so many shards and a small capacity evict early.
 //! - Opening: a table is opened outside every cache lock. Concurrent misses on the *same* file
 //!   are collapsed: the first takes a per-file open lock, the others wait on it and then find the
 //!   table in the cache. Misses on different files open in parallel. (Alternatives: opening under
@@ -86,13 +89,7 @@ impl TableCache {
         capacity: Option<usize>,
     ) -> TableCache {
         let capacity = capacity.map(|c| c.max(1));
-        let slots = capacity.unwrap_or(usize::MAX);
-        let tables = Cache::new(CacheOptions {
-            capacity_bytes: slots,
-            shard_bits: Some(shard_bits(capacity)),
-            policy: CachePolicy::Lru,
-            strict_capacity_limit: false,
-        });
+        let tables = tables_cache(capacity, shard_bits(capacity));
         TableCache {
             fs,
             dir: dir.into(),
@@ -104,6 +101,22 @@ impl TableCache {
             misses: AtomicU64::new(0),
             statistics: None,
         }
+    }
+
+    /// This cache (still empty) with `2^bits` shards instead of the automatic choice; `None`
+    /// keeps the automatic choice. RocksDB's `table_cache_numshardbits`. Bits above
+    /// [`crate::cache::MAX_SHARD_BITS`] are clamped to it (`DbOptions::validate` refuses them).
+    #[must_use]
+    pub fn with_shard_bits(mut self, bits: Option<u8>) -> Self {
+        if let Some(bits) = bits {
+            self.tables = tables_cache(self.capacity, bits);
+        }
+        self
+    }
+
+    /// Number of shards the open tables are spread over.
+    pub fn shard_count(&self) -> usize {
+        self.tables.shard_count()
     }
 
     /// This cache with tables that count block cache hits and misses in `statistics`.
@@ -241,6 +254,16 @@ fn cache_key(file_number: u64) -> CacheKey {
     }
 }
 
+/// The LRU cache of open tables: `capacity` tables (`None`: no limit) over `2^bits` shards.
+fn tables_cache(capacity: Option<usize>, bits: u8) -> Cache<Arc<Table>> {
+    Cache::new(CacheOptions {
+        capacity_bytes: capacity.unwrap_or(usize::MAX),
+        shard_bits: Some(bits),
+        policy: CachePolicy::Lru,
+        strict_capacity_limit: false,
+    })
+}
+
 /// Shards of at least [`MIN_TABLES_PER_SHARD`] tables, at most 2^[`MAX_SHARD_BITS`] of them.
 fn shard_bits(capacity: Option<usize>) -> u8 {
     let Some(capacity) = capacity else {
@@ -255,6 +278,29 @@ fn shard_bits(capacity: Option<usize>) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shard_bits_set_the_number_of_shards() {
+        let fs = memfs();
+        let auto = cache(&fs, Some(40));
+        assert_eq!(
+            auto.shard_count(),
+            2,
+            "automatic: shards of at least 16 tables"
+        );
+        let six = cache(&fs, Some(40)).with_shard_bits(Some(6));
+        assert_eq!(six.shard_count(), 64);
+        assert_eq!(six.capacity(), Some(40));
+        let unlimited = cache(&fs, None).with_shard_bits(Some(3));
+        assert_eq!(unlimited.shard_count(), 8);
+        // The tables still open and stay resident.
+        for n in 1..=30 {
+            let size = write_table(&fs, n);
+            unlimited.get_table(n, size).expect("open");
+        }
+        assert_eq!(unlimited.len(), 30);
+        assert_eq!(unlimited.stats().evictions, 0);
+    }
+
     use std::sync::Barrier;
     use std::thread;
 

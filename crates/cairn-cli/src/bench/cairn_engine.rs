@@ -15,7 +15,8 @@ use cairndb::batch::WriteBatch;
 use cairndb::cache::{Cache, CacheOptions, CachePolicy};
 use cairndb::db::DbIter;
 use cairndb::options::{
-    CompactionStyle, Options, RateLimiter, RateLimiterMode, ReadOptions, WriteOptions,
+    CompactionStyle, Options, OptionsFile, ParseConfig, RateLimiter, RateLimiterMode, ReadOptions,
+    WriteOptions,
 };
 use cairndb::sstable::BlockCache;
 use cairndb::types::CompressionType;
@@ -35,6 +36,37 @@ pub struct CairnEngine {
     cache: Option<Arc<BlockCache>>,
     /// The tickers and histograms (`--statistics=1`).
     statistics: Option<Arc<cairndb::options::Statistics>>,
+}
+
+/// Replaces `opts` by the options of `o.options_file` (keeping `create_if_missing` and the
+/// statistics object), then applies `o.options_string`; warnings for skipped options go to
+/// stderr.
+fn apply_user_options(opts: &mut Options, o: &EngineOptions) -> Result<()> {
+    let cfg = ParseConfig {
+        ignore_unknown_options: o.ignore_unknown_options,
+    };
+    if let Some(path) = &o.options_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| BenchError::Usage(format!("--options_file {}: {e}", path.display())))?;
+        let (file, warnings) = OptionsFile::parse(&text, &cfg)
+            .map_err(|e| BenchError::Usage(format!("--options_file {}: {e}", path.display())))?;
+        for w in warnings {
+            eprintln!("cairn bench: warning: --options_file: {w}");
+        }
+        let mut from_file = file.to_options();
+        from_file.db.create_if_missing = true;
+        from_file.db.statistics = opts.db.statistics.take();
+        *opts = from_file;
+    }
+    if let Some(s) = &o.options_string {
+        let warnings = opts
+            .apply_options_string(s, &cfg)
+            .map_err(|e| BenchError::Usage(format!("--options: {e}")))?;
+        for w in warnings {
+            eprintln!("cairn bench: warning: --options: {w}");
+        }
+    }
+    Ok(())
 }
 
 /// CairnDB's options for `o`.
@@ -106,6 +138,7 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
             ..CacheOptions::with_capacity(capacity)
         }))
     });
+    apply_user_options(&mut opts, o)?;
     opts.validate()?;
     Ok(opts)
 }

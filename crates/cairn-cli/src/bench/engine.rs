@@ -232,6 +232,13 @@ pub struct EngineOptions {
     /// Collect engine statistics (db_bench's `--statistics`): RocksDB's `Statistics` object,
     /// CairnDB's `DbOptions::statistics`; printed at the end of the run.
     pub statistics: bool,
+    /// A RocksDB OPTIONS file whose database and default-family options replace the option
+    /// fields above (db_bench's `--options_file`); `statistics` still applies.
+    pub options_file: Option<std::path::PathBuf>,
+    /// A RocksDB option string applied last (`cairn bench --options`).
+    pub options_string: Option<String>,
+    /// Skip unknown or unsupported options in `options_file` and `options_string`.
+    pub ignore_unknown_options: bool,
     /// The background I/O rate limiter (db_bench's `--rate_limiter_bytes_per_sec`), `None`
     /// for none.
     pub rate_limiter: Option<RateLimit>,

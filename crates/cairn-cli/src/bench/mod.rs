@@ -129,6 +129,22 @@ pub struct BenchArgs {
     /// CairnDB: the counters it keeps, and a note of what it lacks).
     #[arg(long = "statistics", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub statistics: bool,
+    /// A RocksDB OPTIONS file (db_bench's --options_file). As in db_bench, the database options
+    /// and the default column family's options (with its table options) come from the file
+    /// instead of the option flags (--write_buffer_size, --cache_size, ...); --statistics and the
+    /// benchmark flags still apply. CairnDB fails on options it does not support unless
+    /// --ignore_unknown_options. With --engine rocksdb this build cannot load the file and says so.
+    #[arg(long = "options_file", value_name = "PATH")]
+    pub options_file: Option<std::path::PathBuf>,
+    /// A RocksDB option string applied last, over the flags and --options_file, database and
+    /// column-family options mixed (e.g. the MyRocks configuration). CairnDB's addition:
+    /// db_bench has no such flag.
+    #[arg(long = "options", value_name = "STRING")]
+    pub options: Option<String>,
+    /// Skip options in --options_file and --options that CairnDB does not know or support, with
+    /// a warning on stderr, instead of failing (RocksDB's ignore_unknown_options).
+    #[arg(long = "ignore_unknown_options")]
+    pub ignore_unknown_options: bool,
     /// Background I/O limit in bytes per second (RocksDB's `rate_limiter`, a generic rate
     /// limiter with fairness 10); 0 for none.
     #[arg(long = "rate_limiter_bytes_per_sec", default_value_t = 0)]
@@ -379,6 +395,9 @@ impl BenchArgs {
             multiread_batched: self.multiread_batched,
             compaction_style: CompactionStyle::from_db_bench(self.compaction_style)?,
             statistics: self.statistics,
+            options_file: self.options_file.clone(),
+            options_string: self.options.clone(),
+            ignore_unknown_options: self.ignore_unknown_options,
             rate_limiter: (self.rate_limiter_bytes_per_sec > 0).then_some(RateLimit {
                 bytes_per_sec: self.rate_limiter_bytes_per_sec,
                 refill_period_us: self.rate_limiter_refill_period_us,

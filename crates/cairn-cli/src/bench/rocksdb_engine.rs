@@ -187,6 +187,19 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
         None => table.disable_cache(),
     }
     opts.set_block_based_table_factory(&table);
+    if let Some(path) = &o.options_file {
+        return Err(BenchError::Usage(format!(
+            "--options_file {} with --engine rocksdb: the rocksdb crate this cairn is built with \
+             has no call that loads an OPTIONS file into its Options; pass the options with \
+             --options instead",
+            path.display()
+        )));
+    }
+    if let Some(s) = &o.options_string {
+        // RocksDB's own parser, over the options set from the flags (it has no
+        // ignore-unknown mode in the crate's API, so --ignore_unknown_options does not apply).
+        opts = opts.get_options_from_string(s.clone())?;
+    }
     Ok(opts)
 }
 

@@ -42,7 +42,7 @@ use crate::error::Result;
 use crate::fs::{AccessPattern, FileSystem};
 use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};
 use crate::options::{CfOptions, CompactionStyle, DbOptions};
-use crate::sstable::{Table, TableBuilder, TableOptions};
+use crate::sstable::{ReadaheadFile, Table, TableBuilder, TableOptions};
 use crate::types::{
     compare_internal, make_internal_key, user_key, ParsedKey, ValueKind, MAX_SEQUENCE,
 };
@@ -91,9 +91,9 @@ impl CompactionInput {
 }
 
 /// Opens table `path` (`file_size` bytes) as a compaction input: advises the OS that it will be
-/// read sequentially and asks it to read the first `readahead_bytes` ahead
-/// (`DbOptions::compaction_readahead_size`; 0 for none). The table reader has no readahead of its
-/// own, so further windows rely on the OS's sequential readahead that the advice enables.
+/// read sequentially and, with `readahead_bytes > 0` (`DbOptions::compaction_readahead_size`),
+/// reads it through a [`ReadaheadFile`] that loads `readahead_bytes` at a time, so the blocks
+/// of a window cost one file read instead of one each (RocksDB's compaction readahead).
 /// Every read of the table (opening it included) first asks `limiter` for its bytes at low
 /// priority when the limiter's mode charges reads (`RateLimiterMode::ReadsOnly` or `AllIo`).
 ///
@@ -108,10 +108,10 @@ pub fn open_input_table(
     readahead_bytes: u64,
     limiter: Option<&Arc<RateLimiter>>,
 ) -> Result<Arc<Table>> {
-    let file = RateLimitedReader::wrap(fs.open_read(path)?, limiter, IoPriority::Low);
+    let mut file = RateLimitedReader::wrap(fs.open_read(path)?, limiter, IoPriority::Low);
     let _ = file.advise(AccessPattern::Sequential);
     if readahead_bytes > 0 {
-        let _ = file.readahead(0, readahead_bytes.min(file_size));
+        file = Arc::new(ReadaheadFile::new(file, file_size, readahead_bytes));
     }
     Ok(Arc::new(Table::open(file, path, file_size, options)?))
 }

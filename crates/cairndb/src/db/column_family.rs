@@ -328,6 +328,7 @@ pub(super) fn new_cf_data(
         options.table_options_for_reads(),
         db.table_cache_capacity(),
     )
+    .with_shard_bits(db.table_cache_shard_bits())
     .with_statistics(db.statistics.clone());
     let view = ReadView {
         mem: new_memtable(&options),

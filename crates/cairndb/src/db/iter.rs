@@ -26,6 +26,7 @@ use crate::iter::{
     RangeDelSet, SortedRun, TableOpener, Tombstone,
 };
 use crate::options::ReadOptions;
+use crate::sstable::BlockReadOptions;
 use crate::types::MAX_SEQUENCE;
 use crate::version::edit::FileMetaData;
 use crate::version::Version;
@@ -162,7 +163,7 @@ impl Db {
 impl DbInner {
     fn iter(&self, opts: &ReadOptions, cf: &Arc<CfData>) -> Result<DbIter> {
         let (snapshot, view) = self.begin_read(opts, cf)?;
-        let children = iter_children(cf, &view, opts.fill_cache)?;
+        let children = iter_children(cf, &view, BlockReadOptions::from(opts))?;
         let mut range_dels = vec![self.view_tombstones(cf, &view)?];
         let mem_tombstones: Vec<Tombstone> = std::iter::once(&view.mem)
             .chain(view.imms.iter())
@@ -196,7 +197,7 @@ impl DbInner {
 fn iter_children(
     cf: &Arc<CfData>,
     view: &ReadView,
-    fill_cache: bool,
+    ro: BlockReadOptions,
 ) -> Result<Vec<BoxedIterator>> {
     let version = &view.version;
     let mut children: Vec<BoxedIterator> =
@@ -206,7 +207,7 @@ fn iter_children(
     }
     let opener = Arc::new(CfTableOpener {
         cf: Arc::clone(cf),
-        fill_cache,
+        ro,
     });
     for file in version.files(0) {
         children.push(opener.open(file)?);
@@ -245,17 +246,14 @@ impl SortedRun for VersionLevel {
 /// Opens a family's tables through its table cache for a level iterator.
 struct CfTableOpener {
     cf: Arc<CfData>,
-    /// `ReadOptions::fill_cache`: whether blocks read on a miss enter the block cache.
-    fill_cache: bool,
+    /// `ReadOptions::fill_cache` and `verify_checksums`: whether blocks read on a miss enter the
+    /// block cache, and whether their checksums are compared.
+    ro: BlockReadOptions,
 }
 
 impl TableOpener for CfTableOpener {
     fn open(&self, file: &FileMetaData) -> Result<BoxedIterator> {
         let table = self.cf.table_cache.get_table(file.number, file.size)?;
-        Ok(if self.fill_cache {
-            Box::new(table.iter())
-        } else {
-            Box::new(table.iter_without_cache_fill())
-        })
+        Ok(Box::new(table.iter_with(self.ro)))
     }
 }

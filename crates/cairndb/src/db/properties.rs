@@ -44,6 +44,8 @@ pub const PROPERTY_NAMES: &[&str] = &[
     "memtable-prefix-bloom-passed",
     "block-cache-usage",
     "block-cache-capacity",
+    "table-cache-capacity",
+    "table-cache-shards",
     "estimate-pending-compaction-bytes",
     "background-errors",
     "num-snapshots",
@@ -130,6 +132,10 @@ impl Db {
             "num-entries-active-mem-table" => view.mem.num_entries(),
             "block-cache-usage" => cf.data.options.table.block_cache.as_ref()?.usage() as u64,
             "block-cache-capacity" => cf.data.options.table.block_cache.as_ref()?.capacity() as u64,
+            // Tables the family's table cache keeps open (0: no limit, `max_open_files = -1`)
+            // and its shards (`table_cache_numshardbits`). CairnDB's own properties.
+            "table-cache-capacity" => cf.data.table_cache.capacity().map_or(0, |c| c as u64),
+            "table-cache-shards" => cf.data.table_cache.shard_count() as u64,
             "estimate-pending-compaction-bytes" => self.pending_compaction_bytes_cf(cf),
             "background-errors" => self.background_error_count(),
             "num-snapshots" => self.live_snapshots().len() as u64,

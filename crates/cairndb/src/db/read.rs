@@ -14,6 +14,10 @@
 //!    a key with operands is an `InvalidArgument` error, never a wrong value.
 //! 4. `multi_get` gives every key the answer `get` would give at the same snapshot and view; it
 //!    only changes how the tables are probed (keys reaching the same table together).
+//! 5. Every table block a read touches is read as its `ReadOptions` say: `fill_cache = false`
+//!    leaves the block cache as it is on misses, `verify_checksums = false` skips the block
+//!    checksum (`sstable::BlockReadOptions`), for `get`, `multi_get` and the merge-operand walk
+//!    alike.
 
 use std::sync::Arc;
 
@@ -23,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
 use crate::memtable::{MemGet, MergeBase};
 use crate::options::ReadOptions;
-use crate::sstable::{Table, TableGet};
+use crate::sstable::{BlockReadOptions, Table, TableGet};
 use crate::types::{seek_key, user_key, ParsedKey, SequenceNumber, ValueKind};
 use crate::version::FileMetaData;
 use std::time::Instant;
@@ -86,11 +90,12 @@ impl Db {
 impl DbInner {
     fn get(&self, opts: &ReadOptions, cf: &CfData, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let (snapshot, view) = self.begin_read(opts, cf)?;
+        let ro = BlockReadOptions::from(opts);
         let Some(stats) = self.counters.stats() else {
-            return self.get_at(cf, &view, key, snapshot, None);
+            return self.get_at(cf, &view, key, snapshot, ro, None);
         };
         let started = Instant::now();
-        let result = self.get_at(cf, &view, key, snapshot, Some(stats));
+        let result = self.get_at(cf, &view, key, snapshot, ro, Some(stats));
         stats.record_tick(Ticker::NumberKeysRead, 1);
         if let Ok(Some(v)) = &result {
             stats.record_tick(Ticker::BytesRead, v.len() as u64);
@@ -106,7 +111,9 @@ impl DbInner {
         keys: &[K],
     ) -> Vec<Result<Option<Vec<u8>>>> {
         match self.begin_read(opts, cf) {
-            Ok((snapshot, view)) => self.multi_get_at(cf, &view, keys, snapshot),
+            Ok((snapshot, view)) => {
+                self.multi_get_at(cf, &view, keys, snapshot, BlockReadOptions::from(opts))
+            }
             Err(e) => keys.iter().map(|_| Err(e.clone())).collect(),
         }
     }
@@ -121,6 +128,7 @@ impl DbInner {
         view: &ReadView,
         keys: &[K],
         snapshot: SequenceNumber,
+        ro: BlockReadOptions,
     ) -> Vec<Result<Option<Vec<u8>>>> {
         let mut out: Vec<Option<Result<Option<Vec<u8>>>>> = keys.iter().map(|_| None).collect();
         let mut operands: Vec<Vec<Vec<u8>>> = keys.iter().map(|_| Vec::new()).collect();
@@ -184,7 +192,7 @@ impl DbInner {
                 let found = cf
                     .table_cache
                     .get_table(file.number, file.size)
-                    .map(|table| (table.multi_get(&probe, snapshot), table));
+                    .map(|table| (table.multi_get_with(&probe, snapshot, ro), table));
                 for (j, &(_, i)) in group.iter().enumerate() {
                     let key = keys[i].as_ref();
                     let step = match &found {
@@ -196,6 +204,7 @@ impl DbInner {
                                 snapshot,
                                 covering[i],
                                 &mut operands[i],
+                                ro,
                             ),
                             Err(e) => Err(e.clone()),
                         },
@@ -224,6 +233,7 @@ impl DbInner {
         view: &ReadView,
         key: &[u8],
         snapshot: SequenceNumber,
+        ro: BlockReadOptions,
         stats: Option<&Statistics>,
     ) -> Result<Option<Vec<u8>>> {
         let mut operands: Vec<Vec<u8>> = Vec::new();
@@ -240,7 +250,13 @@ impl DbInner {
         }
         let covering = self.table_tombstone_seq(cf, view, key, snapshot)?;
         for (level, file) in view.version.files_for_get(key) {
-            let found = search_table(cf, file, key, snapshot, covering, &mut operands, stats)?;
+            let probe = Probe {
+                key,
+                snapshot,
+                covering,
+                ro,
+            };
+            let found = search_table(cf, file, &probe, &mut operands, stats)?;
             if let Found::Base(base) = found {
                 if let Some(s) = stats {
                     s.record_tick(level_hit_ticker(level), 1);
@@ -321,22 +337,35 @@ fn finish(
     }
 }
 
+/// One key's lookup in the tables: what `search_table` needs besides the table.
+struct Probe<'k> {
+    key: &'k [u8],
+    snapshot: SequenceNumber,
+    /// The largest visible covering range tombstone (invariant 2).
+    covering: Option<SequenceNumber>,
+    ro: BlockReadOptions,
+}
+
 /// The newest entries of `key` in one table, newest first, stopping at the base.
 fn search_table(
     cf: &CfData,
     file: &FileMetaData,
-    key: &[u8],
-    snapshot: SequenceNumber,
-    covering: Option<SequenceNumber>,
+    probe: &Probe<'_>,
     operands: &mut Vec<Vec<u8>>,
     stats: Option<&Statistics>,
 ) -> Result<Found> {
+    let Probe {
+        key,
+        snapshot,
+        covering,
+        ro,
+    } = *probe;
     let table = cf.table_cache.get_table(file.number, file.size)?;
     // With statistics on, the filter is asked here first so its answer can be counted
     // (`get_pinned` asks it again, a cheap repeat paid only when statistics are on).
     let filtered = match stats {
         Some(s) if table.properties().filter_bytes > 0 => {
-            if !table.may_contain(key)? {
+            if !table.may_contain_with(key, ro)? {
                 s.record_tick(Ticker::BloomFilterUseful, 1);
                 return Ok(Found::Older);
             }
@@ -345,11 +374,11 @@ fn search_table(
         }
         _ => None,
     };
-    let hit = table.get_pinned(key, snapshot)?;
+    let hit = table.get_pinned_with(key, snapshot, ro)?;
     if let (Some(s), Some(_)) = (filtered, &hit) {
         s.record_tick(Ticker::BloomFilterFullTruePositive, 1);
     }
-    resolve_hit(&table, hit.as_ref(), key, snapshot, covering, operands)
+    resolve_hit(&table, hit.as_ref(), key, snapshot, covering, operands, ro)
 }
 
 /// The `rocksdb.l0.hit` / `l1.hit` / `l2andup.hit` ticker of a get answered in `level`.
@@ -371,6 +400,7 @@ fn resolve_hit(
     snapshot: SequenceNumber,
     covering: Option<SequenceNumber>,
     operands: &mut Vec<Vec<u8>>,
+    ro: BlockReadOptions,
 ) -> Result<Found> {
     let Some(found) = hit else {
         return Ok(Found::Older);
@@ -390,7 +420,7 @@ fn resolve_hit(
             ))
         }
     }
-    let mut it = table.iter();
+    let mut it = table.iter_with(ro);
     it.seek(&seek_key(key, snapshot));
     while it.valid() && user_key(it.key()) == key {
         let p = ParsedKey::parse(it.key()).map_err(|e| e.in_file(table.path()))?;

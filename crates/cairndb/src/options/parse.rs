@@ -83,7 +83,6 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
     "avoid_flush_during_recovery",
     "avoid_flush_during_shutdown",
     "strict_bytes_per_sync",
-    "table_cache_numshardbits",
     "max_file_opening_threads",
     "skip_stats_update_on_db_open",
     "enable_write_thread_adaptive_yield",
@@ -469,6 +468,7 @@ fn set_db(db: &mut DbOptions, name: &str, option: &str, v: &str) -> Result<bool>
         }
         "paranoid_checks" => db.paranoid_checks = parse_bool(option, v)?,
         "max_open_files" => db.max_open_files = parse_i32(option, v)?,
+        "table_cache_numshardbits" => db.table_cache_numshardbits = parse_i32(option, v)?,
         "max_background_jobs" => db.max_background_jobs = parse_u32(option, v)?,
         "max_subcompactions" => db.max_subcompactions = parse_u32(option, v)?,
         "bytes_per_sync" => db.bytes_per_sync = parse_u64(option, v)?,
@@ -515,10 +515,7 @@ fn set_cf(
         return Ok(true);
     }
     if name == "compression_opts" {
-        let table = &mut cf.table;
-        apply_string(v, option, ctx, &mut |n, o, v, _| {
-            set_compression_opts(table, n, o, v)
-        })?;
+        set_compression_opts(&mut cf.table, option, v, ctx)?;
         return Ok(true);
     }
     if name == "compaction_options_universal" {
@@ -683,17 +680,105 @@ fn set_table(t: &mut TableOptions, name: &str, option: &str, v: &str) -> Result<
     Ok(true)
 }
 
-/// Applies one option of `compression_opts={...}`: only `level` (the zstd level) is supported.
-fn set_compression_opts(t: &mut TableOptions, name: &str, option: &str, v: &str) -> Result<bool> {
-    if name != "level" {
-        return Ok(false);
+/// The fields of RocksDB's colon form of `compression_opts`, in order
+/// (`window_bits:level:strategy[:max_dict_bytes[:zstd_max_train_bytes[:parallel_threads[:enabled[:max_dict_buffer_bytes[:use_zstd_dict_trainer]]]]]]`,
+/// RocksDB's `ParseCompressionOptions`); the brace form uses the same names.
+const COMPRESSION_OPTS_FIELDS: &[&str] = &[
+    "window_bits",
+    "level",
+    "strategy",
+    "max_dict_bytes",
+    "zstd_max_train_bytes",
+    "parallel_threads",
+    "enabled",
+    "max_dict_buffer_bytes",
+    "use_zstd_dict_trainer",
+];
+
+/// Applies `compression_opts` in either of RocksDB's forms: `{level=4;...}` (an option string,
+/// with the braces already removed) or `W:L:S[:...]` (colon form, at least the first three
+/// fields). Each field goes through [`set_compression_opt`].
+fn set_compression_opts(
+    t: &mut TableOptions,
+    option: &str,
+    v: &str,
+    ctx: &mut Ctx<'_>,
+) -> Result<()> {
+    if v.contains('=') || v.is_empty() {
+        return apply_string(v, option, ctx, &mut |n, o, v, _| {
+            set_compression_opt(t, n, o, v)
+        });
     }
-    let level = parse_i64(option, v)?;
-    t.zstd_level = if level == ROCKSDB_DEFAULT_COMPRESSION_LEVEL {
-        ZSTD_DEFAULT_LEVEL
-    } else {
-        i32::try_from(level).map_err(|_| invalid(option, format!("{v:?} is out of range")))?
-    };
+    let fields: Vec<&str> = v.split(':').map(str::trim).collect();
+    if fields.len() < 3 || fields.len() > COMPRESSION_OPTS_FIELDS.len() {
+        return Err(invalid(
+            option,
+            format!(
+                "{v:?} is not window_bits:level:strategy[:max_dict_bytes[:zstd_max_train_bytes\
+                 [:parallel_threads[:enabled[:max_dict_buffer_bytes[:use_zstd_dict_trainer]]]]]] \
+                 or {{name=value;...}}"
+            ),
+        ));
+    }
+    for (name, value) in COMPRESSION_OPTS_FIELDS.iter().zip(fields) {
+        set_compression_opt(t, name, &qualified(option, name), value)?;
+    }
+    Ok(())
+}
+
+/// Applies one field of `compression_opts`. What each field does here, and why:
+/// - `level`: the zstd level ([`TableOptions::zstd_level`]; RocksDB's 32767 means the library
+///   default, 3). RocksDB passes `level` to zstd, zlib and LZ4HC only: its `kLZ4Compression`
+///   calls `LZ4_compress_fast_continue` with acceleration 1 whatever the level, so with LZ4 the
+///   level has no effect there either. CairnDB builds no zlib and no LZ4HC.
+/// - `window_bits`, `strategy`: zlib parameters. RocksDB reads them only for
+///   `kZlibCompression`, which CairnDB does not build (it refuses the codec), so any integer is
+///   accepted with the effect it has in RocksDB for LZ4 and zstd: none.
+/// - `enabled`: RocksDB reads it only in `bottommost_compression_opts`; for `compression_opts` it
+///   has no effect in RocksDB either, so any boolean is accepted.
+/// - `max_dict_bytes`, `zstd_max_train_bytes`: compression dictionaries, not built: only 0.
+/// - `max_dict_buffer_bytes`, `use_zstd_dict_trainer`: used by RocksDB only when a dictionary
+///   is built (`max_dict_bytes > 0`), which is refused above, so any value has no effect, as in
+///   RocksDB with dictionaries off.
+/// - `parallel_threads`: parallel block compression, not built: only 1 (RocksDB's default).
+fn set_compression_opt(t: &mut TableOptions, name: &str, option: &str, v: &str) -> Result<bool> {
+    match name {
+        "level" => {
+            let level = parse_i64(option, v)?;
+            t.zstd_level = if level == ROCKSDB_DEFAULT_COMPRESSION_LEVEL {
+                ZSTD_DEFAULT_LEVEL
+            } else {
+                i32::try_from(level)
+                    .map_err(|_| invalid(option, format!("{v:?} is out of range")))?
+            };
+        }
+        "window_bits" | "strategy" => {
+            parse_i32(option, v)?;
+        }
+        "enabled" | "use_zstd_dict_trainer" => {
+            parse_bool(option, v)?;
+        }
+        "max_dict_buffer_bytes" => {
+            parse_u64(option, v)?;
+        }
+        "max_dict_bytes" | "zstd_max_train_bytes" => {
+            if parse_u64(option, v)? != 0 {
+                return Err(invalid(
+                    option,
+                    "compression dictionaries are not built in CairnDB; only 0 is accepted",
+                ));
+            }
+        }
+        "parallel_threads" => {
+            if parse_u32(option, v)? != 1 {
+                return Err(invalid(
+                    option,
+                    "parallel block compression is not built in CairnDB; only 1 is accepted",
+                ));
+            }
+        }
+        _ => return Ok(false),
+    }
     Ok(true)
 }
 
@@ -722,6 +807,10 @@ fn db_pairs(db: &DbOptions) -> Vec<(&'static str, String)> {
         ),
         ("paranoid_checks", db.paranoid_checks.to_string()),
         ("max_open_files", db.max_open_files.to_string()),
+        (
+            "table_cache_numshardbits",
+            db.table_cache_numshardbits.to_string(),
+        ),
         ("max_background_jobs", db.max_background_jobs.to_string()),
         ("max_subcompactions", db.max_subcompactions.to_string()),
         ("bytes_per_sync", db.bytes_per_sync.to_string()),

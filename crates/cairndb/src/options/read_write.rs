@@ -13,10 +13,14 @@ pub struct ReadOptions {
     /// Default `None`. Becomes a snapshot handle when the database front exists.
     pub snapshot: Option<SequenceNumber>,
     /// Put blocks read by this call in the block cache. Default true. Turn off for scans that
-    /// would push the working set out of the cache.
+    /// would push the working set out of the cache. Honoured by `get`, `multi_get` and
+    /// iterators alike.
     pub fill_cache: bool,
     /// Verify block checksums on every block read from a file. Default true. Turning it off saves
-    /// a little CPU per block read and gives up detecting media damage on that read.
+    /// a little CPU per block read and gives up detecting media damage on that read: damage that
+    /// breaks a block's structure is still `Corruption`, damage inside a key or value is returned
+    /// as data (RocksDB's meaning). Blocks read unverified are not put in the block cache, and
+    /// blocks read when a table is opened are always verified (`docs/design/options.md`).
     pub verify_checksums: bool,
     /// Iterators see no key below this (inclusive bound). Default `None`. Lets the iterator skip
     /// files and blocks wholly below it.

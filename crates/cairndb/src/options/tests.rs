@@ -10,14 +10,20 @@ use crate::sstable::{CappedPrefix, FixedPrefix, PrefixExtractor};
 use crate::types::CompressionType;
 use crate::util::checksum::ChecksumType;
 
+/// The MyRocks column-family string, verbatim (issue 14), `compression_opts` included.
 const MYROCKS: &str = "write_buffer_size=256m;target_file_size_base=32m;\
 max_bytes_for_level_base=512m;max_write_buffer_number=4;level0_file_num_compaction_trigger=4;\
-level0_slowdown_writes_trigger=20;level0_stop_writes_trigger=30;\
+level0_slowdown_writes_trigger=20;level0_stop_writes_trigger=30;max_write_buffer_number=4;\
 block_based_table_factory={cache_index_and_filter_blocks=1;filter_policy=bloomfilter:10:false;\
 whole_key_filtering=0};level_compaction_dynamic_level_bytes=true;optimize_filters_for_hits=true;\
 memtable_prefix_bloom_size_ratio=0.05;prefix_extractor=capped:12;\
 compaction_pri=kMinOverlappingRatio;compression=kLZ4Compression;\
-bottommost_compression=kLZ4Compression";
+bottommost_compression=kLZ4Compression;compression_opts=-14:4:0";
+
+/// The MyRocks database options (issue 14).
+const MYROCKS_DB: &str = "max_open_files=-1;max_background_jobs=8;max_total_wal_size=4G;\
+bytes_per_sync=16777216;wal_bytes_per_sync=4194304;max_subcompactions=4;\
+compaction_readahead_size=16m;table_cache_numshardbits=6";
 
 fn cf(s: &str) -> CfOptions {
     CfOptions::from_options_string(s).unwrap_or_else(|e| panic!("{s}: {e}"))
@@ -105,10 +111,97 @@ fn myrocks_string_sets_every_field() {
     assert_eq!(c.compaction_pri, CompactionPri::MinOverlappingRatio);
     assert_eq!(c.compression, CompressionType::Lz4);
     assert_eq!(c.bottommost_compression, Some(CompressionType::Lz4));
+    assert_eq!(c.table.zstd_level, 4, "compression_opts level");
     c.validate().expect("the MyRocks options are valid");
-    // The same string through the combined entry point.
-    let o = Options::from_options_string(MYROCKS).expect("combined");
+    let d = db(MYROCKS_DB);
+    assert_eq!(d.max_open_files, -1);
+    assert_eq!(d.table_cache_capacity(), None);
+    assert_eq!(d.max_background_jobs, 8);
+    assert_eq!(d.max_total_wal_size, 4 << 30);
+    assert_eq!(d.bytes_per_sync, 16 << 20);
+    assert_eq!(d.wal_bytes_per_sync, 4 << 20);
+    assert_eq!(d.max_subcompactions, 4);
+    assert_eq!(d.compaction_readahead_size, 16 << 20);
+    assert_eq!(d.table_cache_numshardbits, 6);
+    assert_eq!(d.table_cache_shard_bits(), Some(6));
+    d.validate().expect("valid");
+    // Both through the combined entry point, with the table's block size.
+    let both = format!("{MYROCKS};{MYROCKS_DB};block_based_table_factory={{block_size=16384}}");
+    let o = Options::from_options_string(&both).expect("combined");
     assert_eq!(o.cf.write_buffer_size, 256 << 20);
+    assert_eq!(o.cf.table.block_size, 16384);
+    assert!(
+        o.cf.table.cache_index_and_filter_blocks,
+        "a second table string adds to the first"
+    );
+    assert_eq!(o.db.table_cache_numshardbits, 6);
+    o.validate().expect("valid");
+}
+
+#[test]
+fn compression_opts_colon_and_brace_forms() {
+    // RocksDB's colon form: window_bits:level:strategy[:...]; the level is the zstd level.
+    assert_eq!(cf("compression_opts=-14:4:0").table.zstd_level, 4);
+    assert_eq!(cf("compression_opts=-14:32767:0").table.zstd_level, 3);
+    assert_eq!(cf("compression_opts=-14:-5:0").table.zstd_level, -5);
+    assert_eq!(
+        cf("compression_opts=-14:9:0:0:0:1:true:0:true")
+            .table
+            .zstd_level,
+        9
+    );
+    // The brace form with every field name.
+    let c = cf(
+        "compression_opts={window_bits=-14;level=7;strategy=0;max_dict_bytes=0;\
+        zstd_max_train_bytes=0;parallel_threads=1;enabled=true;max_dict_buffer_bytes=0;\
+        use_zstd_dict_trainer=false}",
+    );
+    assert_eq!(c.table.zstd_level, 7);
+    // Refused: dictionaries, parallel compression, malformed fields, wrong counts.
+    for (s, name) in [
+        ("compression_opts=-14:4:0:16384", "max_dict_bytes"),
+        ("compression_opts=-14:4:0:0:65536", "zstd_max_train_bytes"),
+        ("compression_opts=-14:4:0:0:0:4", "parallel_threads"),
+        ("compression_opts={max_dict_bytes=1}", "max_dict_bytes"),
+        ("compression_opts=-14:x:0", "level"),
+        ("compression_opts=-14:4:0:0:0:1:maybe", "enabled"),
+        ("compression_opts={no_such_field=1}", "no_such_field"),
+    ] {
+        let m = cf_error(s);
+        assert!(m.contains(&format!("compression_opts.{name}")), "{s}: {m}");
+    }
+    for s in [
+        "compression_opts=-14:4",
+        "compression_opts=1:2:3:0:0:1:true:0:true:9",
+    ] {
+        let m = cf_error(s);
+        assert!(m.contains("window_bits:level:strategy"), "{s}: {m}");
+    }
+    // All or nothing: a refused field leaves the options as they were.
+    let mut c = CfOptions::default();
+    assert!(c
+        .apply_options_string("compression_opts=-14:9:0:1024", &ParseConfig::default())
+        .is_err());
+    assert_eq!(c.table.zstd_level, 3);
+}
+
+#[test]
+fn table_cache_numshardbits_is_parsed_validated_and_printed() {
+    assert_eq!(DbOptions::default().table_cache_numshardbits, -1);
+    assert_eq!(DbOptions::default().table_cache_shard_bits(), None);
+    assert_eq!(
+        db("table_cache_numshardbits=0").table_cache_shard_bits(),
+        Some(0)
+    );
+    assert!(db("table_cache_numshardbits=17").validate().is_err());
+    assert!(db("table_cache_numshardbits=-2").validate().is_err());
+    db("table_cache_numshardbits=16")
+        .validate()
+        .expect("16 is the largest");
+    let d = db("table_cache_numshardbits=6");
+    assert!(d
+        .to_options_string()
+        .contains("table_cache_numshardbits=6;"));
 }
 
 // ---- one test per kind of value -------------------------------------------------------------
@@ -358,8 +451,8 @@ fn unknown_and_unsupported_options_are_named() {
     );
     let m = cf_error("block_based_table_factory={block_size=4k;index_type=kHashSearch}");
     assert!(m.contains("block_based_table_factory.index_type"), "{m}");
-    let m = cf_error("compression_opts={window_bits=-14}");
-    assert!(m.contains("compression_opts.window_bits"), "{m}");
+    let m = cf_error("compression_opts={window_bits=-14;checksum=true}");
+    assert!(m.contains("compression_opts.checksum"), "{m}");
     let m = invalid_message(DbOptions::from_options_string(
         "enable_pipelined_write=true",
     ));

@@ -25,7 +25,7 @@ use std::ops::Range;
 
 use super::block::{BlockIter, BlockRef};
 use super::format::BlockHandle;
-use super::reader::{parse_data_key, Table};
+use super::reader::{parse_data_key, BlockReadOptions, Table};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::types::{
@@ -156,11 +156,26 @@ impl Table {
         user_key: &[u8],
         snapshot: SequenceNumber,
     ) -> Result<Option<TableGet>> {
-        if !self.may_contain(user_key)? {
+        self.get_pinned_with(user_key, snapshot, BlockReadOptions::default())
+    }
+
+    /// [`Table::get_pinned`] reading blocks as `ro` says: blocks read on a cache miss enter the
+    /// cache only with `ro.fill_cache`, and checksums are compared only with
+    /// `ro.verify_checksums` (see the reader's invariant 5).
+    ///
+    /// # Errors
+    /// As [`Table::get_pinned`].
+    pub fn get_pinned_with(
+        &self,
+        user_key: &[u8],
+        snapshot: SequenceNumber,
+        ro: BlockReadOptions,
+    ) -> Result<Option<TableGet>> {
+        if !self.may_contain_with(user_key, ro)? {
             return Ok(None);
         }
         let target = SeekKey::new(user_key, snapshot);
-        self.find(target.as_slice(), user_key)
+        self.find(target.as_slice(), user_key, ro)
     }
 
     /// The first entry `>= ikey` if it has `ikey`'s user key, copied out. Consults the filter
@@ -180,7 +195,9 @@ impl Table {
         if !self.may_contain(ukey)? {
             return Ok(None);
         }
-        Ok(self.find(ikey, ukey)?.map(|g| g.to_entry()))
+        Ok(self
+            .find(ikey, ukey, BlockReadOptions::default())?
+            .map(|g| g.to_entry()))
     }
 
     /// [`Table::get_pinned`] for many keys at one snapshot: result `i` is what
@@ -197,11 +214,21 @@ impl Table {
         user_keys: &[K],
         snapshot: SequenceNumber,
     ) -> Vec<Result<Option<TableGet>>> {
+        self.multi_get_with(user_keys, snapshot, BlockReadOptions::default())
+    }
+
+    /// [`Table::multi_get`] reading blocks as `ro` says (as [`Table::get_pinned_with`]).
+    pub fn multi_get_with<K: AsRef<[u8]>>(
+        &self,
+        user_keys: &[K],
+        snapshot: SequenceNumber,
+        ro: BlockReadOptions,
+    ) -> Vec<Result<Option<TableGet>>> {
         let mut out: Vec<Result<Option<TableGet>>> = user_keys.iter().map(|_| Ok(None)).collect();
         let fail_all = |out: &mut Vec<Result<Option<TableGet>>>, e: Error| {
             out.iter_mut().for_each(|r| *r = Err(e.clone()));
         };
-        let filter = match self.filter_block() {
+        let filter = match self.filter_block(ro) {
             Ok(f) => f,
             Err(e) => {
                 fail_all(&mut out, e);
@@ -218,7 +245,7 @@ impl Table {
         if order.is_empty() {
             return out;
         }
-        let mut index = match self.index_iter() {
+        let mut index = match self.index_iter(ro) {
             Ok(it) => it,
             Err(e) => {
                 fail_all(&mut out, e);
@@ -228,18 +255,18 @@ impl Table {
         let mut open: Option<OpenBlock> = None;
         for i in order {
             let target = SeekKey::new(key(i), snapshot);
-            out[i] = self.find_next(&mut index, &mut open, target.as_slice(), key(i));
+            out[i] = self.find_next(&mut index, &mut open, target.as_slice(), key(i), ro);
         }
         out
     }
 
     /// Seeks `target` (an internal key of user key `ukey`) through the index and the data blocks.
-    fn find(&self, target: &[u8], ukey: &[u8]) -> Result<Option<TableGet>> {
-        let mut index = self.index_iter()?;
+    fn find(&self, target: &[u8], ukey: &[u8], ro: BlockReadOptions) -> Result<Option<TableGet>> {
+        let mut index = self.index_iter(ro)?;
         index.seek(target);
         while index.valid() {
             let handle = self.data_handle(index.value())?;
-            let mut data = self.data_iter(handle, true)?;
+            let mut data = self.data_iter(handle, ro)?;
             data.seek(target);
             if data.valid() {
                 return self.take_found(&mut data, handle, ukey);
@@ -262,6 +289,7 @@ impl Table {
         open: &mut Option<OpenBlock>,
         target: &[u8],
         ukey: &[u8],
+        ro: BlockReadOptions,
     ) -> Result<Option<TableGet>> {
         // Every entry before the current index entry's block sorts before the previous target,
         // so the current entry is still the first separator `>= target` when it is `>= target`.
@@ -282,7 +310,7 @@ impl Table {
             }
             let block = open.get_or_insert_with(|| OpenBlock {
                 handle,
-                data: self.data_iter(handle, true),
+                data: self.data_iter(handle, ro),
             });
             let data = block.data.as_mut().map_err(|e| e.clone())?;
             data.seek(target);

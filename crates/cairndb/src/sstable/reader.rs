@@ -19,6 +19,14 @@
 //!    covers point keys only; range tombstones are never filtered.
 //! 4. No entry of kind `RangeDelete` is returned from a data block: one found there is corruption
 //!    (format version 2 keeps tombstones in the range-deletion block only).
+//! 5. A block read with `verify_checksums = false` ([`BlockReadOptions`]) skips only the checksum
+//!    comparison: its compression type, decompressed length and structure are still checked, so
+//!    damage there is `Corruption` and never a panic, while damage inside keys or values that
+//!    leaves the structure valid is returned as data (RocksDB's `ReadOptions::verify_checksums`
+//!    has the same meaning). Such a block is never inserted into the block cache, so bytes that
+//!    were not verified are never served to a later read that asked for verification (RocksDB
+//!    would cache it; CairnDB keeps the cache verified). Blocks read while opening a table (footer,
+//!    metaindex, properties, index, filter, range deletions) are always verified.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,6 +44,42 @@ use crate::fs::RandomAccessFile;
 use crate::iter::InternalIterator;
 use crate::types::{compare_internal, CompressionType, ParsedKey, ValueKind};
 use crate::util::coding::decode_fixed32;
+
+/// How one read uses the block cache and checks the blocks it reads from the file: RocksDB's
+/// `ReadOptions::fill_cache` and `ReadOptions::verify_checksums`, per call. See module invariant 5.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockReadOptions {
+    /// Insert blocks read on a cache miss into the block cache. Default true.
+    pub fill_cache: bool,
+    /// Compare each block read from the file with its stored checksum. Default true.
+    pub verify_checksums: bool,
+}
+
+impl Default for BlockReadOptions {
+    fn default() -> Self {
+        BlockReadOptions {
+            fill_cache: true,
+            verify_checksums: true,
+        }
+    }
+}
+
+impl From<&crate::options::ReadOptions> for BlockReadOptions {
+    fn from(o: &crate::options::ReadOptions) -> Self {
+        BlockReadOptions {
+            fill_cache: o.fill_cache,
+            verify_checksums: o.verify_checksums,
+        }
+    }
+}
+
+impl BlockReadOptions {
+    /// Verified reads that leave the cache as it is on misses (compaction inputs, one-off scans).
+    pub const NO_FILL: BlockReadOptions = BlockReadOptions {
+        fill_cache: false,
+        verify_checksums: true,
+    };
+}
 
 /// The meta blocks named in the metaindex.
 #[derive(Debug, Clone, Copy)]
@@ -96,7 +140,7 @@ impl Table {
         };
         let meta = src.read_metaindex()?;
         let props_handle = meta.properties;
-        let props = src.read_block(props_handle, BlockKind::Properties)?;
+        let props = src.read_block(props_handle, BlockKind::Properties, true)?;
         let properties =
             TableProperties::decode(props.into()).map_err(|e| src.at(e, props_handle))?;
         if properties.checksum != footer.checksum {
@@ -130,10 +174,14 @@ impl Table {
         // them. As in RocksDB, the table holds them for its lifetime unless they are to live in the
         // block cache (`cache_index_and_filter_blocks`), where they compete with data blocks.
         let in_cache = table.cache.is_some() && options.cache_index_and_filter_blocks;
-        let index = table.block(footer.index, BlockKind::Index, in_cache)?;
+        let ro = BlockReadOptions {
+            fill_cache: in_cache,
+            verify_checksums: true,
+        };
+        let index = table.block(footer.index, BlockKind::Index, ro)?;
         let filter = meta
             .filter
-            .map(|h| table.block(h, BlockKind::Filter, in_cache))
+            .map(|h| table.block(h, BlockKind::Filter, ro))
             .transpose()?;
         if !in_cache {
             table.index = Some(index);
@@ -167,6 +215,11 @@ impl Table {
         TableIterator::new(Arc::clone(self), true)
     }
 
+    /// An iterator reading blocks as `ro` says (cache fill, checksum verification).
+    pub fn iter_with(self: &Arc<Self>, ro: BlockReadOptions) -> TableIterator {
+        TableIterator::with_read_options(Arc::clone(self), ro)
+    }
+
     /// An iterator that leaves the block cache as it is on misses (for compaction inputs and
     /// one-off scans that should not evict hot blocks).
     pub fn iter_without_cache_fill(self: &Arc<Self>) -> TableIterator {
@@ -190,7 +243,15 @@ impl Table {
     /// # Errors
     /// Errors reading the filter block.
     pub fn may_contain(&self, user_key: &[u8]) -> Result<bool> {
-        Ok(self.filter_allows(self.filter_block()?.as_ref(), user_key))
+        self.may_contain_with(user_key, BlockReadOptions::default())
+    }
+
+    /// [`Table::may_contain`], reading the filter block (when it lives in the cache) as `ro` says.
+    ///
+    /// # Errors
+    /// Errors reading the filter block.
+    pub fn may_contain_with(&self, user_key: &[u8], ro: BlockReadOptions) -> Result<bool> {
+        Ok(self.filter_allows(self.filter_block(ro)?.as_ref(), user_key))
     }
 
     /// [`Table::may_contain`] with the filter block already at hand (`None`: no filter).
@@ -219,7 +280,7 @@ impl Table {
         if x.prefix(prefix) != Some(prefix) {
             return Ok(true);
         }
-        let Some(block) = self.filter_block()? else {
+        let Some(block) = self.filter_block(BlockReadOptions::default())? else {
             return Ok(true);
         };
         Ok(block
@@ -233,7 +294,7 @@ impl Table {
     /// # Errors
     /// Errors reading the index block.
     pub fn approximate_offset_of(&self, ikey: &[u8]) -> Result<u64> {
-        let mut index = self.index_iter()?;
+        let mut index = self.index_iter(BlockReadOptions::default())?;
         index.seek(ikey);
         if index.valid() {
             return Ok(self.data_handle(index.value())?.offset);
@@ -249,7 +310,7 @@ impl Table {
     /// # Errors
     /// Errors reading or decoding the index block.
     pub fn index_entries(&self) -> Result<Vec<(Vec<u8>, BlockHandle)>> {
-        let mut index = self.index_iter()?;
+        let mut index = self.index_iter(BlockReadOptions::default())?;
         let mut out = Vec::new();
         index.seek_to_first();
         while index.valid() {
@@ -274,15 +335,17 @@ impl Table {
         read_footer(&*src.file, &src.path, src.file_size)?;
         let mut regions = vec![src.footer.metaindex, src.footer.index];
         let meta = src.read_metaindex()?;
-        src.read_block(meta.properties, BlockKind::Properties)?;
+        src.read_block(meta.properties, BlockKind::Properties, true)?;
         regions.push(meta.properties);
         if let Some(h) = meta.filter {
-            src.read_block(h, BlockKind::Filter)?;
+            src.read_block(h, BlockKind::Filter, true)?;
             regions.push(h);
         }
         src.read_range_deletions(meta.range_del, &self.properties)?;
         regions.extend(meta.range_del);
-        let index: BlockRef = src.read_block(src.footer.index, BlockKind::Index)?.into();
+        let index: BlockRef = src
+            .read_block(src.footer.index, BlockKind::Index, true)?
+            .into();
         let mut it =
             BlockIter::new(index, compare_internal).map_err(|e| src.at(e, src.footer.index))?;
         it.seek_to_first();
@@ -297,15 +360,18 @@ impl Table {
     }
 
     /// A block, through the block cache when one is configured: the one entry point for block
-    /// reads. A miss reads the file and, if `fill_cache`, inserts the block.
+    /// reads. A miss reads the file (checking the checksum if `ro.verify_checksums`) and inserts
+    /// the block if `ro.fill_cache` and it was verified (module invariant 5). A hit needs no
+    /// check: only verified blocks enter the cache.
     pub(crate) fn block(
         &self,
         handle: BlockHandle,
         kind: BlockKind,
-        fill_cache: bool,
+        ro: BlockReadOptions,
     ) -> Result<BlockRef> {
+        let verify = ro.verify_checksums;
         let Some((cache, file_id)) = &self.cache else {
-            return Ok(self.src.read_block(handle, kind)?.into());
+            return Ok(self.src.read_block(handle, kind, verify)?.into());
         };
         let key = CacheKey {
             file_id: *file_id,
@@ -326,15 +392,15 @@ impl Table {
             }
             return Ok(BlockRef::Cached(h));
         }
-        let block = self.src.read_block(handle, kind)?;
-        if !fill_cache {
+        let block = self.src.read_block(handle, kind, verify)?;
+        if !(ro.fill_cache && verify) {
             return Ok(block.into());
         }
         let charge = block.charge();
         match cache.insert(key, block, charge) {
             Ok(h) => Ok(BlockRef::Cached(h)),
             // A strict capacity limit refused the block (and dropped it): serve it uncached.
-            Err(_) => Ok(self.src.read_block(handle, kind)?.into()),
+            Err(_) => Ok(self.src.read_block(handle, kind, verify)?.into()),
         }
     }
 
@@ -346,32 +412,35 @@ impl Table {
         self.statistics = statistics;
     }
 
-    pub(crate) fn index_block(&self) -> Result<BlockRef> {
+    /// The index block: the table's own copy, or through the cache as `ro` says.
+    pub(crate) fn index_block(&self, ro: BlockReadOptions) -> Result<BlockRef> {
         match &self.index {
             Some(b) => Ok(b.clone()),
-            None => self.block(self.src.footer.index, BlockKind::Index, true),
+            None => self.block(self.src.footer.index, BlockKind::Index, ro),
         }
     }
 
-    pub(crate) fn filter_block(&self) -> Result<Option<BlockRef>> {
+    /// The filter block, if the table has one: the table's own copy, or through the cache as
+    /// `ro` says.
+    pub(crate) fn filter_block(&self, ro: BlockReadOptions) -> Result<Option<BlockRef>> {
         match (&self.filter, self.filter_handle) {
             (Some(b), _) => Ok(Some(b.clone())),
             (None, Some(h)) if self.cache.is_some() => {
-                self.block(h, BlockKind::Filter, true).map(Some)
+                self.block(h, BlockKind::Filter, ro).map(Some)
             }
             _ => Ok(None),
         }
     }
 
     /// An unpositioned iterator over the index block.
-    pub(crate) fn index_iter(&self) -> Result<BlockIter> {
-        BlockIter::new(self.index_block()?, compare_internal)
+    pub(crate) fn index_iter(&self, ro: BlockReadOptions) -> Result<BlockIter> {
+        BlockIter::new(self.index_block(ro)?, compare_internal)
             .map_err(|e| self.src.at(e, self.src.footer.index))
     }
 
     /// An unpositioned iterator over the data block at `handle`.
-    pub(crate) fn data_iter(&self, handle: BlockHandle, fill_cache: bool) -> Result<BlockIter> {
-        let block = self.block(handle, BlockKind::Data, fill_cache)?;
+    pub(crate) fn data_iter(&self, handle: BlockHandle, ro: BlockReadOptions) -> Result<BlockIter> {
+        let block = self.block(handle, BlockKind::Data, ro)?;
         BlockIter::new(block, compare_internal).map_err(|e| self.src.at(e, handle))
     }
 
@@ -402,8 +471,9 @@ impl BlockSource {
         self.file_size - FOOTER_LEN as u64
     }
 
-    /// Reads `handle` from the file, verifies its checksum, decompresses and parses it.
-    fn read_block(&self, handle: BlockHandle, kind: BlockKind) -> Result<Block> {
+    /// Reads `handle` from the file, verifies its checksum (when `verify`), decompresses and
+    /// parses it. Without `verify` every other check still applies (module invariant 5).
+    fn read_block(&self, handle: BlockHandle, kind: BlockKind, verify: bool) -> Result<Block> {
         let fits = handle
             .end_with_trailer()
             .is_some_and(|end| end <= self.blocks_end());
@@ -421,8 +491,12 @@ impl BlockSource {
         let mut buf = vec![0; size + BLOCK_TRAILER_LEN];
         self.file.read_exact_at(handle.offset, &mut buf)?;
         let stored = decode_fixed32(&buf[size + 1..]);
-        let actual = block_checksum(self.footer.checksum, &buf[..=size], handle.offset);
-        if stored != actual {
+        let actual = if verify {
+            block_checksum(self.footer.checksum, &buf[..=size], handle.offset)
+        } else {
+            stored
+        };
+        if verify && stored != actual {
             return Err(Error::checksum_mismatch(
                 &self.path,
                 handle.offset,
@@ -447,7 +521,7 @@ impl BlockSource {
     /// Reads the metaindex: the properties handle (required), filter and range-deletion handles.
     fn read_metaindex(&self) -> Result<MetaHandles> {
         let h = self.footer.metaindex;
-        let block: BlockRef = self.read_block(h, BlockKind::Metaindex)?.into();
+        let block: BlockRef = self.read_block(h, BlockKind::Metaindex, true)?.into();
         let mut it = BlockIter::new(block, bytewise).map_err(|e| self.at(e, h))?;
         let (mut props, mut filter, mut range_del) = (None, None, None);
         it.seek_to_first();
@@ -496,7 +570,7 @@ impl BlockSource {
             }
             return Ok(Vec::new());
         };
-        let block = self.read_block(h, BlockKind::RangeDeletion)?;
+        let block = self.read_block(h, BlockKind::RangeDeletion, true)?;
         let tombstones = range_del::decode(block.into()).map_err(|e| self.at(e, h))?;
         if tombstones.len() as u64 != props.num_range_deletions || tombstones.is_empty() {
             let msg = format!(
@@ -510,7 +584,7 @@ impl BlockSource {
     }
 
     fn verify_data_block(&self, h: BlockHandle) -> Result<()> {
-        let block: BlockRef = self.read_block(h, BlockKind::Data)?.into();
+        let block: BlockRef = self.read_block(h, BlockKind::Data, true)?.into();
         let mut it = BlockIter::new(block, compare_internal).map_err(|e| self.at(e, h))?;
         it.seek_to_first();
         while it.valid() {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::block::BlockIter;
 use super::format::BlockHandle;
-use super::reader::{parse_data_key, Table};
+use super::reader::{parse_data_key, BlockReadOptions, Table};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 
@@ -24,7 +24,7 @@ use crate::iter::InternalIterator;
 #[derive(Debug)]
 pub struct TableIterator {
     table: Arc<Table>,
-    fill_cache: bool,
+    ro: BlockReadOptions,
     /// Created at the first positioning call, so that constructing an iterator cannot fail.
     index: Option<BlockIter>,
     data: Option<BlockIter>,
@@ -44,9 +44,19 @@ impl TableIterator {
     /// An unpositioned iterator over `table`; `fill_cache` says whether blocks read on a cache miss
     /// are inserted into the block cache.
     pub fn new(table: Arc<Table>, fill_cache: bool) -> Self {
+        let ro = BlockReadOptions {
+            fill_cache,
+            verify_checksums: true,
+        };
+        TableIterator::with_read_options(table, ro)
+    }
+
+    /// An unpositioned iterator over `table` that reads blocks as `ro` says (cache fill and
+    /// checksum verification, `ReadOptions::fill_cache` and `verify_checksums`).
+    pub fn with_read_options(table: Arc<Table>, ro: BlockReadOptions) -> Self {
         TableIterator {
             table,
-            fill_cache,
+            ro,
             index: None,
             data: None,
             data_handle: BlockHandle::default(),
@@ -68,7 +78,7 @@ impl TableIterator {
     fn start(&mut self) -> Option<&mut BlockIter> {
         self.err = None;
         if self.index.is_none() {
-            match self.table.index_iter() {
+            match self.table.index_iter(self.ro) {
                 Ok(it) => self.index = Some(it),
                 Err(e) => {
                     self.fail(e);
@@ -103,7 +113,7 @@ impl TableIterator {
         if self.data.is_some() && self.data_handle == handle {
             return true;
         }
-        match self.table.data_iter(handle, self.fill_cache) {
+        match self.table.data_iter(handle, self.ro) {
             Ok(it) => {
                 self.data = Some(it);
                 self.data_handle = handle;
