@@ -422,11 +422,12 @@ impl Db {
                     std::io::Error::other(msg),
                 ));
             }
+            // Immutable memtables waiting for `min_write_buffer_number_to_merge` are not due.
             let busy = st.flushing
                 || st
                     .cfs
                     .values()
-                    .any(|c| !c.imms.is_empty() || !c.running.is_empty());
+                    .any(|c| c.flush_due() || !c.running.is_empty());
             if !busy && !inner.compaction_due(&st) {
                 return Ok(());
             }

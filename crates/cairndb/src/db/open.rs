@@ -422,7 +422,7 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
             &inner.dir,
             &inner.options.db,
             &options,
-            mem,
+            std::slice::from_ref(mem),
             output.number(),
             &[],
         )?;
@@ -563,7 +563,7 @@ fn flush_full(
             dir,
             &options.db,
             &cf.options,
-            &cf.mem,
+            std::slice::from_ref(&cf.mem),
             output.number(),
             &[],
         )?;

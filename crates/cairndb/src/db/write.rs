@@ -385,7 +385,7 @@ impl DbInner {
                 return Ok(());
             }
             if !ready.is_empty() {
-                self.switch_memtables(st, &ready)?;
+                self.switch_memtables(st, &ready, false)?;
                 continue;
             }
             if st.versions.is_poisoned() {
@@ -450,7 +450,15 @@ impl DbInner {
         let logs = st.versions.column_families();
         let mut ids = Vec::new();
         let mut blocked = false;
-        for (&id, cf) in &st.cfs {
+        let mut forced_imms = false;
+        for (&id, cf) in st.cfs.iter_mut() {
+            // Immutable memtables waiting for `min_write_buffer_number_to_merge` while their
+            // data lies in the oldest WAL are flushed now (RocksDB's `FlushRequested`).
+            let log_number = logs.iter().find(|c| c.id == id).map(|c| c.log_number);
+            if !cf.imms.is_empty() && log_number.is_some_and(|l| l <= oldest) && !cf.flush_due() {
+                cf.force_flush();
+                forced_imms = true;
+            }
             // The mutable memtable's data lies in its first WAL and later ones.
             let first_wal = cf
                 .imms
@@ -468,6 +476,9 @@ impl DbInner {
                 blocked = true;
             }
         }
+        if forced_imms {
+            self.bg_cond.notify_all();
+        }
         if ids.is_empty() {
             return Ok(());
         }
@@ -479,13 +490,20 @@ impl DbInner {
              while max_total_wal_size is {limit}",
             ids.len()
         ));
-        self.switch_memtables(st, &ids)
+        self.switch_memtables(st, &ids, true)
     }
 
     /// Retires the mutable memtables of families `ids` to their immutable lists and starts one
     /// new WAL for all of them. The old WAL is flushed to the OS and its sync owed (contract
-    /// 5). A failure poisons: the WAL state is then unknown.
-    pub(super) fn switch_memtables(&self, st: &mut DbState, ids: &[u32]) -> Result<()> {
+    /// 5). With `forced`, every immutable memtable of those families is flushed without
+    /// waiting for `min_write_buffer_number_to_merge` (`CfState::flush_due`). A failure
+    /// poisons: the WAL state is then unknown.
+    pub(super) fn switch_memtables(
+        &self,
+        st: &mut DbState,
+        ids: &[u32],
+        forced: bool,
+    ) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -500,7 +518,14 @@ impl DbInner {
             let fresh = new_memtable(&cf.options);
             let old = std::mem::replace(&mut cf.mem, fresh);
             old.mark_read_only();
-            cf.imms.push_back(Imm { mem: old, next_log });
+            cf.imms.push_back(Imm {
+                mem: old,
+                next_log,
+                forced,
+            });
+            if forced {
+                cf.force_flush();
+            }
             self.publish_view(st, id);
         }
         self.bg_cond.notify_all();
