@@ -196,3 +196,83 @@ fn wal_size_limit_flushes_a_lone_immutable_memtable() {
         Some(b"v2".to_vec())
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// allow_concurrent_memtable_write
+
+/// Eight threads write interleaved batches (puts, overwrites, deletions, some synced) with
+/// concurrent memtable writes on and off: both end with the same contents, which are the
+/// contents every thread's last batches imply, before and after reopen.
+#[test]
+fn concurrent_memtable_writes_give_the_same_contents_as_leader_inserts() {
+    let mut results = Vec::new();
+    for concurrent in [true, false] {
+        let mut o = opts();
+        o.db.allow_concurrent_memtable_write = concurrent;
+        let fs = MemFs::new().shared();
+        let db = Arc::new(Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open"));
+        let threads: Vec<_> = (0..8u32)
+            .map(|t| {
+                let db = Arc::clone(&db);
+                std::thread::spawn(move || {
+                    for i in 0..400u32 {
+                        let mut b = cairndb::batch::WriteBatch::new();
+                        // Each thread owns its keys, so the final state does not depend on
+                        // the interleaving.
+                        b.put(
+                            format!("t{t}-k{:03}", i % 50).as_bytes(),
+                            format!("{i}").as_bytes(),
+                        )
+                        .expect("put");
+                        b.put(format!("t{t}-last").as_bytes(), format!("{i}").as_bytes())
+                            .expect("put");
+                        if i % 5 == 0 {
+                            b.delete(format!("t{t}-k{:03}", (i + 7) % 50).as_bytes())
+                                .expect("delete");
+                        }
+                        let w = WriteOptions {
+                            sync: i % 37 == 0,
+                            ..WriteOptions::default()
+                        };
+                        db.write(&w, b).expect("write");
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("writer");
+        }
+        let contents = scan(&db);
+        let db = Arc::into_inner(db).expect("one handle");
+        db.close().expect("close");
+        let db = Db::open_with_fs(fs, DIR, o).expect("reopen");
+        assert_eq!(scan(&db), contents, "concurrent={concurrent}");
+        results.push(contents);
+    }
+    // The model: each thread's writes applied in its own order.
+    let mut model = BTreeMap::new();
+    for t in 0..8u32 {
+        for i in 0..400u32 {
+            let v = format!("{i}").into_bytes();
+            model.insert(format!("t{t}-k{:03}", i % 50).into_bytes(), v.clone());
+            model.insert(format!("t{t}-last").into_bytes(), v);
+            if i % 5 == 0 {
+                model.remove(format!("t{t}-k{:03}", (i + 7) % 50).as_bytes());
+            }
+        }
+    }
+    assert_eq!(results[0], model);
+    assert_eq!(results[1], model);
+}
+
+/// The option parses both ways and is written to the OPTIONS file.
+#[test]
+fn allow_concurrent_memtable_write_parses_both_values() {
+    for v in ["true", "false"] {
+        let o = cairndb::options::DbOptions::from_options_string(&format!(
+            "allow_concurrent_memtable_write={v}"
+        ))
+        .expect("parse");
+        assert_eq!(o.allow_concurrent_memtable_write, v == "true");
+    }
+}

@@ -159,6 +159,15 @@ struct Queued {
     no_slowdown: bool,
 }
 
+/// A group member's own batch, handed to it by the leader to insert on its own thread
+/// (`allow_concurrent_memtable_write`).
+struct MemberInsert {
+    /// The member's batch, its sequence number set to its place in the group's record.
+    batch: WriteBatch,
+    /// The memtables of the families the group writes, fixed while the leader is active.
+    mems: Arc<Vec<(u32, Arc<MemTable>)>>,
+}
+
 /// One column family's write side, guarded by the state mutex.
 struct CfState {
     data: Arc<CfData>,
@@ -243,6 +252,14 @@ struct DbState {
     writers: VecDeque<Queued>,
     /// Results of followers committed by a leader, by writer id.
     results: HashMap<u64, Result<()>>,
+    /// Batches the leader handed to group members to insert themselves, by writer id; each
+    /// member removes its own (`allow_concurrent_memtable_write`).
+    member_inserts: HashMap<u64, MemberInsert>,
+    /// Members of the committing group that have not finished inserting their batch; the
+    /// leader publishes the group only once this is zero.
+    members_inserting: usize,
+    /// Members whose insert failed, with the error, for the leader to report.
+    member_failures: Vec<(u64, Error)>,
     next_writer_id: u64,
     /// A leader is committing a group, possibly with the mutex released.
     leader_active: bool,

@@ -72,6 +72,14 @@ pub struct DbOptions {
     /// 1 GiB. Smaller files open faster; rewriting costs a write of the whole current file set.
     /// Range 1 KiB..=u64::MAX.
     pub max_manifest_file_size: u64,
+    /// Lets the members of a commit group insert their own batches into the memtables, each on
+    /// its own thread and at once, after the group's leader has written the group's WAL record
+    /// (RocksDB's parallel memtable writes); the group's writes become visible together once
+    /// every member has inserted. Default true. False makes the leader insert the whole group
+    /// alone, which costs less synchronisation when batches are tiny and the writers few. Every
+    /// memtable CairnDB builds (the concurrent skiplist; `memtable_factory` is not supported)
+    /// takes concurrent inserts, so no memtable choice conflicts with it.
+    pub allow_concurrent_memtable_write: bool,
     /// Bytes per second admitted when compaction debt reaches the slowdown thresholds
     /// (`level0_slowdown_writes_trigger`, `soft_pending_compaction_bytes_limit`); the admission
     /// rate falls smoothly from unlimited to this rate and below as debt grows. 0 means 16 MiB/s.
@@ -175,6 +183,7 @@ impl Default for DbOptions {
             max_total_wal_size: 0,
             wal_recovery_mode: WalRecoveryMode::TolerateCorruptedTailRecords,
             max_manifest_file_size: 1 << 30,
+            allow_concurrent_memtable_write: true,
             delayed_write_rate: 0,
             stats_dump_period_sec: 600,
             info_log_level: InfoLogLevel::Info,
