@@ -74,7 +74,9 @@ fn compaction_loop(inner: &DbInner) {
         if inner.closed.load(Ordering::Acquire) {
             return;
         }
-        let picked = if st.versions.is_poisoned() {
+        // A poisoned database (a WAL failure, or corruption under `paranoid_checks`) stops
+        // background compactions until reopen, as RocksDB's background error does.
+        let picked = if st.versions.is_poisoned() || st.poisoned.is_some() {
             None
         } else {
             inner.pick(&mut st)
@@ -171,6 +173,7 @@ impl DbInner {
             Err(e) => {
                 st.compaction_error = Some(e.to_string());
                 st.background_failures += 1;
+                self.stop_on_corruption(st, "compaction", e);
             }
         }
         let name = st.cf(id).data.name.clone();

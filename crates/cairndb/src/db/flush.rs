@@ -268,6 +268,7 @@ impl DbInner {
                 self.log_error("flush", e);
                 st.flush_error = Some(e.to_string());
                 st.background_failures += 1;
+                self.stop_on_corruption(st, "flush", e);
             }
         }
         self.cond.notify_all();
@@ -342,6 +343,20 @@ impl DbInner {
         self.update_pressure(st);
         self.purge_obsolete_files(st);
         Ok(())
+    }
+}
+
+impl DbInner {
+    /// With `paranoid_checks`, corruption met by a flush or a compaction is an unrecoverable
+    /// background error (RocksDB's `ErrorHandler` severity for corruption under paranoid
+    /// checks): writes are refused with [`Error::Poisoned`] until reopen, and the flush thread
+    /// stops retrying. Without it, the job is retried like any other failure.
+    pub(super) fn stop_on_corruption(&self, st: &mut DbState, job: &str, e: &Error) {
+        if self.options.db.paranoid_checks && e.is_corruption() && st.poisoned.is_none() {
+            st.poisoned = Some(format!(
+                "{job} found corruption and paranoid_checks is set: {e}"
+            ));
+        }
     }
 }
 

@@ -32,9 +32,13 @@ pub struct DbOptions {
     /// Create the column families named at open that the database does not have. Default
     /// false, as RocksDB: a mistyped family name is an error instead of a new empty family.
     pub create_missing_column_families: bool,
-    /// Check aggressively and stop on any inconsistency: at open, verify every live table file
-    /// exists with its recorded size; fail reads and compactions on damage instead of skipping.
-    /// Default true. Turning it off trades safety for availability on damaged media.
+    /// Check aggressively and stop on any inconsistency (RocksDB's meaning): at open, every live
+    /// table file must exist with the size the MANIFEST recorded, or open fails with a
+    /// Corruption naming it; a flush or compaction that meets corruption stops writes (they
+    /// return `Poisoned` until reopen) instead of being retried. Default true. With false, open
+    /// skips the file check (a damaged table then fails the reads that reach it) and corrupt
+    /// background work is retried while writes go on: availability on damaged media at the
+    /// cost of safety. Reads verify block checksums either way.
     pub paranoid_checks: bool,
     /// Most files kept open, or -1 for no limit. Default -1. Each open table holds a file handle
     /// and (unless `cache_index_and_filter_blocks`) its index and filter blocks in memory, so a
