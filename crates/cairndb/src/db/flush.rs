@@ -347,12 +347,17 @@ impl DbInner {
 }
 
 impl DbInner {
-    /// With `paranoid_checks`, corruption met by a flush or a compaction is an unrecoverable
-    /// background error (RocksDB's `ErrorHandler` severity for corruption under paranoid
-    /// checks): writes are refused with [`Error::Poisoned`] until reopen, and the flush thread
-    /// stops retrying. Without it, the job is retried like any other failure.
+    /// With `paranoid_checks`, corruption of a file met by a flush or a compaction is an
+    /// unrecoverable background error (RocksDB's `ErrorHandler` severity for corruption under
+    /// paranoid checks): writes are refused with [`Error::Poisoned`] until reopen, and the flush
+    /// thread stops retrying. Without it, the job is retried like any other failure. A failing
+    /// merge operator is reported as a corruption naming no file; it damages nothing stored, so
+    /// it is retried either way (reads report it; `db.md`, Flush).
     pub(super) fn stop_on_corruption(&self, st: &mut DbState, job: &str, e: &Error) {
-        if self.options.db.paranoid_checks && e.is_corruption() && st.poisoned.is_none() {
+        let damaged_file = e
+            .as_corruption()
+            .is_some_and(|c| !c.file.as_os_str().is_empty());
+        if self.options.db.paranoid_checks && damaged_file && st.poisoned.is_none() {
             st.poisoned = Some(format!(
                 "{job} found corruption and paranoid_checks is set: {e}"
             ));
