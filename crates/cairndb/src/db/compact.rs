@@ -74,7 +74,9 @@ fn compaction_loop(inner: &DbInner) {
         if inner.closed.load(Ordering::Acquire) {
             return;
         }
-        let picked = if st.versions.is_poisoned() {
+        // A poisoned database (a WAL failure, or corruption under `paranoid_checks`) stops
+        // background compactions until reopen, as RocksDB's background error does.
+        let picked = if st.versions.is_poisoned() || st.poisoned.is_some() {
             None
         } else {
             inner.pick(&mut st)
@@ -171,6 +173,7 @@ impl DbInner {
             Err(e) => {
                 st.compaction_error = Some(e.to_string());
                 st.background_failures += 1;
+                self.stop_on_corruption(st, "compaction", e);
             }
         }
         let name = st.cf(id).data.name.clone();
@@ -422,11 +425,12 @@ impl Db {
                     std::io::Error::other(msg),
                 ));
             }
+            // Immutable memtables waiting for `min_write_buffer_number_to_merge` are not due.
             let busy = st.flushing
                 || st
                     .cfs
                     .values()
-                    .any(|c| !c.imms.is_empty() || !c.running.is_empty());
+                    .any(|c| c.flush_due() || !c.running.is_empty());
             if !busy && !inner.compaction_due(&st) {
                 return Ok(());
             }

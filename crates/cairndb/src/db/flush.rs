@@ -1,15 +1,21 @@
 //! Flush: writing immutable memtables to L0 tables, on the background flush thread or on the
 //! thread of a caller of [`Db::flush`].
 //!
-//! Who runs it: one job at a time (`DbState::flushing`), always for the oldest immutable
-//! memtable (contract 4). The table is built without the state lock; the lock is taken to get
-//! the output number and to `log_and_apply` the edit.
+//! Who runs it: one job at a time (`DbState::flushing`), always for every immutable memtable of
+//! one family queued when it starts, oldest first (contract 4), merged into one table. The
+//! background thread starts a job only when the family's flush is due (`CfState::flush_due`:
+//! `min_write_buffer_number_to_merge` memtables queued, a forced flush, or all memtables in
+//! use); [`Db::flush`] forces it. The table is built without the state lock; the lock is taken
+//! to get the output number and to `log_and_apply` the edit.
 //!
 //! Invariants:
-//! 1. The memtable leaves the immutable list only after the edit adding its table (and moving
-//!    the log number past its WALs) is durable; until then readers keep finding it there.
-//! 2. A failed flush deletes its partial output, keeps the memtable and its WALs, reports the
-//!    error to `flush()` callers, and is retried by the background thread after a pause.
+//! 1. The memtables leave the immutable list only after the edit adding their table (and
+//!    moving the log number past the WALs of the newest of them) is durable; until then readers
+//!    keep finding them there.
+//! 2. A failed flush deletes its partial output, keeps the memtables and their WALs, reports
+//!    the error to `flush()` callers, and is retried by the background thread after a pause.
+//!    With `paranoid_checks`, a flush that finds corruption poisons writes instead (RocksDB's
+//!    unrecoverable background error): it is not retried.
 //! 3. Obsolete files are deleted only after `log_and_apply` returned (the version set's rule).
 
 use std::path::Path;
@@ -27,7 +33,7 @@ use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};
 use crate::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
-use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
+use crate::iter::{BoxedIterator, InternalIterator, MergingIterator, RangeDelSet, Tombstone};
 use crate::memtable::MemTable;
 use crate::options::{CfOptions, DbOptions};
 use crate::sstable::TableBuilder;
@@ -75,7 +81,7 @@ fn flush_loop(inner: &DbInner) {
         }
         // A poisoned version set or database fails every flush: wait for close instead of
         // spinning.
-        let next = oldest_immutable(&st);
+        let next = oldest_due(&st);
         let Some(id) =
             next.filter(|_| !st.flushing && !st.versions.is_poisoned() && st.poisoned.is_none())
         else {
@@ -89,10 +95,12 @@ fn flush_loop(inner: &DbInner) {
     }
 }
 
-/// The family whose oldest immutable memtable retired first (the one pinning the oldest WAL).
-fn oldest_immutable(st: &DbState) -> Option<u32> {
+/// Of the families whose flush is due, the one whose oldest immutable memtable retired first
+/// (the one pinning the oldest WAL).
+fn oldest_due(st: &DbState) -> Option<u32> {
     st.cfs
         .iter()
+        .filter(|(_, cf)| cf.flush_due())
         .filter_map(|(&id, cf)| cf.imms.front().map(|imm| (imm.next_log, id)))
         .min()
         .map(|(_, id)| id)
@@ -127,7 +135,11 @@ impl DbInner {
             if let Some(why) = &st.poisoned {
                 return Err(Error::Poisoned(why.clone()));
             }
-            self.switch_memtables(&mut st, &non_empty)?;
+            self.switch_memtables(&mut st, &non_empty, true)?;
+        }
+        // A manual flush writes whatever is queued, however few (RocksDB's `FlushRequested`).
+        for &id in &ids {
+            st.cf_mut(id).force_flush();
         }
         let targets: Vec<(u32, Arc<MemTable>)> = ids
             .iter()
@@ -151,8 +163,8 @@ impl DbInner {
         Ok(())
     }
 
-    /// Flushes family `id`'s oldest immutable memtable. Called with the lock held and no flush
-    /// running; releases the lock while the table is written.
+    /// Flushes every immutable memtable family `id` has queued into one table. Called with the
+    /// lock held and no flush running; releases the lock while the table is written.
     fn flush_oldest(&self, st: &mut MutexGuard<'_, DbState>, id: u32) -> Result<()> {
         // Retired WALs a commit leader is syncing are owed until that sync ends: wait, so the
         // decision below sees them synced or (after a failure) the database poisoned.
@@ -170,10 +182,13 @@ impl DbInner {
             return Err(Error::Poisoned(why.clone()));
         }
         let cf = st.cf(id);
-        let Some(imm) = cf.imms.front() else {
+        let Some(newest) = cf.imms.back() else {
             return Ok(());
         };
-        let (mem, next_log) = (Arc::clone(&imm.mem), imm.next_log);
+        // Every memtable queued now, newest first; their data lies in WALs below the newest
+        // one's `next_log`, which becomes the family's log number.
+        let next_log = newest.next_log;
+        let mems: Vec<Arc<MemTable>> = cf.imms.iter().rev().map(|i| Arc::clone(&i.mem)).collect();
         let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
         // The memtable's WALs are synced before its table is installed when another family
@@ -220,7 +235,7 @@ impl DbInner {
                 &self.dir,
                 &self.options.db,
                 &data.current_options(),
-                &mem,
+                &mems,
                 pending.number(),
                 &snapshots,
             )
@@ -229,15 +244,16 @@ impl DbInner {
             let written = table
                 .as_ref()
                 .map(|t| (t.meta.number, t.meta.size, t.entries));
-            self.install_flush(st, id, table.map(|t| t.meta), next_log, &quiet)?;
+            self.install_flush(st, id, table.map(|t| t.meta), &mems, next_log, &quiet)?;
             if let Some((number, bytes, entries)) = written {
-                let keys = mem.num_entries();
+                let keys: u64 = mems.iter().map(|m| m.num_entries()).sum();
                 self.counters
                     .record_flush(id, bytes, keys, started.elapsed());
                 self.info_log.info(&format!(
-                    "[{}] Flush: table #{number}, {bytes} bytes, {keys} entries in, {entries} \
-                     written, {:.3} s",
+                    "[{}] Flush: table #{number}, {bytes} bytes, {} memtables, {keys} entries \
+                     in, {entries} written, {:.3} s",
                     data.name,
+                    mems.len(),
                     started.elapsed().as_secs_f64()
                 ));
             }
@@ -252,6 +268,7 @@ impl DbInner {
                 self.log_error("flush", e);
                 st.flush_error = Some(e.to_string());
                 st.background_failures += 1;
+                self.stop_on_corruption(st, "flush", e);
             }
         }
         self.cond.notify_all();
@@ -260,8 +277,9 @@ impl DbInner {
         result
     }
 
-    /// Records the flushed table and the new log number, then drops the memtable from the
-    /// immutable list and deletes what became obsolete (invariants 1 and 3). Families with
+    /// Records the flushed table and the new log number, then drops the flushed memtables
+    /// (`mems`, newest first: the oldest `mems.len()` of the immutable list) and deletes what
+    /// became obsolete (invariants 1 and 3). Families with
     /// nothing in memory move their log number to the current WAL in the same group (contract
     /// 3), so they do not keep old WALs alive; families that had nothing in memory when the
     /// flush started (`quiet`) move theirs to the WAL that was current then.
@@ -270,6 +288,7 @@ impl DbInner {
         st: &mut MutexGuard<'_, DbState>,
         id: u32,
         meta: Option<FileMetaData>,
+        mems: &[Arc<MemTable>],
         next_log: u64,
         quiet: &Quiet,
     ) -> Result<()> {
@@ -307,13 +326,42 @@ impl DbInner {
             }
             return Err(e);
         }
-        st.cf_mut(id).imms.pop_front();
+        let imms = &mut st.cf_mut(id).imms;
+        for flushed in mems.iter().rev() {
+            // Only this job removes immutable memtables, and writers only append to the list.
+            let imm = imms
+                .pop_front()
+                .expect("the flushed memtables are still queued");
+            assert!(
+                Arc::ptr_eq(&imm.mem, flushed),
+                "flushed memtables are the oldest"
+            );
+        }
         // WALs left unsynced because only this family needed them are obsolete now.
         st.unsynced_wals.retain(|(n, _)| *n >= next_log);
         self.publish_view(st, id);
         self.update_pressure(st);
         self.purge_obsolete_files(st);
         Ok(())
+    }
+}
+
+impl DbInner {
+    /// With `paranoid_checks`, corruption of a file met by a flush or a compaction is an
+    /// unrecoverable background error (RocksDB's `ErrorHandler` severity for corruption under
+    /// paranoid checks): writes are refused with [`Error::Poisoned`] until reopen, and the flush
+    /// thread stops retrying. Without it, the job is retried like any other failure. A failing
+    /// merge operator is reported as a corruption naming no file; it damages nothing stored, so
+    /// it is retried either way (reads report it; `db.md`, Flush).
+    pub(super) fn stop_on_corruption(&self, st: &mut DbState, job: &str, e: &Error) {
+        let damaged_file = e
+            .as_corruption()
+            .is_some_and(|c| !c.file.as_os_str().is_empty());
+        if self.options.db.paranoid_checks && damaged_file && st.poisoned.is_none() {
+            st.poisoned = Some(format!(
+                "{job} found corruption and paranoid_checks is set: {e}"
+            ));
+        }
     }
 }
 
@@ -355,26 +403,30 @@ pub(super) struct FlushedTable {
     pub entries: u64,
 }
 
-/// Writes `mem` to table `number`, synced, with the family's output options for L0: its point
-/// entries through the [`CompactionIterator`] (as RocksDB's flush), so versions no snapshot in
-/// `snapshots` can see and entries hidden by the memtable's own range deletions are dropped;
-/// then every range deletion. Nothing is bottommost and no compaction filter runs (RocksDB's
-/// default for flushes). A memtable holding merge operands is written as it is (a failing
-/// merge operator must not stop flushes). `Ok(None)` when nothing is left. On error the
-/// partial file is deleted.
+/// Writes the memtables `mems` (newest first; one for a replayed memtable, several for a
+/// merged flush) to table `number`, synced, with the family's output options for L0: their
+/// point entries through a merging iterator and the [`CompactionIterator`] (as RocksDB's flush),
+/// so versions no snapshot in `snapshots` can see (across memtables too) and entries hidden by
+/// the memtables' range deletions are dropped; then every range deletion. Nothing is
+/// bottommost and no compaction filter runs (RocksDB's default for flushes). Memtables holding
+/// merge operands are written as they are (a failing merge operator must not stop flushes).
+/// `Ok(None)` when nothing is left. On error the partial file is deleted.
 pub(super) fn build_l0_table(
     fs: &dyn FileSystem,
     dir: &Path,
     db: &DbOptions,
     cf: &CfOptions,
-    mem: &Arc<MemTable>,
+    mems: &[Arc<MemTable>],
     number: u64,
     snapshots: &[SequenceNumber],
 ) -> Result<Option<FlushedTable>> {
-    if mem.is_empty() && mem.num_range_deletes() == 0 {
+    if mems
+        .iter()
+        .all(|m| m.is_empty() && m.num_range_deletes() == 0)
+    {
         return Ok(None);
     }
-    let result = write_table(fs, dir, db, cf, mem, number, snapshots);
+    let result = write_table(fs, dir, db, cf, mems, number, snapshots);
     if result.is_err() {
         // Best effort: an unreferenced table is also found obsolete later.
         let _ = fs.remove(&dir.join(table_file_name(number)));
@@ -382,12 +434,25 @@ pub(super) fn build_l0_table(
     result
 }
 
+/// The point entries of `mems` in internal-key order: the memtable's own iterator for one, a
+/// merging iterator for several (their internal keys are disjoint: distinct sequence numbers).
+fn point_entries(mems: &[Arc<MemTable>]) -> BoxedIterator {
+    match mems {
+        [one] => Box::new(one.iter()),
+        _ => Box::new(MergingIterator::new(
+            mems.iter()
+                .map(|m| Box::new(m.iter()) as BoxedIterator)
+                .collect(),
+        )),
+    }
+}
+
 fn write_table(
     fs: &dyn FileSystem,
     dir: &Path,
     db: &DbOptions,
     cf: &CfOptions,
-    mem: &Arc<MemTable>,
+    mems: &[Arc<MemTable>],
     number: u64,
     snapshots: &[SequenceNumber],
 ) -> Result<Option<FlushedTable>> {
@@ -401,14 +466,16 @@ fn write_table(
     );
     let mut builder = TableBuilder::new(file, &path, &topts)?;
     let mut ranges = Vec::new();
-    let mut tombstones = mem.range_tombstone_iter();
-    tombstones.seek_to_first();
-    while tombstones.valid() {
-        let p = ParsedKey::parse(tombstones.key())?;
-        ranges.push(Tombstone::new(p.user_key, tombstones.value(), p.seq));
-        tombstones.next();
+    for mem in mems {
+        let mut tombstones = mem.range_tombstone_iter();
+        tombstones.seek_to_first();
+        while tombstones.valid() {
+            let p = ParsedKey::parse(tombstones.key())?;
+            ranges.push(Tombstone::new(p.user_key, tombstones.value(), p.seq));
+            tombstones.next();
+        }
+        tombstones.status()?;
     }
-    tombstones.status()?;
     let mut deletions = collector_for(cf.compact_on_deletion.as_ref());
     let mut entries = 0;
     let mut add = |key: &[u8], value: &[u8]| -> Result<()> {
@@ -419,9 +486,9 @@ fn write_table(
         entries += 1;
         Ok(())
     };
-    if mem.num_merges() == 0 {
+    if mems.iter().all(|m| m.num_merges() == 0) {
         let mut points = CompactionIterator::new(
-            mem.iter(),
+            point_entries(mems),
             RangeDelSet::new(ranges.iter().cloned()),
             CompactionIterOptions {
                 snapshots: snapshots.to_vec(),
@@ -442,7 +509,7 @@ fn write_table(
         // A merge operator may fail on these operands, and RocksDB's flush then fails and
         // stops the database. They are written as they are: reads report such a failure, and
         // compaction folds the operands later.
-        let mut points = mem.iter();
+        let mut points = point_entries(mems);
         points.seek_to_first();
         while points.valid() {
             add(points.key(), points.value())?;

@@ -28,7 +28,10 @@
 //!    meanwhile, but only into that WAL or later ones).
 //! 4. Each family's immutable memtables are flushed oldest first, one flush at a time, so its L0
 //!    files are ordered by sequence numbers and its memtables hold only sequence numbers above
-//!    its tables'.
+//!    its tables'. A flush takes every immutable memtable queued when it starts (a prefix of
+//!    the list, oldest first) and writes them to one table; the background thread starts one
+//!    only when `min_write_buffer_number_to_merge` are queued or a flush was forced
+//!    ([`CfState::flush_due`]).
 //! 5. Losing unsynced data on power loss only ever loses a suffix of the history. A WAL retired
 //!    by a memtable switch is flushed to the OS at once, but its sync is owed (`unsynced_wals`)
 //!    rather than done on the switching writer's path (an fsync of a whole memtable's WAL stalls
@@ -129,6 +132,10 @@ struct Imm {
     mem: Arc<MemTable>,
     /// The WAL started when this memtable was retired: its data lives in older WALs only.
     next_log: u64,
+    /// Flush it without waiting for `min_write_buffer_number_to_merge` memtables (RocksDB's
+    /// `flush_requested`): set by [`Db::flush`] and by the `max_total_wal_size` switch. Kept
+    /// per memtable, so a failed forced flush is retried as forced.
+    forced: bool,
 }
 
 /// What readers of one column family need, swapped as a whole (RocksDB's SuperVersion).
@@ -153,6 +160,15 @@ struct Queued {
     no_slowdown: bool,
 }
 
+/// A group member's own batch, handed to it by the leader to insert on its own thread
+/// (`allow_concurrent_memtable_write`).
+struct MemberInsert {
+    /// The member's batch, its sequence number set to its place in the group's record.
+    batch: WriteBatch,
+    /// The memtables of the families the group writes, fixed while the leader is active.
+    mems: Arc<Vec<(u32, Arc<MemTable>)>>,
+}
+
 /// One column family's write side, guarded by the state mutex.
 struct CfState {
     data: Arc<CfData>,
@@ -173,6 +189,24 @@ impl CfState {
     /// it needs no WAL older than the current one.
     fn holds_nothing(&self) -> bool {
         self.mem.is_empty() && self.imms.is_empty()
+    }
+
+    /// Whether the background flush thread should flush this family's immutable memtables now
+    /// (RocksDB's `IsFlushPending`): `min_write_buffer_number_to_merge` of them are queued, one
+    /// of them was forced (manual flush, WAL limit), or every memtable slot is in use (a full
+    /// stall flushes whatever is there, even after `max_write_buffer_number` was lowered).
+    fn flush_due(&self) -> bool {
+        let n = self.imms.len();
+        let min = self.options.min_write_buffer_number_to_merge.max(1) as usize;
+        let max_imms = (self.options.max_write_buffer_number.max(2) - 1) as usize;
+        n > 0 && (n >= min || n >= max_imms || self.imms.iter().any(|i| i.forced))
+    }
+
+    /// Forces the flush of every immutable memtable queued now (see [`Imm::forced`]).
+    fn force_flush(&mut self) {
+        for imm in &mut self.imms {
+            imm.forced = true;
+        }
     }
 }
 
@@ -219,6 +253,14 @@ struct DbState {
     writers: VecDeque<Queued>,
     /// Results of followers committed by a leader, by writer id.
     results: HashMap<u64, Result<()>>,
+    /// Batches the leader handed to group members to insert themselves, by writer id; each
+    /// member removes its own (`allow_concurrent_memtable_write`).
+    member_inserts: HashMap<u64, MemberInsert>,
+    /// Members of the committing group that have not finished inserting their batch; the
+    /// leader publishes the group only once this is zero.
+    members_inserting: usize,
+    /// Members whose insert failed, with the error, for the leader to report.
+    member_failures: Vec<(u64, Error)>,
     next_writer_id: u64,
     /// A leader is committing a group, possibly with the mutex released.
     leader_active: bool,

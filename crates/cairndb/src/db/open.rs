@@ -16,7 +16,8 @@
 //!    crash (never recorded in the MANIFEST) is never reused.
 //! 4. Nothing is written before the arguments are checked: invalid options, duplicate family
 //!    names, or a missing family without `create_missing_column_families` fail with the
-//!    directory unchanged (except for a database created by this open).
+//!    directory unchanged (except for a database created by this open). With
+//!    `paranoid_checks`, so does a live table that is missing or not of its recorded size.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::Path;
@@ -35,7 +36,9 @@ use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
 use crate::memtable::{MemTable, MemTableOptions, DEFAULT_BLOCK_SIZE};
 use crate::options::{CfOptions, Options};
-use crate::version::filenames::{log_file_name, CURRENT_FILE_NAME, LOCK_FILE_NAME};
+use crate::version::filenames::{
+    log_file_name, table_file_name, CURRENT_FILE_NAME, LOCK_FILE_NAME,
+};
 use crate::version::{
     parse_file_name, FileMetaData, FileType, PendingOutput, VersionEdit, VersionSet,
     VersionSetOptions, DEFAULT_CF_ID, DEFAULT_CF_NAME,
@@ -206,6 +209,9 @@ fn open_inner(
         if let Some(damage) = &vs_report.torn_tail {
             check_dropped_manifest_tail(&*fs, dir, &versions, damage)?;
         }
+        if options.db.paranoid_checks {
+            check_live_files(&*fs, dir, &versions)?;
+        }
         versions
     } else {
         report.created = true;
@@ -278,6 +284,9 @@ fn open_inner(
             write_control: WriteController::new(&options.db),
             writers: VecDeque::new(),
             results: HashMap::new(),
+            member_inserts: HashMap::new(),
+            members_inserting: 0,
+            member_failures: Vec::new(),
             next_writer_id: 0,
             leader_active: false,
             _lock: Some(lock),
@@ -330,6 +339,35 @@ fn check_dropped_manifest_tail(
         "the MANIFEST's last record is damaged, yet WAL {need} that the state before it needs \
          was deleted, so the record had been synced"
     )))
+}
+
+/// `paranoid_checks` at open (RocksDB's `CheckConsistency`): every table file the recovered
+/// version set names exists with the size the MANIFEST recorded. A missing or resized table is
+/// [`Error::Corruption`] naming it, before anything is written (invariant 4). Without the
+/// check, open proceeds and the damage surfaces when the table is read.
+fn check_live_files(fs: &dyn FileSystem, dir: &Path, versions: &VersionSet) -> Result<()> {
+    for cf in versions.column_families() {
+        let Some(version) = versions.current(cf.id) else {
+            continue;
+        };
+        for (level, meta) in version.all_files() {
+            let path = dir.join(table_file_name(meta.number));
+            let problem = if !fs.exists(&path)? {
+                format!("table file of level {level} named by the MANIFEST is missing")
+            } else {
+                let size = fs.size(&path)?;
+                if size == meta.size {
+                    continue;
+                }
+                format!(
+                    "table file of level {level} is {size} bytes; the MANIFEST recorded {}",
+                    meta.size
+                )
+            };
+            return Err(Error::corruption(path, 0, problem));
+        }
+    }
+    Ok(())
 }
 
 fn missing_families<'a>(names: impl Iterator<Item = &'a String>) -> Error {
@@ -422,7 +460,7 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
             &inner.dir,
             &inner.options.db,
             &options,
-            mem,
+            std::slice::from_ref(mem),
             output.number(),
             &[],
         )?;
@@ -563,7 +601,7 @@ fn flush_full(
             dir,
             &options.db,
             &cf.options,
-            &cf.mem,
+            std::slice::from_ref(&cf.mem),
             output.number(),
             &[],
         )?;

@@ -251,3 +251,83 @@ fn failed_manifest_write_refuses_writes_instead_of_hanging() {
     assert!(matches!(e, Error::Poisoned(_)), "{e}");
     assert!(db.flush().is_err());
 }
+
+/// A prefix extractor that records which thread asked for the prefix of which key: the
+/// memtable's prefix Bloom filter asks on the thread that inserts the key.
+#[derive(Debug, Default)]
+struct ThreadRecorder {
+    calls: parking_lot::Mutex<Vec<(Vec<u8>, std::thread::ThreadId)>>,
+}
+
+impl crate::sstable::PrefixExtractor for ThreadRecorder {
+    fn name(&self) -> &str {
+        "test.ThreadRecorder"
+    }
+    fn prefix<'a>(&self, key: &'a [u8]) -> Option<&'a [u8]> {
+        self.calls
+            .lock()
+            .push((key.to_vec(), std::thread::current().id()));
+        Some(key)
+    }
+}
+
+/// Commits a group of two followers behind a leader held in its WAL write, and returns the
+/// threads that inserted the second follower's key, with the thread ids of the two followers.
+fn inserting_threads(concurrent: bool) -> (Vec<std::thread::ThreadId>, [std::thread::ThreadId; 2]) {
+    let fault = FaultFs::new(MemFs::new().shared(), 7);
+    let recorder = Arc::new(ThreadRecorder::default());
+    let mut o = opts();
+    o.db.allow_concurrent_memtable_write = concurrent;
+    o.cf.prefix_extractor = Some(Arc::clone(&recorder) as _);
+    o.cf.memtable_prefix_bloom_size_ratio = 0.01;
+    let db = Arc::new(Db::open_with_fs(fault.shared(), DIR, o).expect("open"));
+    let (release, wait) = std::sync::mpsc::channel::<()>();
+    fault.before_next(OpKind::Write, ".log", move || {
+        let _ = wait.recv();
+    });
+    let spawn_put = |key: &'static [u8]| {
+        let db = Arc::clone(&db);
+        std::thread::spawn(move || {
+            db.put(&w(), key, b"v").expect("put");
+            std::thread::current().id()
+        })
+    };
+    // The first writer leads alone and stops in its WAL write, holding the leader role.
+    let first = spawn_put(b"first");
+    while !fault.hooks_ran() {
+        std::thread::yield_now();
+    }
+    // Then b queues, then c: the next group is the two of them, led by b.
+    let b = spawn_put(b"member-b");
+    while db.inner.state.lock().writers.is_empty() {
+        std::thread::yield_now();
+    }
+    let c = spawn_put(b"member-c");
+    while db.inner.state.lock().writers.len() < 2 {
+        std::thread::yield_now();
+    }
+    release.send(()).expect("release the leader");
+    first.join().expect("first writer");
+    let ids = [b.join().expect("b"), c.join().expect("c")];
+    assert_eq!(get(&db, b"member-b"), Some(b"v".to_vec()));
+    assert_eq!(get(&db, b"member-c"), Some(b"v".to_vec()));
+    let calls = recorder.calls.lock();
+    let c_inserters = calls
+        .iter()
+        .filter(|(k, _)| k == b"member-c")
+        .map(|&(_, t)| t)
+        .collect();
+    (c_inserters, ids)
+}
+
+/// With `allow_concurrent_memtable_write`, a follower inserts its own batch on its own thread;
+/// without it, the leader of its group inserts it.
+#[test]
+fn group_members_insert_their_own_batches_when_concurrent_writes_are_allowed() {
+    let (inserters, [b, c]) = inserting_threads(true);
+    assert!(inserters.contains(&c), "member c inserted its own batch");
+    assert!(!inserters.contains(&b), "leader b did not insert c's batch");
+    let (inserters, [b, c]) = inserting_threads(false);
+    assert!(inserters.contains(&b), "leader b inserted the whole group");
+    assert!(!inserters.contains(&c), "member c did not insert");
+}

@@ -3,8 +3,12 @@
 //!
 //! Called from any writer thread. Group commit (LevelDB's scheme): writers queue under the
 //! state mutex; the writer at the head becomes the leader, merges the queued batches into one
-//! WAL record, writes (and syncs, if any member asked) and inserts it with the mutex released,
-//! then publishes the group's last sequence number and hands each follower its result.
+//! WAL record and writes (and syncs, if any member asked) it with the mutex released. Then the
+//! group's batches go into the memtables: with `allow_concurrent_memtable_write` (the default)
+//! and more than one member, each member inserts its own batch on its own thread, at once, with
+//! the sequence numbers of its place in the record (RocksDB's parallel memtable writes); without
+//! it the leader inserts the whole record alone. Once every insert has finished, the leader
+//! publishes the group's last sequence number and hands each follower its result.
 //!
 //! Invariants (numbers refer to the module contract in `mod.rs`):
 //! 1. Nothing is written for a batch that fails validation (sizes are checked when the batch
@@ -21,6 +25,12 @@
 //! 4. At most one leader at a time (`leader_active`); groups are committed in queue order, so
 //!    sequence numbers follow WAL order. While a leader is active, nothing else switches the
 //!    memtable, takes the WAL or closes it.
+//! 6. A group member inserts its batch only after the group's WAL record was accepted, and the
+//!    leader publishes the group's last sequence (mod.rs invariant 1) only after every member
+//!    reported its insert finished (`members_inserting` back to zero, under the mutex, so each
+//!    member's inserts happen before the publication). A member whose insert fails gets its
+//!    error; the database is poisoned and the rest of the group gets `Poisoned`, as when the
+//!    leader's insert fails.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -31,7 +41,7 @@ use parking_lot::MutexGuard;
 use super::open::{create_wal, new_memtable};
 use super::tickers::{micros_since, HistogramType, Statistics};
 use super::write_control::{memtable_stall_log_line, Admission};
-use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
+use super::{ColumnFamily, Db, DbInner, DbState, Imm, MemberInsert, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
 use crate::memtable::{insert_batch, MemTable};
@@ -220,6 +230,10 @@ impl DbInner {
             if let Some(result) = st.results.remove(&id) {
                 return result;
             }
+            if let Some(task) = st.member_inserts.remove(&id) {
+                self.insert_as_member(&mut st, id, task);
+                continue;
+            }
             if !st.leader_active && st.writers.front().map(|q| q.id) == Some(id) {
                 break;
             }
@@ -233,7 +247,8 @@ impl DbInner {
     }
 
     /// Commits a group headed by this writer: one WAL record (synced if any member asked),
-    /// written and inserted without the lock, then published. Fills in the followers' results.
+    /// written without the lock and inserted by the members or by the leader alone, then
+    /// published (invariant 6). Fills in the followers' results.
     fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
         let checked = self
             .check_writable(st)
@@ -244,7 +259,14 @@ impl DbInner {
             st.writers.pop_front();
             return Err(e);
         }
-        let (mut combined, ids, sync, disable_wal) = take_group(st);
+        let concurrent = self.options.db.allow_concurrent_memtable_write;
+        let Group {
+            mut combined,
+            mut members,
+            ids,
+            sync,
+            disable_wal,
+        } = take_group(st, concurrent);
         if sync && !disable_wal {
             // A synced record must not be acknowledged while retired WALs the flush thread is
             // syncing may still be lost (contract 5). Checked here, after every wait above and
@@ -278,16 +300,17 @@ impl DbInner {
             .range(..=combined.max_column_family())
             .map(|(&id, cf)| (id, Arc::clone(&cf.mem)))
             .collect();
+        let leader_inserts = members.is_empty();
         let result = MutexGuard::unlocked(st, || {
             sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
             if let Some(wal) = wal.as_mut() {
                 append_wal(wal, &combined, sync, self.counters.stats())
                     .map_err(|e| (e, "WAL write failed"))?;
             }
-            insert_batch(&combined, |cf| {
-                Ok(mems.iter().find(|(id, _)| *id == cf).map(|(_, m)| &**m))
-            })
-            .map_err(|e| (e, "memtable insert failed"))
+            if leader_inserts {
+                insert_into(&combined, &mems).map_err(|e| (e, "memtable insert failed"))?;
+            }
+            Ok(())
         });
         if std::mem::take(&mut st.leader_syncing_wals) {
             self.cond.notify_all();
@@ -296,6 +319,22 @@ impl DbInner {
         if used_wal {
             st.wal = wal;
         }
+        let mut failed_members = Vec::new();
+        let result = match result {
+            Ok(()) if !leader_inserts => {
+                let own = self.insert_in_parallel(st, &ids, &mut members, first, mems);
+                failed_members = std::mem::take(&mut st.member_failures);
+                own.map_err(|e| (e, "memtable insert failed"))
+                    .and_then(|()| match failed_members.first() {
+                        Some((_, e)) => Err((
+                            Error::Poisoned(format!("memtable insert failed: {e}")),
+                            "memtable insert of a group member failed",
+                        )),
+                        None => Ok(()),
+                    })
+            }
+            other => other,
+        };
         let followers = &ids[1..];
         match result {
             Ok(()) => {
@@ -316,14 +355,83 @@ impl DbInner {
             }
             Err((e, what)) => {
                 // After a failed WAL write or partial insert nothing can be trusted: poison
-                // (contract 2). Followers get Poisoned carrying the leader's error.
+                // (contract 2). Followers get Poisoned carrying the first error; a member whose
+                // own insert failed gets that error.
                 let why = format!("{what}: {e}");
                 for &id in followers {
                     st.results.insert(id, Err(Error::Poisoned(why.clone())));
                 }
+                for (id, e) in failed_members {
+                    st.results.insert(id, Err(e));
+                }
                 st.poisoned = Some(why);
                 Err(e)
             }
+        }
+    }
+
+    /// Hands each follower its own batch (sequence numbers at its place in the group's record)
+    /// to insert on its own thread, inserts the leader's batch, and waits until every member
+    /// finished (invariant 6). Returns the leader's own insert result; the members' failures
+    /// are in `member_failures`. `members` holds every member's batch, the leader's first.
+    fn insert_in_parallel(
+        &self,
+        st: &mut MutexGuard<'_, DbState>,
+        ids: &[u64],
+        members: &mut Vec<WriteBatch>,
+        first: u64,
+        mems: Vec<(u32, Arc<MemTable>)>,
+    ) -> Result<()> {
+        debug_assert_eq!(ids.len(), members.len());
+        let mems = Arc::new(mems);
+        let mut seq = first;
+        for batch in members.iter_mut() {
+            batch.set_sequence(seq);
+            seq += u64::from(batch.count());
+        }
+        let mut batches = members.drain(..);
+        let own = batches.next().expect("the leader's batch");
+        st.members_inserting = ids.len() - 1;
+        for (&id, batch) in ids[1..].iter().zip(batches) {
+            let mems = Arc::clone(&mems);
+            st.member_inserts.insert(id, MemberInsert { batch, mems });
+        }
+        // Wakes the followers waiting in `commit`.
+        self.cond.notify_all();
+        let result = MutexGuard::unlocked(st, || insert_into(&own, &mems));
+        while st.members_inserting > 0 {
+            self.cond.wait(st);
+        }
+        result
+    }
+
+    /// A follower's part of a concurrent group insert: inserts its own batch with the lock
+    /// released, then reports to the leader (invariant 6). A panic in the insert (a bug) is
+    /// reported as a failure before it continues unwinding, so the leader never waits for ever.
+    fn insert_as_member(&self, st: &mut MutexGuard<'_, DbState>, id: u64, task: MemberInsert) {
+        let inserted = MutexGuard::unlocked(st, || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                insert_into(&task.batch, &task.mems)
+            }))
+        });
+        let panicked = match inserted {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => {
+                st.member_failures.push((id, e));
+                None
+            }
+            Err(panic) => {
+                let e = Error::Poisoned("a group member's memtable insert panicked".into());
+                st.member_failures.push((id, e));
+                Some(panic)
+            }
+        };
+        st.members_inserting -= 1;
+        if st.members_inserting == 0 {
+            self.cond.notify_all();
+        }
+        if let Some(panic) = panicked {
+            std::panic::resume_unwind(panic);
         }
     }
 
@@ -390,7 +498,7 @@ impl DbInner {
                 return Ok(());
             }
             if !ready.is_empty() {
-                self.switch_memtables(st, &ready)?;
+                self.switch_memtables(st, &ready, false)?;
                 continue;
             }
             if st.versions.is_poisoned() {
@@ -455,7 +563,15 @@ impl DbInner {
         let logs = st.versions.column_families();
         let mut ids = Vec::new();
         let mut blocked = false;
-        for (&id, cf) in &st.cfs {
+        let mut forced_imms = false;
+        for (&id, cf) in st.cfs.iter_mut() {
+            // Immutable memtables waiting for `min_write_buffer_number_to_merge` while their
+            // data lies in the oldest WAL are flushed now (RocksDB's `FlushRequested`).
+            let log_number = logs.iter().find(|c| c.id == id).map(|c| c.log_number);
+            if !cf.imms.is_empty() && log_number.is_some_and(|l| l <= oldest) && !cf.flush_due() {
+                cf.force_flush();
+                forced_imms = true;
+            }
             // The mutable memtable's data lies in its first WAL and later ones.
             let first_wal = cf
                 .imms
@@ -473,6 +589,9 @@ impl DbInner {
                 blocked = true;
             }
         }
+        if forced_imms {
+            self.bg_cond.notify_all();
+        }
         if ids.is_empty() {
             return Ok(());
         }
@@ -484,13 +603,20 @@ impl DbInner {
              while max_total_wal_size is {limit}",
             ids.len()
         ));
-        self.switch_memtables(st, &ids)
+        self.switch_memtables(st, &ids, true)
     }
 
     /// Retires the mutable memtables of families `ids` to their immutable lists and starts one
     /// new WAL for all of them. The old WAL is flushed to the OS and its sync owed (contract
-    /// 5). A failure poisons: the WAL state is then unknown.
-    pub(super) fn switch_memtables(&self, st: &mut DbState, ids: &[u32]) -> Result<()> {
+    /// 5). With `forced`, every immutable memtable of those families is flushed without
+    /// waiting for `min_write_buffer_number_to_merge` (`CfState::flush_due`). A failure
+    /// poisons: the WAL state is then unknown.
+    pub(super) fn switch_memtables(
+        &self,
+        st: &mut DbState,
+        ids: &[u32],
+        forced: bool,
+    ) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -505,7 +631,14 @@ impl DbInner {
             let fresh = new_memtable(&cf.options);
             let old = std::mem::replace(&mut cf.mem, fresh);
             old.mark_read_only();
-            cf.imms.push_back(Imm { mem: old, next_log });
+            cf.imms.push_back(Imm {
+                mem: old,
+                next_log,
+                forced,
+            });
+            if forced {
+                cf.force_flush();
+            }
             self.publish_view(st, id);
         }
         self.bg_cond.notify_all();
@@ -555,15 +688,35 @@ fn check_families(st: &DbState, batch: &WriteBatch) -> Result<()> {
 /// writes, small enough that a follower does not wait behind a huge record.
 const MAX_GROUP_BYTES: usize = 1 << 20;
 
+/// A commit group taken from the queue.
+struct Group {
+    /// Every member's batch in one WAL record, leader first.
+    combined: WriteBatch,
+    /// Each member's own batch, leader first, when the members insert their own (concurrent
+    /// memtable writes and more than one member); empty when the leader inserts `combined`.
+    members: Vec<WriteBatch>,
+    /// The member ids, leader first.
+    ids: Vec<u64>,
+    /// Whether any member asked for sync.
+    sync: bool,
+    /// Whether the WAL is skipped.
+    disable_wal: bool,
+}
+
 /// Pops the leader's batch and the followers' that fit into one record with it (same WAL
 /// setting, at most [`MAX_GROUP_BYTES`]). A follower whose batch names a missing column family
-/// gets its error and is left out. Returns the combined batch, the member ids (leader first),
-/// whether any member asked for sync, and whether the WAL is skipped.
-fn take_group(st: &mut DbState) -> (WriteBatch, Vec<u64>, bool, bool) {
+/// gets its error and is left out. With `keep_members`, each member's own batch is kept too.
+fn take_group(st: &mut DbState, keep_members: bool) -> Group {
     let lead = st.writers.pop_front().expect("the leader is queued");
-    let (mut combined, mut ids, mut sync) = (lead.batch, vec![lead.id], lead.sync);
+    let mut group = Group {
+        combined: lead.batch,
+        members: Vec::new(),
+        ids: vec![lead.id],
+        sync: lead.sync,
+        disable_wal: lead.disable_wal,
+    };
     while let Some(next) = st.writers.front() {
-        let fits = combined.data_size() + next.batch.data_size() <= MAX_GROUP_BYTES;
+        let fits = group.combined.data_size() + next.batch.data_size() <= MAX_GROUP_BYTES;
         if next.disable_wal != lead.disable_wal || !fits {
             break;
         }
@@ -572,14 +725,28 @@ fn take_group(st: &mut DbState) -> (WriteBatch, Vec<u64>, bool, bool) {
             st.results.insert(next.id, Err(e));
             continue;
         }
-        if combined.append(&next.batch).is_err() {
+        // The leader's own batch is copied once, when the first follower joins.
+        let leader_copy =
+            (keep_members && group.members.is_empty()).then(|| group.combined.clone());
+        if group.combined.append(&next.batch).is_err() {
             break;
         }
+        group.members.extend(leader_copy);
         let next = st.writers.pop_front().expect("front exists");
-        ids.push(next.id);
-        sync |= next.sync;
+        group.ids.push(next.id);
+        group.sync |= next.sync;
+        if keep_members {
+            group.members.push(next.batch);
+        }
     }
-    (combined, ids, sync, lead.disable_wal)
+    group
+}
+
+/// Inserts `batch` into the memtables of the group's families (`mems`).
+fn insert_into(batch: &WriteBatch, mems: &[(u32, Arc<MemTable>)]) -> Result<()> {
+    insert_batch(batch, |cf| {
+        Ok(mems.iter().find(|(id, _)| *id == cf).map(|(_, m)| &**m))
+    })
 }
 
 /// Appends the group's record and hands it to the OS, syncing if asked. The writer poisons

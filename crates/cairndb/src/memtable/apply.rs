@@ -1,8 +1,10 @@
 //! Applying a write batch to the memtables of its column families.
 //!
-//! Who calls it: each member of a commit group, on its own thread, after the group's WAL record
-//! is written (several members may apply their batches to the same memtables concurrently, since
-//! their sequence numbers are distinct). Recovery calls it for every replayed batch.
+//! Who calls it: the commit path after a group's WAL record is written (`db/write.rs`): with
+//! `allow_concurrent_memtable_write` (the default) each member of a group of several applies its
+//! own batch on its own thread, concurrently with the others (their sequence numbers are
+//! distinct, and the skiplist takes concurrent inserts); otherwise, and for a group of one, the
+//! leader applies the group's combined batch alone. Recovery calls it for every replayed batch.
 //!
 //! Invariant: record `i` of the batch is inserted with sequence number `batch.sequence() + i`
 //! (batch invariant 2), records of one column family go through one [`MemTableInserter`], so a

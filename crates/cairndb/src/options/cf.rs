@@ -45,8 +45,12 @@ pub struct CfOptions {
     /// Default 2. More absorbs flush hiccups, at `write_buffer_size` of memory each. Range
     /// 2..=256 (RocksDB silently raises 1 to 2; CairnDB says so instead).
     pub max_write_buffer_number: u32,
-    /// Immutable memtables merged into one L0 file by a flush. Default 1. More makes fewer, larger
-    /// L0 files but keeps more memtables for reads to search. Range 1..max_write_buffer_number.
+    /// Immutable memtables queued before the background flush starts; it then writes every
+    /// queued one into a single L0 file, dropping versions no snapshot needs. Default 1. More
+    /// makes fewer, larger L0 files (and drops overwritten keys before they reach L0) but keeps
+    /// more memtables for reads to search and old WALs alive longer. As in RocksDB, a manual
+    /// flush, the `max_total_wal_size` switch and a writer stalled on `max_write_buffer_number`
+    /// flush whatever is queued, however few. Range 1..max_write_buffer_number.
     pub min_write_buffer_number_to_merge: u32,
     /// L0 files that trigger an L0 compaction. Default 4. Higher lowers write amplification and
     /// raises read amplification (every L0 file is searched). Range 1..=slowdown trigger.

@@ -32,9 +32,13 @@ pub struct DbOptions {
     /// Create the column families named at open that the database does not have. Default
     /// false, as RocksDB: a mistyped family name is an error instead of a new empty family.
     pub create_missing_column_families: bool,
-    /// Check aggressively and stop on any inconsistency: at open, verify every live table file
-    /// exists with its recorded size; fail reads and compactions on damage instead of skipping.
-    /// Default true. Turning it off trades safety for availability on damaged media.
+    /// Check aggressively and stop on any inconsistency (RocksDB's meaning): at open, every live
+    /// table file must exist with the size the MANIFEST recorded, or open fails with a
+    /// Corruption naming it; a flush or compaction that meets corruption stops writes (they
+    /// return `Poisoned` until reopen) instead of being retried. Default true. With false, open
+    /// skips the file check (a damaged table then fails the reads that reach it) and corrupt
+    /// background work is retried while writes go on: availability on damaged media at the
+    /// cost of safety. Reads verify block checksums either way.
     pub paranoid_checks: bool,
     /// Most files kept open, or -1 for no limit. Default -1. Each open table holds a file handle
     /// and (unless `cache_index_and_filter_blocks`) its index and filter blocks in memory, so a
@@ -79,6 +83,14 @@ pub struct DbOptions {
     /// 1 GiB. Smaller files open faster; rewriting costs a write of the whole current file set.
     /// Range 1 KiB..=u64::MAX.
     pub max_manifest_file_size: u64,
+    /// Lets the members of a commit group insert their own batches into the memtables, each on
+    /// its own thread and at once, after the group's leader has written the group's WAL record
+    /// (RocksDB's parallel memtable writes); the group's writes become visible together once
+    /// every member has inserted. Default true. False makes the leader insert the whole group
+    /// alone, which costs less synchronisation when batches are tiny and the writers few. Every
+    /// memtable CairnDB builds (the concurrent skiplist; `memtable_factory` is not supported)
+    /// takes concurrent inserts, so no memtable choice conflicts with it.
+    pub allow_concurrent_memtable_write: bool,
     /// Bytes per second admitted when compaction debt reaches the slowdown thresholds
     /// (`level0_slowdown_writes_trigger`, `soft_pending_compaction_bytes_limit`); the admission
     /// rate falls smoothly from unlimited to this rate and below as debt grows. 0 means 16 MiB/s.
@@ -183,6 +195,7 @@ impl Default for DbOptions {
             max_total_wal_size: 0,
             wal_recovery_mode: WalRecoveryMode::TolerateCorruptedTailRecords,
             max_manifest_file_size: 1 << 30,
+            allow_concurrent_memtable_write: true,
             delayed_write_rate: 0,
             stats_dump_period_sec: 600,
             info_log_level: InfoLogLevel::Info,

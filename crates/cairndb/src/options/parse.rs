@@ -147,7 +147,6 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
 const FIXED_ROCKSDB_OPTIONS: &[(&str, &[&str])] = &[
     ("enable_pipelined_write", &["false", "0"]),
     ("unordered_write", &["false", "0"]),
-    ("allow_concurrent_memtable_write", &["true", "1"]),
 ];
 
 /// The name of the nested block-based table options.
@@ -478,6 +477,9 @@ fn set_db(db: &mut DbOptions, name: &str, option: &str, v: &str) -> Result<bool>
         "max_manifest_file_size" => db.max_manifest_file_size = parse_u64(option, v)?,
         "delayed_write_rate" => db.delayed_write_rate = parse_u64(option, v)?,
         "stats_dump_period_sec" => db.stats_dump_period_sec = parse_u32(option, v)?,
+        "allow_concurrent_memtable_write" => {
+            db.allow_concurrent_memtable_write = parse_bool(option, v)?;
+        }
         "info_log_level" => db.info_log_level = InfoLogLevel::parse_rocksdb(option, v)?,
         "keep_log_file_num" => db.keep_log_file_num = parse_usize(option, v)?,
         "max_log_file_size" => db.max_log_file_size = parse_usize(option, v)?,
@@ -828,6 +830,10 @@ fn db_pairs(db: &DbOptions) -> Vec<(&'static str, String)> {
         (
             "stats_dump_period_sec",
             db.stats_dump_period_sec.to_string(),
+        ),
+        (
+            "allow_concurrent_memtable_write",
+            db.allow_concurrent_memtable_write.to_string(),
         ),
         ("info_log_level", db.info_log_level.rocksdb_name().into()),
         ("keep_log_file_num", db.keep_log_file_num.to_string()),
