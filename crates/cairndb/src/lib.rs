@@ -82,6 +82,7 @@ internal_modules!(
     merge,
     rate_limiter,
     sstable,
+    statistics,
     table_cache,
     types,
     util,
@@ -97,7 +98,7 @@ pub use batch::WriteBatch;
 pub use compaction::{
     CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
 };
-pub use db::statistics::FlushStats;
+pub use db::internal_stats::FlushStats;
 pub use db::{
     CheckpointReport, ColumnFamily, ColumnFamilyDescriptor, CompactionStats, Db, DbIter,
     DroppedWalBytes, LevelStats, LevelSummary, RecoveryReport, Snapshot, PROPERTY_NAMES,

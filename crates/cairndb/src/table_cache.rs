@@ -74,7 +74,7 @@ pub struct TableCache {
     hits: AtomicU64,
     misses: AtomicU64,
     /// Opt-in statistics the tables count block cache hits and misses in.
-    statistics: Option<Arc<crate::db::tickers::Statistics>>,
+    statistics: Option<Arc<crate::statistics::Statistics>>,
 }
 
 impl TableCache {
@@ -123,7 +123,7 @@ impl TableCache {
     #[must_use]
     pub fn with_statistics(
         mut self,
-        statistics: Option<Arc<crate::db::tickers::Statistics>>,
+        statistics: Option<Arc<crate::statistics::Statistics>>,
     ) -> Self {
         self.statistics = statistics;
         self

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 /// The bucket limits (`HistogramBucketMapper`): bucket `b` holds values in
 /// `(limit[b - 1], limit[b]]`, bucket 0 holds `[0, 1]`. The engine's statistics use the same.
 fn bucket_limits() -> &'static [u64] {
-    cairndb::db::tickers::bucket_limits()
+    cairndb::statistics::bucket_limits()
 }
 
 /// The index of the bucket `value` falls in (`IndexForValue`).

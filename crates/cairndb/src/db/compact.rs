@@ -449,7 +449,7 @@ impl Db {
     }
 
     /// What flushes of column family `cf` wrote since open (RocksDB counts them as L0's writes).
-    pub fn flush_stats_cf(&self, cf: &ColumnFamily) -> super::statistics::FlushStats {
+    pub fn flush_stats_cf(&self, cf: &ColumnFamily) -> super::internal_stats::FlushStats {
         self.inner.counters.flush_stats(cf.id())
     }
 

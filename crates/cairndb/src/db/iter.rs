@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use super::tickers::{micros_since, HistogramType, Statistics, Ticker};
+use crate::statistics::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::Result;
 use crate::iter::{

@@ -60,8 +60,7 @@ mod options_file;
 mod properties;
 mod read;
 pub(crate) mod sequence;
-pub mod statistics;
-pub mod tickers;
+pub mod internal_stats;
 mod write;
 pub mod write_control;
 
@@ -315,8 +314,8 @@ struct DbInner {
     /// column families.
     range_dels: Mutex<HashMap<u64, Arc<Vec<Tombstone>>>>,
     report: RecoveryReport,
-    /// Database-wide write, WAL and flush counters (`statistics.rs`).
-    counters: statistics::DbCounters,
+    /// Database-wide write, WAL and flush counters (`internal_stats.rs`).
+    counters: internal_stats::DbCounters,
     /// While non-zero, obsolete files are kept (a checkpoint is linking and copying them).
     deletions_paused: std::sync::atomic::AtomicUsize,
     /// The `LOG` file (`info_log.rs`).

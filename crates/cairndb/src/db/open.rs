@@ -300,7 +300,7 @@ fn open_inner(
         dir: dir.to_path_buf(),
         options,
         report,
-        counters: super::statistics::DbCounters::new(statistics),
+        counters: super::internal_stats::DbCounters::new(statistics),
         deletions_paused: std::sync::atomic::AtomicUsize::new(0),
         info_log,
     };

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::compact::LevelStats;
-use super::statistics::{CounterSnapshot, FlushStats};
+use super::internal_stats::{CounterSnapshot, FlushStats};
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::compaction_report;
 

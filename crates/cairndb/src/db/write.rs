@@ -19,12 +19,12 @@
 //!    variable for the flush thread instead of growing memory without bound; if the last flush
 //!    failed it gets that error instead of waiting (the flush thread retries, and writes
 //!    resume once a flush succeeds).
-//! 5. Under compaction debt the leader's batch waits as the write controller says
-//!    (`write_control.rs`) before anything is written; a stopped database waits for compaction
-//!    and, if compaction keeps failing, returns that error rather than waiting forever.
 //! 4. At most one leader at a time (`leader_active`); groups are committed in queue order, so
 //!    sequence numbers follow WAL order. While a leader is active, nothing else switches the
 //!    memtable, takes the WAL or closes it.
+//! 5. Under compaction debt the leader's batch waits as the write controller says
+//!    (`write_control.rs`) before anything is written; a stopped database waits for compaction
+//!    and, if compaction keeps failing, returns that error rather than waiting forever.
 //! 6. A group member inserts its batch only after the group's WAL record was accepted, and the
 //!    leader publishes the group's last sequence (mod.rs invariant 1) only after every member
 //!    reported its insert finished (`members_inserting` back to zero, under the mutex, so each
@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use parking_lot::MutexGuard;
 
 use super::open::{create_wal, new_memtable};
-use super::tickers::{micros_since, HistogramType, Statistics};
+use crate::statistics::{micros_since, HistogramType, Statistics};
 use super::write_control::{memtable_stall_log_line, Admission};
 use super::{ColumnFamily, Db, DbInner, DbState, Imm, MemberInsert, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
@@ -749,8 +749,6 @@ fn insert_into(batch: &WriteBatch, mems: &[(u32, Arc<MemTable>)]) -> Result<()> 
     })
 }
 
-/// Appends the group's record and hands it to the OS, syncing if asked. The writer poisons
-/// itself on failure; the caller poisons the database.
 /// Ends a WAL with its seal, an empty batch (contract 5), and hands everything to the OS.
 /// Recovery replays a WAL's successors only if the WAL ends with its seal, so a retired WAL
 /// whose unsynced tail a power cut lost ends the replay rather than leaving a hole.
@@ -770,6 +768,8 @@ pub(super) fn sync_retired_wals(wals: &mut Vec<(u64, LogWriter)>) -> Result<()> 
     Ok(())
 }
 
+/// Appends the group's record and hands it to the OS, syncing if asked. The writer poisons
+/// itself on failure; the caller poisons the database.
 fn append_wal(
     wal: &mut LogWriter,
     batch: &WriteBatch,

@@ -119,7 +119,7 @@ pub struct DbOptions {
     /// `CreateDBStatistics()`). Default `None`: nothing is collected and every hook costs one
     /// `Option` check. Shared: one object may serve several databases. Not part of option
     /// strings or OPTIONS files (RocksDB does not serialize it either).
-    pub statistics: Option<Arc<crate::db::tickers::Statistics>>,
+    pub statistics: Option<Arc<crate::statistics::Statistics>>,
 }
 
 /// A source of wall-clock time (RocksDB's `SystemClock`). Implementations are shared between

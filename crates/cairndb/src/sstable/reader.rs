@@ -106,7 +106,7 @@ pub struct Table {
     /// The block cache and this table's file id in it.
     cache: Option<(Arc<BlockCache>, u64)>,
     /// Opt-in statistics counting block cache hits and misses (`Table::set_statistics`).
-    statistics: Option<Arc<crate::db::tickers::Statistics>>,
+    statistics: Option<Arc<crate::statistics::Statistics>>,
     filter_handle: Option<BlockHandle>,
     /// Index and filter blocks held by the table when there is no cache.
     index: Option<BlockRef>,
@@ -379,7 +379,7 @@ impl Table {
         };
         let found = cache.lookup(&key);
         if let Some(s) = &self.statistics {
-            crate::db::tickers::record_block_cache(s, kind, found.is_some());
+            crate::statistics::record_block_cache(s, kind, found.is_some());
         }
         if let Some(h) = found {
             if h.kind() != kind {
@@ -407,7 +407,7 @@ impl Table {
     /// Counts this table's block cache hits and misses in `statistics` from now on.
     pub(crate) fn set_statistics(
         &mut self,
-        statistics: Option<Arc<crate::db::tickers::Statistics>>,
+        statistics: Option<Arc<crate::statistics::Statistics>>,
     ) {
         self.statistics = statistics;
     }

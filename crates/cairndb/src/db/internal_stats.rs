@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use super::tickers::{HistogramType, Statistics, Ticker};
+use crate::statistics::{HistogramType, Statistics, Ticker};
 
 /// One family's flush totals (the flush part of L0's row in the compaction-stats table).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
