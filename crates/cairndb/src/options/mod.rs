@@ -30,6 +30,7 @@
 mod cf;
 mod db;
 pub(crate) mod file;
+mod honoured;
 mod mutable;
 mod parse;
 mod read_write;
