@@ -1,7 +1,8 @@
 //! Write-path options that change what the engine does, each against the behaviour RocksDB
 //! users rely on: `min_write_buffer_number_to_merge` (flushes merge immutable memtables into one
 //! L0 table), `paranoid_checks` (open checks live files; background corruption stops writes)
-//! and `allow_concurrent_memtable_write` (group members insert their own batches).
+//! `allow_concurrent_memtable_write` (group members insert their own batches) and the wait
+//! policy of queued writers (`enable_write_thread_adaptive_yield`, `write_thread_*_yield_usec`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -201,14 +202,25 @@ fn wal_size_limit_flushes_a_lone_immutable_memtable() {
 // allow_concurrent_memtable_write
 
 /// Eight threads write interleaved batches (puts, overwrites, deletions, some synced) with
-/// concurrent memtable writes on and off: both end with the same contents, which are the
+/// concurrent memtable writes on and off, and with each way a queued writer can wait (spin,
+/// yield and park; no yielding; park at once): all end with the same contents, which are the
 /// contents every thread's last batches imply, before and after reopen.
 #[test]
 fn concurrent_memtable_writes_give_the_same_contents_as_leader_inserts() {
     let mut results = Vec::new();
-    for concurrent in [true, false] {
+    // (allow_concurrent_memtable_write, enable_write_thread_adaptive_yield, max yield µs)
+    let configs = [
+        (true, true, 100),
+        (false, true, 100),
+        (true, false, 100),
+        (true, true, 0),
+        (false, false, 0),
+    ];
+    for (concurrent, adaptive, max_yield) in configs {
         let mut o = opts();
         o.db.allow_concurrent_memtable_write = concurrent;
+        o.db.enable_write_thread_adaptive_yield = adaptive;
+        o.db.write_thread_max_yield_usec = max_yield;
         let fs = MemFs::new().shared();
         let db = Arc::new(Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open"));
         let threads: Vec<_> = (0..8u32)
@@ -246,7 +258,11 @@ fn concurrent_memtable_writes_give_the_same_contents_as_leader_inserts() {
         let db = Arc::into_inner(db).expect("one handle");
         db.close().expect("close");
         let db = Db::open_with_fs(fs, DIR, o).expect("reopen");
-        assert_eq!(scan(&db), contents, "concurrent={concurrent}");
+        assert_eq!(
+            scan(&db),
+            contents,
+            "concurrent={concurrent} adaptive={adaptive} max_yield={max_yield}"
+        );
         results.push(contents);
     }
     // The model: each thread's writes applied in its own order.
@@ -261,8 +277,30 @@ fn concurrent_memtable_writes_give_the_same_contents_as_leader_inserts() {
             }
         }
     }
-    assert_eq!(results[0], model);
-    assert_eq!(results[1], model);
+    for (contents, config) in results.iter().zip(configs) {
+        assert_eq!(contents, &model, "{config:?}");
+    }
+}
+
+/// The wait-policy options parse, reach the options a database reports, and out-of-range
+/// values are refused by name.
+#[test]
+fn write_thread_wait_options_parse_and_bad_values_are_refused() {
+    let o = cairndb::options::DbOptions::from_options_string(
+        "enable_write_thread_adaptive_yield=false;write_thread_max_yield_usec=50;\
+         write_thread_slow_yield_usec=7",
+    )
+    .expect("parse");
+    assert!(!o.enable_write_thread_adaptive_yield);
+    assert_eq!(o.write_thread_max_yield_usec, 50);
+    assert_eq!(o.write_thread_slow_yield_usec, 7);
+    let mut bad = opts();
+    bad.db.write_thread_max_yield_usec = 5_000_000;
+    let e = Db::open_with_fs(MemFs::new().shared(), DIR, bad).expect_err("out of range");
+    assert!(
+        format!("{e}").contains("write_thread_max_yield_usec"),
+        "{e}"
+    );
 }
 
 /// The option parses both ways and is written to the OPTIONS file.

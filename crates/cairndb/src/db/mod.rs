@@ -62,6 +62,7 @@ mod read;
 pub(crate) mod sequence;
 pub mod internal_stats;
 mod write;
+mod writer;
 pub mod write_control;
 
 #[cfg(test)]
@@ -152,20 +153,12 @@ struct ReadView {
 
 /// A write waiting in the commit queue.
 struct Queued {
-    id: u64,
+    /// The waiting call; the leader moves its state (`writer.rs`).
+    writer: Arc<writer::Writer>,
     batch: WriteBatch,
     sync: bool,
     disable_wal: bool,
     no_slowdown: bool,
-}
-
-/// A group member's own batch, handed to it by the leader to insert on its own thread
-/// (`allow_concurrent_memtable_write`).
-struct MemberInsert {
-    /// The member's batch, its sequence number set to its place in the group's record.
-    batch: WriteBatch,
-    /// The memtables of the families the group writes, fixed while the leader is active.
-    mems: Arc<Vec<(u32, Arc<MemTable>)>>,
 }
 
 /// One column family's write side, guarded by the state mutex.
@@ -250,17 +243,6 @@ struct DbState {
     write_control: WriteController,
     /// The commit queue; its head is or becomes the leader.
     writers: VecDeque<Queued>,
-    /// Results of followers committed by a leader, by writer id.
-    results: HashMap<u64, Result<()>>,
-    /// Batches the leader handed to group members to insert themselves, by writer id; each
-    /// member removes its own (`allow_concurrent_memtable_write`).
-    member_inserts: HashMap<u64, MemberInsert>,
-    /// Members of the committing group that have not finished inserting their batch; the
-    /// leader publishes the group only once this is zero.
-    members_inserting: usize,
-    /// Members whose insert failed, with the error, for the leader to report.
-    member_failures: Vec<(u64, Error)>,
-    next_writer_id: u64,
     /// A leader is committing a group, possibly with the mutex released.
     leader_active: bool,
     /// User calls that may write or delete files with the mutex released (`CallGuard`):
@@ -292,7 +274,13 @@ struct DbInner {
     /// after it, so concurrent changes write their files in the order they were installed.
     options_change: Mutex<()>,
     state: Mutex<DbState>,
-    /// Wakes writers, flush callers and drops: signalled when a commit group ends, an immutable
+    /// How queued writers wait for their turn (`writer.rs`), from the database options.
+    wait_policy: writer::WaitPolicy,
+    /// Whether yielding pays for followers waiting for their group's result.
+    follower_yield: writer::YieldScore,
+    /// Whether yielding pays for a leader waiting for its members' inserts.
+    leader_yield: writer::YieldScore,
+    /// Wakes the leader, flush callers and drops: signalled when a commit group ends, an immutable
     /// list shrinks, a flush ends or the database closes.
     cond: Condvar,
     /// Wakes the background flush thread, and only it: signalled when there is a memtable to

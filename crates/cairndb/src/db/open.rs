@@ -29,6 +29,7 @@ use parking_lot::{Condvar, Mutex};
 use super::column_family::{new_cf_data, ColumnFamilyDescriptor};
 use super::flush::build_l0_table;
 use super::write_control::WriteController;
+use super::writer;
 use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, RecoveryReport};
 use crate::batch::WriteBatch;
 use crate::compaction::plan::RunningCompactions;
@@ -283,11 +284,6 @@ fn open_inner(
             memtable_waits: (std::time::Duration::ZERO, 0),
             write_control: WriteController::new(&options.db),
             writers: VecDeque::new(),
-            results: HashMap::new(),
-            member_inserts: HashMap::new(),
-            members_inserting: 0,
-            member_failures: Vec::new(),
-            next_writer_id: 0,
             leader_active: false,
             _lock: Some(lock),
         }),
@@ -298,11 +294,14 @@ fn open_inner(
         range_dels: Mutex::new(HashMap::new()),
         fs,
         dir: dir.to_path_buf(),
+        wait_policy: writer::WaitPolicy::from_options(&options.db),
         options,
         report,
         counters: super::internal_stats::DbCounters::new(statistics),
         deletions_paused: std::sync::atomic::AtomicUsize::new(0),
         info_log,
+        follower_yield: writer::YieldScore::default(),
+        leader_yield: writer::YieldScore::default(),
     };
     persist_replayed(&inner, replayed, wal_number)?;
     super::options_file::write_options_file(&inner)?;

@@ -1,14 +1,17 @@
 //! The commit path: sequence numbers, the WAL record, the memtable insert, publication, and
 //! the memtable switch (WAL roll) when the memtable is full.
 //!
-//! Called from any writer thread. Group commit (LevelDB's scheme): writers queue under the
-//! state mutex; the writer at the head becomes the leader, merges the queued batches into one
-//! WAL record and writes (and syncs, if any member asked) it with the mutex released. Then the
-//! group's batches go into the memtables: with `allow_concurrent_memtable_write` (the default)
-//! and more than one member, each member inserts its own batch on its own thread, at once, with
-//! the sequence numbers of its place in the record (RocksDB's parallel memtable writes); without
-//! it the leader inserts the whole record alone. Once every insert has finished, the leader
-//! publishes the group's last sequence number and hands each follower its result.
+//! Called from any writer thread. Group commit (LevelDB's scheme, RocksDB's write thread):
+//! writers queue under the state mutex, each with its own [`Writer`] to wait on (`writer.rs`:
+//! spin, yield, then park, so a short wait costs no system call); the writer at the head becomes
+//! the leader, merges the queued batches into one WAL record and writes (and syncs, if any
+//! member asked) it with the mutex released. Then the group's batches go into the memtables:
+//! with `allow_concurrent_memtable_write` (the default) and more than one member, the leader
+//! hands each member its own batch and each inserts it on its own thread, at once, with the
+//! sequence numbers of its place in the record (RocksDB's parallel memtable writes); without it
+//! the leader inserts the whole record alone. Once every insert has finished, the leader
+//! publishes the group's last sequence number, passes leadership to the new head of the queue
+//! and, with the mutex released, hands each follower its result.
 //!
 //! Invariants (numbers refer to the module contract in `mod.rs`):
 //! 1. Nothing is written for a batch that fails validation (sizes are checked when the batch
@@ -27,21 +30,27 @@
 //!    and, if compaction keeps failing, returns that error rather than waiting forever.
 //! 6. A group member inserts its batch only after the group's WAL record was accepted, and the
 //!    leader publishes the group's last sequence (mod.rs invariant 1) only after every member
-//!    reported its insert finished (`members_inserting` back to zero, under the mutex, so each
-//!    member's inserts happen before the publication). A member whose insert fails gets its
-//!    error; the database is poisoned and the rest of the group gets `Poisoned`, as when the
-//!    leader's insert fails.
+//!    reported its insert finished (`GroupInsert::member_done`: the last of the AcqRel
+//!    decrements wakes the leader, so each member's inserts happen before the publication). A
+//!    member whose insert fails gets its error; the database is poisoned and the rest of the
+//!    group gets `Poisoned`, as when the leader's insert fails.
+//! 7. A writer's state moves only as `writer.rs` allows: the leader that ends its term moves
+//!    the new head of the queue to `LEADER` (nobody else can lead or take that writer into a
+//!    group until it has led); a leader moves each member of its group to `INSERT` at most once
+//!    and to `DONE` once, after the member's report; the last member's report moves the leader
+//!    to `GROUP_INSERTED`. So the waiter's reset to `WAITING` never overwrites a later state.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::MutexGuard;
+use parking_lot::{Mutex, MutexGuard};
 
 use super::open::{create_wal, new_memtable};
 use crate::statistics::{micros_since, HistogramType, Statistics};
 use super::write_control::{memtable_stall_log_line, Admission};
-use super::{ColumnFamily, Db, DbInner, DbState, Imm, MemberInsert, Queued};
+use super::writer::{MemberInsert, Writer, DONE, GROUP_INSERTED, INSERT, LEADER};
+use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
 use crate::memtable::{insert_batch, MemTable};
@@ -210,46 +219,74 @@ impl DbInner {
     }
 
     /// Queues the batch and waits until a leader has committed it, or becomes the leader
-    /// (invariant 4).
+    /// (invariant 4). The wait is `writer.rs`'s: spin, yield, then park, on this call's own
+    /// [`Writer`].
     fn commit(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        let me = Arc::new(Writer::new());
         let mut st = self.state.lock();
         self.check_writable(&st)?;
         if batch.count() == 0 {
             return Ok(());
         }
-        let id = st.next_writer_id;
-        st.next_writer_id += 1;
         st.writers.push_back(Queued {
-            id,
+            writer: Arc::clone(&me),
             batch,
             sync: opts.sync,
             disable_wal: opts.disable_wal,
             no_slowdown: opts.no_slowdown,
         });
-        loop {
-            if let Some(result) = st.results.remove(&id) {
-                return result;
-            }
-            if let Some(task) = st.member_inserts.remove(&id) {
-                self.insert_as_member(&mut st, id, task);
-                continue;
-            }
-            if !st.leader_active && st.writers.front().map(|q| q.id) == Some(id) {
-                break;
-            }
-            self.cond.wait(&mut st);
+        if !may_lead(&st, &me) {
+            drop(st);
+            st = match self.wait_turn(&me) {
+                Turn::Done(result) => return result,
+                Turn::Lead(st) => st,
+            };
         }
         st.leader_active = true;
-        let result = self.lead(&mut st);
+        let (result, outcomes) = self.lead(&mut st);
+        // Leadership passes to the new head of the queue (invariant 4); the wake-ups happen
+        // with the mutex released, so writers queueing meanwhile do not wait for them.
         st.leader_active = false;
+        let next = st.writers.front().map(|q| Arc::clone(&q.writer));
+        drop(st);
         self.cond.notify_all();
+        for (writer, outcome) in outcomes {
+            writer.finish(outcome);
+        }
+        if let Some(next) = next {
+            next.set_state(LEADER);
+        }
         result
+    }
+
+    /// Waits, without the state lock, until this writer's batch was committed by a leader
+    /// (inserting it itself when the leader hands it over) or it may lead.
+    fn wait_turn<'a>(&'a self, me: &Writer) -> Turn<'a> {
+        loop {
+            let state = me.await_state(
+                LEADER | INSERT | DONE,
+                &self.wait_policy,
+                &self.follower_yield,
+            );
+            match state {
+                DONE => return Turn::Done(me.take_result()),
+                INSERT => insert_as_member(me.take_task()),
+                _ => {
+                    let st = self.state.lock();
+                    me.reset(LEADER);
+                    if may_lead(&st, me) {
+                        return Turn::Lead(st);
+                    }
+                }
+            }
+        }
     }
 
     /// Commits a group headed by this writer: one WAL record (synced if any member asked),
     /// written without the lock and inserted by the members or by the leader alone, then
-    /// published (invariant 6). Fills in the followers' results.
-    fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> Result<()> {
+    /// published (invariant 6). Returns the leader's result and each follower's, for the
+    /// caller to hand out once the lock is released.
+    fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> (Result<()>, Vec<Outcome>) {
         let checked = self
             .check_writable(st)
             .and_then(|()| check_families(st, &st.writers[0].batch))
@@ -257,16 +294,18 @@ impl DbInner {
             .and_then(|()| self.throttle(st));
         if let Err(e) = checked {
             st.writers.pop_front();
-            return Err(e);
+            return (Err(e), Vec::new());
         }
         let concurrent = self.options.db.allow_concurrent_memtable_write;
         let Group {
             mut combined,
             mut members,
-            ids,
+            writers,
+            mut outcomes,
             sync,
             disable_wal,
         } = take_group(st, concurrent);
+        let followers = &writers[1..];
         if sync && !disable_wal {
             // A synced record must not be acknowledged while retired WALs the flush thread is
             // syncing may still be lost (contract 5). Checked here, after every wait above and
@@ -275,12 +314,15 @@ impl DbInner {
             while st.syncing_retired_wals {
                 self.cond.wait(st);
             }
-            self.check_writable(st).inspect_err(|e| {
+            if let Err(e) = self.check_writable(st) {
                 let why = format!("{e}");
-                for &id in &ids[1..] {
-                    st.results.insert(id, Err(Error::Poisoned(why.clone())));
-                }
-            })?;
+                outcomes.extend(
+                    followers
+                        .iter()
+                        .map(|w| (Arc::clone(w), Err(Error::Poisoned(why.clone())))),
+                );
+                return (Err(e), outcomes);
+            }
         }
         let first = st.versions.last_sequence() + 1;
         combined.set_sequence(first);
@@ -322,8 +364,9 @@ impl DbInner {
         let mut failed_members = Vec::new();
         let result = match result {
             Ok(()) if !leader_inserts => {
-                let own = self.insert_in_parallel(st, &ids, &mut members, first, mems);
-                failed_members = std::mem::take(&mut st.member_failures);
+                let (own, failures) =
+                    MutexGuard::unlocked(st, || self.insert_in_parallel(&writers, &mut members, first, mems));
+                failed_members = failures;
                 own.map_err(|e| (e, "memtable insert failed"))
                     .and_then(|()| match failed_members.first() {
                         Some((_, e)) => Err((
@@ -335,11 +378,10 @@ impl DbInner {
             }
             other => other,
         };
-        let followers = &ids[1..];
         match result {
             Ok(()) => {
                 self.counters.record_group(
-                    ids.len() as u64,
+                    writers.len() as u64,
                     u64::from(combined.count()),
                     combined.data_size() as u64,
                     used_wal,
@@ -348,93 +390,67 @@ impl DbInner {
                 let last = first + u64::from(combined.count()) - 1;
                 st.versions.set_last_sequence(last);
                 self.last_sequence.publish(last);
-                for &id in followers {
-                    st.results.insert(id, Ok(()));
-                }
-                Ok(())
+                outcomes.extend(followers.iter().map(|w| (Arc::clone(w), Ok(()))));
+                (Ok(()), outcomes)
             }
             Err((e, what)) => {
                 // After a failed WAL write or partial insert nothing can be trusted: poison
                 // (contract 2). Followers get Poisoned carrying the first error; a member whose
                 // own insert failed gets that error.
                 let why = format!("{what}: {e}");
-                for &id in followers {
-                    st.results.insert(id, Err(Error::Poisoned(why.clone())));
-                }
-                for (id, e) in failed_members {
-                    st.results.insert(id, Err(e));
+                for (i, w) in followers.iter().enumerate() {
+                    let own = failed_members
+                        .iter()
+                        .position(|(index, _)| *index == i + 1)
+                        .map(|at| failed_members.swap_remove(at).1);
+                    let outcome = own.unwrap_or_else(|| Error::Poisoned(why.clone()));
+                    outcomes.push((Arc::clone(w), Err(outcome)));
                 }
                 st.poisoned = Some(why);
-                Err(e)
+                (Err(e), outcomes)
             }
         }
     }
 
     /// Hands each follower its own batch (sequence numbers at its place in the group's record)
     /// to insert on its own thread, inserts the leader's batch, and waits until every member
-    /// finished (invariant 6). Returns the leader's own insert result; the members' failures
-    /// are in `member_failures`. `members` holds every member's batch, the leader's first.
+    /// finished (invariant 6). Called without the state lock. Returns the leader's own insert
+    /// result and the members' failures by place in the group. `members` holds every member's
+    /// batch, the leader's first, in the order of `writers`.
     fn insert_in_parallel(
         &self,
-        st: &mut MutexGuard<'_, DbState>,
-        ids: &[u64],
+        writers: &[Arc<Writer>],
         members: &mut Vec<WriteBatch>,
         first: u64,
         mems: Vec<(u32, Arc<MemTable>)>,
-    ) -> Result<()> {
-        debug_assert_eq!(ids.len(), members.len());
-        let mems = Arc::new(mems);
+    ) -> (Result<()>, Vec<(usize, Error)>) {
+        debug_assert_eq!(writers.len(), members.len());
         let mut seq = first;
         for batch in members.iter_mut() {
             batch.set_sequence(seq);
             seq += u64::from(batch.count());
         }
+        let leader = &writers[0];
+        let group = Arc::new(GroupInsert::new(
+            Arc::clone(leader),
+            writers.len() - 1,
+            mems,
+        ));
         let mut batches = members.drain(..);
         let own = batches.next().expect("the leader's batch");
-        st.members_inserting = ids.len() - 1;
-        for (&id, batch) in ids[1..].iter().zip(batches) {
-            let mems = Arc::clone(&mems);
-            st.member_inserts.insert(id, MemberInsert { batch, mems });
+        for (i, (writer, batch)) in writers[1..].iter().zip(batches).enumerate() {
+            writer.hand_insert(MemberInsert {
+                batch,
+                index: i + 1,
+                group: Arc::clone(&group),
+            });
         }
-        // Wakes the followers waiting in `commit`.
-        self.cond.notify_all();
-        let result = MutexGuard::unlocked(st, || insert_into(&own, &mems));
-        while st.members_inserting > 0 {
-            self.cond.wait(st);
-        }
-        result
+        let result = insert_into(&own, &group.mems);
+        leader.await_state(GROUP_INSERTED, &self.wait_policy, &self.leader_yield);
+        leader.reset(GROUP_INSERTED);
+        let failures = std::mem::take(&mut *group.failures.lock());
+        (result, failures)
     }
-
-    /// A follower's part of a concurrent group insert: inserts its own batch with the lock
-    /// released, then reports to the leader (invariant 6). A panic in the insert (a bug) is
-    /// reported as a failure before it continues unwinding, so the leader never waits for ever.
-    fn insert_as_member(&self, st: &mut MutexGuard<'_, DbState>, id: u64, task: MemberInsert) {
-        let inserted = MutexGuard::unlocked(st, || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                insert_into(&task.batch, &task.mems)
-            }))
-        });
-        let panicked = match inserted {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => {
-                st.member_failures.push((id, e));
-                None
-            }
-            Err(panic) => {
-                let e = Error::Poisoned("a group member's memtable insert panicked".into());
-                st.member_failures.push((id, e));
-                Some(panic)
-            }
-        };
-        st.members_inserting -= 1;
-        if st.members_inserting == 0 {
-            self.cond.notify_all();
-        }
-        if let Some(panic) = panicked {
-            std::panic::resume_unwind(panic);
-        }
-    }
-
     /// Holds the leader's batch back as the write controller says (invariant 5): sleeps with
     /// the lock released while delayed, waits for compaction while stopped. With
     /// `no_slowdown` the write fails with `Busy` instead.
@@ -684,6 +700,81 @@ fn check_families(st: &DbState, batch: &WriteBatch) -> Result<()> {
     Ok(())
 }
 
+/// Whether `me` may lead now: it heads the queue and no leader is active (invariant 4).
+fn may_lead(st: &DbState, me: &Writer) -> bool {
+    !st.leader_active && st.writers.front().is_some_and(|q| std::ptr::eq(&*q.writer, me))
+}
+
+/// How a queued writer's wait ended.
+enum Turn<'a> {
+    /// A leader committed the batch (or refused it).
+    Done(Result<()>),
+    /// The writer heads the queue with no leader active; the state lock is held.
+    Lead(MutexGuard<'a, DbState>),
+}
+
+/// A follower and the result the leader hands it.
+type Outcome = (Arc<Writer>, Result<()>);
+
+/// A group whose members insert their own batches (invariant 6): the memtables they insert
+/// into (fixed while the leader is active), the members still inserting, and their failures.
+#[derive(Debug)]
+pub(super) struct GroupInsert {
+    leader: Arc<Writer>,
+    remaining: AtomicUsize,
+    failures: Mutex<Vec<(usize, Error)>>,
+    pub(super) mems: Vec<(u32, Arc<MemTable>)>,
+}
+
+impl GroupInsert {
+    /// A group of `followers` members besides `leader`, inserting into `mems`.
+    pub(super) fn new(
+        leader: Arc<Writer>,
+        followers: usize,
+        mems: Vec<(u32, Arc<MemTable>)>,
+    ) -> Self {
+        GroupInsert {
+            leader,
+            remaining: AtomicUsize::new(followers),
+            failures: Mutex::new(Vec::new()),
+            mems,
+        }
+    }
+
+    /// Reports one member's insert finished; the last report wakes the leader. The AcqRel
+    /// decrement orders every member's inserts before the leader's wake-up (invariant 6).
+    fn member_done(&self, failure: Option<(usize, Error)>) {
+        if let Some(f) = failure {
+            self.failures.lock().push(f);
+        }
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.leader.set_state(GROUP_INSERTED);
+        }
+    }
+}
+
+/// A follower's part of a concurrent group insert: inserts its own batch, then reports to the
+/// group (invariant 6). A panic in the insert (a bug) is reported as a failure before it
+/// continues unwinding, so the leader never waits for ever.
+fn insert_as_member(task: MemberInsert) {
+    let MemberInsert {
+        batch,
+        index,
+        group,
+    } = task;
+    let inserted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        insert_into(&batch, &group.mems)
+    }));
+    match inserted {
+        Ok(result) => group.member_done(result.err().map(|e| (index, e))),
+        Err(panic) => {
+            let e = Error::Poisoned("a group member's memtable insert panicked".into());
+            group.member_done(Some((index, e)));
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
+
 /// Most bytes one group's WAL record holds: large enough to amortize a sync over many small
 /// writes, small enough that a follower does not wait behind a huge record.
 const MAX_GROUP_BYTES: usize = 1 << 20;
@@ -695,8 +786,11 @@ struct Group {
     /// Each member's own batch, leader first, when the members insert their own (concurrent
     /// memtable writes and more than one member); empty when the leader inserts `combined`.
     members: Vec<WriteBatch>,
-    /// The member ids, leader first.
-    ids: Vec<u64>,
+    /// The members' writers, leader first.
+    writers: Vec<Arc<Writer>>,
+    /// Followers refused while the group was taken (a missing column family), with their
+    /// errors, to be handed out with the others' results.
+    outcomes: Vec<Outcome>,
     /// Whether any member asked for sync.
     sync: bool,
     /// Whether the WAL is skipped.
@@ -711,7 +805,8 @@ fn take_group(st: &mut DbState, keep_members: bool) -> Group {
     let mut group = Group {
         combined: lead.batch,
         members: Vec::new(),
-        ids: vec![lead.id],
+        writers: vec![lead.writer],
+        outcomes: Vec::new(),
         sync: lead.sync,
         disable_wal: lead.disable_wal,
     };
@@ -722,7 +817,7 @@ fn take_group(st: &mut DbState, keep_members: bool) -> Group {
         }
         if let Err(e) = check_families(st, &next.batch) {
             let next = st.writers.pop_front().expect("front exists");
-            st.results.insert(next.id, Err(e));
+            group.outcomes.push((next.writer, Err(e)));
             continue;
         }
         // The leader's own batch is copied once, when the first follower joins.
@@ -733,7 +828,7 @@ fn take_group(st: &mut DbState, keep_members: bool) -> Group {
         }
         group.members.extend(leader_copy);
         let next = st.writers.pop_front().expect("front exists");
-        group.ids.push(next.id);
+        group.writers.push(next.writer);
         group.sync |= next.sync;
         if keep_members {
             group.members.push(next.batch);

@@ -91,6 +91,19 @@ pub struct DbOptions {
     /// memtable CairnDB builds (the concurrent skiplist; `memtable_factory` is not supported)
     /// takes concurrent inserts, so no memtable choice conflicts with it.
     pub allow_concurrent_memtable_write: bool,
+    /// How a writer queued behind a commit group waits for its turn: after about a microsecond
+    /// of spinning it yields its core for up to `write_thread_max_yield_usec` before it sleeps
+    /// in the kernel, while yielding has been seen to pay (RocksDB's adaptive yield; see
+    /// `docs/design/db.md`, "Commit groups"). Default true. False sleeps right after the spin:
+    /// less CPU spent waiting, more futex wake-ups per commit group.
+    pub enable_write_thread_adaptive_yield: bool,
+    /// Longest a queued writer yields before it sleeps, in microseconds; 0 disables the yielding
+    /// phase. Default 100 (RocksDB's). Range 0..=1,000,000.
+    pub write_thread_max_yield_usec: u64,
+    /// A yield that takes at least this many microseconds counts as slow (another thread had the
+    /// core); three slow yields end the yielding phase early and teach the writer not to yield.
+    /// Default 3 (RocksDB's). Range 0..=1,000,000.
+    pub write_thread_slow_yield_usec: u64,
     /// Bytes per second admitted when compaction debt reaches the slowdown thresholds
     /// (`level0_slowdown_writes_trigger`, `soft_pending_compaction_bytes_limit`); the admission
     /// rate falls smoothly from unlimited to this rate and below as debt grows. 0 means 16 MiB/s.
@@ -196,6 +209,9 @@ impl Default for DbOptions {
             wal_recovery_mode: WalRecoveryMode::TolerateCorruptedTailRecords,
             max_manifest_file_size: 1 << 30,
             allow_concurrent_memtable_write: true,
+            enable_write_thread_adaptive_yield: true,
+            write_thread_max_yield_usec: 100,
+            write_thread_slow_yield_usec: 3,
             delayed_write_rate: 0,
             stats_dump_period_sec: 600,
             info_log_level: InfoLogLevel::Info,
@@ -238,6 +254,18 @@ impl DbOptions {
             u64::MAX,
         )?;
         check_range("keep_log_file_num", self.keep_log_file_num, 1, usize::MAX)?;
+        check_range(
+            "write_thread_max_yield_usec",
+            self.write_thread_max_yield_usec,
+            0,
+            1_000_000,
+        )?;
+        check_range(
+            "write_thread_slow_yield_usec",
+            self.write_thread_slow_yield_usec,
+            0,
+            1_000_000,
+        )?;
         Ok(())
     }
 

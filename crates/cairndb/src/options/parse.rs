@@ -85,7 +85,6 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
     "strict_bytes_per_sync",
     "max_file_opening_threads",
     "skip_stats_update_on_db_open",
-    "enable_write_thread_adaptive_yield",
     "statistics",
     "row_cache",
     "persist_stats_to_disk",
@@ -480,6 +479,13 @@ fn set_db(db: &mut DbOptions, name: &str, option: &str, v: &str) -> Result<bool>
         "allow_concurrent_memtable_write" => {
             db.allow_concurrent_memtable_write = parse_bool(option, v)?;
         }
+        "enable_write_thread_adaptive_yield" => {
+            db.enable_write_thread_adaptive_yield = parse_bool(option, v)?;
+        }
+        "write_thread_max_yield_usec" => db.write_thread_max_yield_usec = parse_u64(option, v)?,
+        "write_thread_slow_yield_usec" => {
+            db.write_thread_slow_yield_usec = parse_u64(option, v)?;
+        }
         "info_log_level" => db.info_log_level = InfoLogLevel::parse_rocksdb(option, v)?,
         "keep_log_file_num" => db.keep_log_file_num = parse_usize(option, v)?,
         "max_log_file_size" => db.max_log_file_size = parse_usize(option, v)?,
@@ -834,6 +840,18 @@ fn db_pairs(db: &DbOptions) -> Vec<(&'static str, String)> {
         (
             "allow_concurrent_memtable_write",
             db.allow_concurrent_memtable_write.to_string(),
+        ),
+        (
+            "enable_write_thread_adaptive_yield",
+            db.enable_write_thread_adaptive_yield.to_string(),
+        ),
+        (
+            "write_thread_max_yield_usec",
+            db.write_thread_max_yield_usec.to_string(),
+        ),
+        (
+            "write_thread_slow_yield_usec",
+            db.write_thread_slow_yield_usec.to_string(),
         ),
         ("info_log_level", db.info_log_level.rocksdb_name().into()),
         ("keep_log_file_num", db.keep_log_file_num.to_string()),
