@@ -202,22 +202,27 @@ fn wal_size_limit_flushes_a_lone_immutable_memtable() {
 // allow_concurrent_memtable_write
 
 /// Eight threads write interleaved batches (puts, overwrites, deletions, some synced) with
-/// concurrent memtable writes on and off, and with each way a queued writer can wait (spin,
-/// yield and park; no yielding; park at once): all end with the same contents, which are the
+/// concurrent memtable writes on and off, pipelined writes on and off (64 KiB memtables, so
+/// memtables are retired and flushed while pipelined groups insert), and with each way a
+/// queued writer can wait (spin, yield and park; no yielding; park at once): all end with the same contents, which are the
 /// contents every thread's last batches imply, before and after reopen.
 #[test]
 fn concurrent_memtable_writes_give_the_same_contents_as_leader_inserts() {
     let mut results = Vec::new();
-    // (allow_concurrent_memtable_write, enable_write_thread_adaptive_yield, max yield µs)
+    // (allow_concurrent_memtable_write, enable_write_thread_adaptive_yield, max yield µs,
+    // enable_pipelined_write)
     let configs = [
-        (true, true, 100),
-        (false, true, 100),
-        (true, false, 100),
-        (true, true, 0),
-        (false, false, 0),
+        (true, true, 100, true),
+        (false, true, 100, true),
+        (true, false, 100, true),
+        (true, true, 0, true),
+        (false, false, 0, true),
+        (true, true, 100, false),
+        (false, true, 100, false),
     ];
-    for (concurrent, adaptive, max_yield) in configs {
+    for (concurrent, adaptive, max_yield, pipelined) in configs {
         let mut o = opts();
+        o.db.enable_pipelined_write = pipelined;
         o.db.allow_concurrent_memtable_write = concurrent;
         o.db.enable_write_thread_adaptive_yield = adaptive;
         o.db.write_thread_max_yield_usec = max_yield;
@@ -261,7 +266,8 @@ fn concurrent_memtable_writes_give_the_same_contents_as_leader_inserts() {
         assert_eq!(
             scan(&db),
             contents,
-            "concurrent={concurrent} adaptive={adaptive} max_yield={max_yield}"
+            "concurrent={concurrent} adaptive={adaptive} max_yield={max_yield} \
+             pipelined={pipelined}"
         );
         results.push(contents);
     }

@@ -221,8 +221,8 @@ pub struct EngineOptions {
     pub bloom_bits_per_key: Option<f64>,
     /// The block cache: its policy and capacity in bytes; `None` runs without a block cache.
     pub block_cache: Option<(CacheType, usize)>,
-    /// RocksDB's `enable_pipelined_write` (db_bench's default true, RocksDB's false); CairnDB has
-    /// no pipelined write mode and ignores it.
+    /// `enable_pipelined_write` (db_bench's default true, RocksDB's false, CairnDB's true),
+    /// given to both engines.
     pub enable_pipelined_write: bool,
     /// multireadrandom through RocksDB's batched `MultiGet` (db_bench's `--multiread_batched`)
     /// instead of the vector `MultiGet`; CairnDB has one multi-get and ignores it.

@@ -242,6 +242,7 @@ impl Db {
                 imms: Default::default(),
                 running: Default::default(),
                 stats: Default::default(),
+                last_allocated: 0,
             },
         );
         drop(st);

@@ -166,6 +166,22 @@ impl DbInner {
     /// Flushes every immutable memtable family `id` has queued into one table. Called with the
     /// lock held and no flush running; releases the lock while the table is written.
     fn flush_oldest(&self, st: &mut MutexGuard<'_, DbState>, id: u32) -> Result<()> {
+        // A pipelined commit group given sequence numbers before the newest memtable was
+        // retired may still be inserting into it: wait until every such group is published
+        // (or publication stopped after a failure, which poisons), then close the memtables
+        // to further inserts (contract 4).
+        loop {
+            let newest = st.cfs.get(&id).and_then(|cf| cf.imms.back());
+            match newest.map(|imm| imm.last_seq) {
+                Some(seq) if self.last_sequence.load() < seq => {
+                    MutexGuard::unlocked(st, || self.publish_queue.wait_through(seq));
+                    if st.poisoned.is_some() {
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
         // Retired WALs a commit leader is syncing are owed until that sync ends: wait, so the
         // decision below sees them synced or (after a failure) the database poisoned.
         while st.leader_syncing_wals {
@@ -185,10 +201,19 @@ impl DbInner {
         let Some(newest) = cf.imms.back() else {
             return Ok(());
         };
+        if self.last_sequence.load() < newest.last_seq {
+            // A memtable retired while this job waited above is not complete yet: the
+            // callers look again (and wait for its publication first).
+            return Ok(());
+        }
         // Every memtable queued now, newest first; their data lies in WALs below the newest
         // one's `next_log`, which becomes the family's log number.
         let next_log = newest.next_log;
         let mems: Vec<Arc<MemTable>> = cf.imms.iter().rev().map(|i| Arc::clone(&i.mem)).collect();
+        for mem in &mems {
+            // Complete (every group that could insert is published): no insert may follow.
+            mem.mark_read_only();
+        }
         let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
         // The memtable's WALs are synced before its table is installed when another family
@@ -200,12 +225,13 @@ impl DbInner {
             .iter()
             .take_while(|(n, _)| *n < next_log)
             .count();
-        let shared = owed > 0 && others_need_wals_below(st, id, next_log);
+        let published = self.last_sequence.load();
+        let shared = owed > 0 && others_need_wals_below(st, id, next_log, published);
         // Families holding nothing in memory now write only to the current WAL or later ones
         // while the table is built: the flush's edit raises their log numbers to it, so the
         // unsynced WALs stay obsolete even if those families are written meanwhile.
         let quiet = Quiet {
-            families: other_quiet_families(st, id),
+            families: other_quiet_families(st, id, published),
             wal: st.wal_number,
         };
         let mut retired: Vec<_> = if shared {
@@ -301,10 +327,11 @@ impl DbInner {
             edit.add_file(0, meta);
         }
         let mut edits = vec![(id, edit)];
+        let published = self.last_sequence.load();
         for (&other, cf) in &st.cfs {
             let log_number = if other == id {
                 continue;
-            } else if cf.holds_nothing() {
+            } else if cf.holds_nothing(published) {
                 st.wal_number
             } else if quiet.families.contains(&other) {
                 quiet.wal
@@ -372,10 +399,10 @@ struct Quiet {
     wal: u64,
 }
 
-fn other_quiet_families(st: &DbState, id: u32) -> Vec<u32> {
+fn other_quiet_families(st: &DbState, id: u32, published: SequenceNumber) -> Vec<u32> {
     st.cfs
         .iter()
-        .filter(|&(&other, cf)| other != id && cf.holds_nothing())
+        .filter(|&(&other, cf)| other != id && cf.holds_nothing(published))
         .map(|(&other, _)| other)
         .collect()
 }
@@ -383,11 +410,16 @@ fn other_quiet_families(st: &DbState, id: u32) -> Vec<u32> {
 /// Whether a family other than `id` may still need WALs numbered below `next_log`: it has data
 /// in memory and its log number is below `next_log`. A family that holds nothing in memory has
 /// its log number raised in the flush's own edit (`install_flush`).
-fn others_need_wals_below(st: &DbState, id: u32, next_log: u64) -> bool {
+fn others_need_wals_below(
+    st: &DbState,
+    id: u32,
+    next_log: u64,
+    published: SequenceNumber,
+) -> bool {
     let logs = st.versions.column_families();
     st.cfs.iter().any(|(&other, cf)| {
         other != id
-            && !cf.holds_nothing()
+            && !cf.holds_nothing(published)
             && logs
                 .iter()
                 .find(|c| c.id == other)

@@ -58,6 +58,7 @@ mod iter;
 mod open;
 mod options_file;
 mod properties;
+mod publish_queue;
 mod read;
 pub(crate) mod sequence;
 pub mod internal_stats;
@@ -74,7 +75,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 pub use checkpoint::CheckpointReport;
 pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
@@ -136,6 +137,10 @@ struct Imm {
     /// `flush_requested`): set by [`Db::flush`] and by the `max_total_wal_size` switch. Kept
     /// per memtable, so a failed forced flush is retried as forced.
     forced: bool,
+    /// The last sequence number allocated when it was retired: every group that may insert
+    /// into it has numbers up to this one, so it is complete once this is published (a
+    /// pipelined group may still be inserting into it after the switch; `publish_queue.rs`).
+    last_seq: SequenceNumber,
 }
 
 /// What readers of one column family need, swapped as a whole (RocksDB's SuperVersion).
@@ -174,13 +179,18 @@ struct CfState {
     running: RunningCompactions,
     /// What its compactions did, by output level.
     stats: CompactionStats,
+    /// The last sequence number of the newest commit group that may write to the family
+    /// (set when the group's numbers are allocated; `publish_queue.rs`).
+    last_allocated: SequenceNumber,
 }
 
 impl CfState {
-    /// Nothing of the family is in memory (its mutable and immutable memtables are empty), so
-    /// it needs no WAL older than the current one.
-    fn holds_nothing(&self) -> bool {
-        self.mem.is_empty() && self.imms.is_empty()
+    /// Nothing of the family is in memory (its mutable and immutable memtables are empty) and
+    /// no commit group in flight writes to it (every group given sequence numbers for it is
+    /// published, `published` being the published sequence), so it needs no WAL older than
+    /// the current one.
+    fn holds_nothing(&self, published: SequenceNumber) -> bool {
+        self.mem.is_empty() && self.imms.is_empty() && self.last_allocated <= published
     }
 
     /// Whether the background flush thread should flush this family's immutable memtables now
@@ -274,6 +284,8 @@ struct DbInner {
     /// after it, so concurrent changes write their files in the order they were installed.
     options_change: Mutex<()>,
     state: Mutex<DbState>,
+    /// Commit groups between their WAL write and their publication (`publish_queue.rs`).
+    publish_queue: publish_queue::PublishQueue,
     /// How queued writers wait for their turn (`writer.rs`), from the database options.
     wait_policy: writer::WaitPolicy,
     /// Whether yielding pays for followers waiting for their group's result.
@@ -481,6 +493,15 @@ impl Db {
                      compact_range, checkpoint, column family or option change)",
                     st.calls_in_flight
                 ));
+            }
+            // Pipelined groups whose records are written may still be inserting: their
+            // writers get their results before close goes on (the WAL already holds them).
+            let allocated = st.versions.last_sequence();
+            MutexGuard::unlocked(&mut st, || {
+                self.inner.publish_queue.wait_through(allocated);
+            });
+            while st.leader_active {
+                self.inner.cond.wait(&mut st);
             }
             let next_sequence = st.versions.last_sequence() + 1;
             let result = match (st.wal.take(), &st.poisoned) {

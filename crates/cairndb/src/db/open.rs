@@ -254,6 +254,7 @@ fn open_inner(
             imms: VecDeque::new(),
             running: RunningCompactions::new(),
             stats: CompactionStats::default(),
+            last_allocated: 0,
         };
         cfs.insert(info.id, state);
     }
@@ -295,6 +296,7 @@ fn open_inner(
         fs,
         dir: dir.to_path_buf(),
         wait_policy: writer::WaitPolicy::from_options(&options.db),
+        publish_queue: Default::default(),
         options,
         report,
         counters: super::internal_stats::DbCounters::new(statistics),

@@ -1,7 +1,7 @@
 //! The published last sequence number: what a read without a snapshot of its own sees.
 //!
-//! Who calls it: the commit leader publishes (`write.rs`, under the state lock, after the group's
-//! batch is in the memtables); every read, snapshot and checkpoint loads it, from any thread,
+//! Who calls it: `publish_queue.rs` publishes (under its own lock, in sequence order, after the
+//! group's batches and every earlier group's are in the memtables); every read, snapshot and checkpoint loads it, from any thread,
 //! without a lock.
 //!
 //! Invariants (with `mod.rs` invariant 1):
@@ -28,8 +28,8 @@ impl PublishedSequence {
         PublishedSequence(AtomicU64::new(recovered))
     }
 
-    /// Publishes `last`. The caller has inserted every entry up to `last` into the memtables
-    /// and holds the state lock (invariant 2: publications are serialized).
+    /// Publishes `last`. Every entry up to `last` is in the memtables, and the caller holds the
+    /// publish queue's lock (invariant 2: publications are serialized).
     pub(crate) fn publish(&self, last: SequenceNumber) {
         debug_assert!(
             last >= self.0.load(Ordering::Relaxed),

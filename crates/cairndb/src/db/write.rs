@@ -9,9 +9,11 @@
 //! with `allow_concurrent_memtable_write` (the default) and more than one member, the leader
 //! hands each member its own batch and each inserts it on its own thread, at once, with the
 //! sequence numbers of its place in the record (RocksDB's parallel memtable writes); without it
-//! the leader inserts the whole record alone. Once every insert has finished, the leader
-//! publishes the group's last sequence number, passes leadership to the new head of the queue
-//! and, with the mutex released, hands each follower its result.
+//! the leader inserts the whole record alone. Once every insert has finished, the group is
+//! published in sequence order (`publish_queue.rs`) and the leader hands each follower its
+//! result. Leadership passes to the new head of the queue when the leader's group is written
+//! (`enable_pipelined_write`, the default: the next group's WAL write overlaps this group's
+//! inserts) or, without pipelining, when it is published.
 //!
 //! Invariants (numbers refer to the module contract in `mod.rs`):
 //! 1. Nothing is written for a batch that fails validation (sizes are checked when the batch
@@ -39,6 +41,15 @@
 //!    group until it has led); a leader moves each member of its group to `INSERT` at most once
 //!    and to `DONE` once, after the member's report; the last member's report moves the leader
 //!    to `GROUP_INSERTED`. So the waiter's reset to `WAITING` never overwrites a later state.
+//! 8. Sequence numbers are allocated (`VersionSet::last_sequence` moves past the group) and the
+//!    group registered in `publish_queue.rs` in one step under the lock; the group is published
+//!    by that queue, in sequence order, after its inserts and every earlier group's. With
+//!    `enable_pipelined_write` the leader's term ends once its WAL record is written, so the
+//!    next group writes its record while this one inserts; a memtable retired meanwhile is
+//!    flushed only after every group allocated before its retirement is published
+//!    (`Imm::last_seq`), and a family with a group in flight does not count as empty
+//!    (`CfState::holds_nothing`). A failed WAL write abandons the group (it inserted nothing);
+//!    a failed insert stops publication for good.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -49,7 +60,8 @@ use parking_lot::{Mutex, MutexGuard};
 use super::open::{create_wal, new_memtable};
 use crate::statistics::{micros_since, HistogramType, Statistics};
 use super::write_control::{memtable_stall_log_line, Admission};
-use super::writer::{MemberInsert, Writer, DONE, GROUP_INSERTED, INSERT, LEADER};
+use super::publish_queue::Completion;
+use super::writer::{MemberInsert, Writer, DONE, GROUP_INSERTED, INSERT, LEADER, PUBLISHED};
 use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
@@ -243,20 +255,38 @@ impl DbInner {
             };
         }
         st.leader_active = true;
-        let (result, outcomes) = self.lead(&mut st);
-        // Leadership passes to the new head of the queue (invariant 4); the wake-ups happen
-        // with the mutex released, so writers queueing meanwhile do not wait for them.
+        let (result, outcomes) = match self.lead(&mut st) {
+            Stage::Finished(result, outcomes) => {
+                self.end_leadership(st);
+                (result, outcomes)
+            }
+            Stage::Written(group) if self.options.db.enable_pipelined_write => {
+                // The next leader may write its record while this group inserts (invariant 8).
+                self.end_leadership(st);
+                self.insert_and_publish(group)
+            }
+            Stage::Written(group) => {
+                let done = MutexGuard::unlocked(&mut st, || self.insert_and_publish(group));
+                self.end_leadership(st);
+                done
+            }
+        };
+        for (writer, outcome) in outcomes {
+            writer.finish(outcome);
+        }
+        result
+    }
+
+    /// Passes leadership to the new head of the queue (invariant 4). The wake-up happens with
+    /// the mutex released, so writers queueing meanwhile do not wait for it.
+    fn end_leadership(&self, mut st: MutexGuard<'_, DbState>) {
         st.leader_active = false;
         let next = st.writers.front().map(|q| Arc::clone(&q.writer));
         drop(st);
         self.cond.notify_all();
-        for (writer, outcome) in outcomes {
-            writer.finish(outcome);
-        }
         if let Some(next) = next {
             next.set_state(LEADER);
         }
-        result
     }
 
     /// Waits, without the state lock, until this writer's batch was committed by a leader
@@ -282,11 +312,11 @@ impl DbInner {
         }
     }
 
-    /// Commits a group headed by this writer: one WAL record (synced if any member asked),
-    /// written without the lock and inserted by the members or by the leader alone, then
-    /// published (invariant 6). Returns the leader's result and each follower's, for the
-    /// caller to hand out once the lock is released.
-    fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> (Result<()>, Vec<Outcome>) {
+    /// Writes the WAL record of a group headed by this writer (synced if any member asked),
+    /// with the lock released, after allocating the group's sequence numbers and registering
+    /// it for publication. Returns the group for its inserts, or the results when it ends
+    /// here (a refused batch, a failed WAL write).
+    fn lead(&self, st: &mut MutexGuard<'_, DbState>) -> Stage {
         let checked = self
             .check_writable(st)
             .and_then(|()| check_families(st, &st.writers[0].batch))
@@ -294,18 +324,17 @@ impl DbInner {
             .and_then(|()| self.throttle(st));
         if let Err(e) = checked {
             st.writers.pop_front();
-            return (Err(e), Vec::new());
+            return Stage::Finished(Err(e), Vec::new());
         }
         let concurrent = self.options.db.allow_concurrent_memtable_write;
         let Group {
             mut combined,
-            mut members,
+            members,
             writers,
             mut outcomes,
             sync,
             disable_wal,
         } = take_group(st, concurrent);
-        let followers = &writers[1..];
         if sync && !disable_wal {
             // A synced record must not be acknowledged while retired WALs the flush thread is
             // syncing may still be lost (contract 5). Checked here, after every wait above and
@@ -316,18 +345,26 @@ impl DbInner {
             }
             if let Err(e) = self.check_writable(st) {
                 let why = format!("{e}");
-                outcomes.extend(
-                    followers
-                        .iter()
-                        .map(|w| (Arc::clone(w), Err(Error::Poisoned(why.clone())))),
-                );
-                return (Err(e), outcomes);
+                outcomes.extend(poisoned(&writers[1..], &why));
+                return Stage::Finished(Err(e), outcomes);
             }
         }
+        // Sequence numbers are allocated and the group registered for publication in one
+        // step under the lock, so registration follows allocation order (invariant 8).
         let first = st.versions.last_sequence() + 1;
+        let last = first + u64::from(combined.count()) - 1;
         combined.set_sequence(first);
-        // The WAL and the memtables are stable while `leader_active` is set: memtable
-        // switches, manual flushes, family drops and close wait for it to clear.
+        st.versions.set_last_sequence(last);
+        self.publish_queue.register(last, Arc::clone(&writers[0]));
+        // Only the families the group writes (most groups: the default one alone); each
+        // remembers that a group in flight writes to it (`CfState::holds_nothing`).
+        let mut mems = Vec::new();
+        for (&id, cf) in st.cfs.range_mut(..=combined.max_column_family()) {
+            cf.last_allocated = last;
+            mems.push((id, Arc::clone(&cf.mem)));
+        }
+        // The WAL is stable while `leader_active` is set: memtable switches, manual flushes,
+        // family drops and close wait for it to clear.
         let mut wal = if disable_wal { None } else { st.wal.take() };
         // A synced record must not outlive older records (contract 5): retired WALs first.
         let mut retired = if sync && wal.is_some() {
@@ -336,21 +373,11 @@ impl DbInner {
             Vec::new()
         };
         st.leader_syncing_wals = !retired.is_empty();
-        // Only the families the group writes (most groups: the default one alone).
-        let mems: Vec<(u32, Arc<MemTable>)> = st
-            .cfs
-            .range(..=combined.max_column_family())
-            .map(|(&id, cf)| (id, Arc::clone(&cf.mem)))
-            .collect();
-        let leader_inserts = members.is_empty();
-        let result = MutexGuard::unlocked(st, || {
+        let written = MutexGuard::unlocked(st, || {
             sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
             if let Some(wal) = wal.as_mut() {
                 append_wal(wal, &combined, sync, self.counters.stats())
                     .map_err(|e| (e, "WAL write failed"))?;
-            }
-            if leader_inserts {
-                insert_into(&combined, &mems).map_err(|e| (e, "memtable insert failed"))?;
             }
             Ok(())
         });
@@ -361,24 +388,87 @@ impl DbInner {
         if used_wal {
             st.wal = wal;
         }
-        let mut failed_members = Vec::new();
-        let result = match result {
-            Ok(()) if !leader_inserts => {
-                let (own, failures) =
-                    MutexGuard::unlocked(st, || self.insert_in_parallel(&writers, &mut members, first, mems));
-                failed_members = failures;
-                own.map_err(|e| (e, "memtable insert failed"))
-                    .and_then(|()| match failed_members.first() {
-                        Some((_, e)) => Err((
-                            Error::Poisoned(format!("memtable insert failed: {e}")),
-                            "memtable insert of a group member failed",
-                        )),
-                        None => Ok(()),
-                    })
-            }
-            other => other,
+        if let Err((e, what)) = written {
+            // After a failed WAL write nothing can be trusted: poison (contract 2). Followers
+            // get Poisoned carrying the error. The group inserted nothing (invariant 8).
+            let why = format!("{what}: {e}");
+            self.publish_queue.abandon(last);
+            outcomes.extend(poisoned(&writers[1..], &why));
+            st.poisoned = Some(why);
+            return Stage::Finished(Err(e), outcomes);
+        }
+        Stage::Written(Written {
+            combined,
+            members,
+            writers,
+            outcomes,
+            first,
+            mems,
+            used_wal,
+            sync,
+        })
+    }
+
+    /// Inserts a written group into the memtables (members on their own threads, or the
+    /// leader alone) and publishes it in sequence order (invariants 6 and 8). Called without
+    /// the state lock. Returns the leader's result and each follower's.
+    fn insert_and_publish(&self, group: Written) -> (Result<()>, Vec<Outcome>) {
+        let Written {
+            combined,
+            mut members,
+            writers,
+            mut outcomes,
+            first,
+            mems,
+            used_wal,
+            sync,
+        } = group;
+        let last = first + u64::from(combined.count()) - 1;
+        let (inserted, mut failed_members) = if members.is_empty() {
+            (insert_into(&combined, &mems), Vec::new())
+        } else {
+            self.insert_in_parallel(&writers, &mut members, first, mems)
         };
-        match result {
+        let failure = match inserted {
+            Err(e) => Some((e, "memtable insert failed")),
+            Ok(()) => failed_members.first().map(|(_, e)| {
+                (
+                    Error::Poisoned(format!("memtable insert failed: {e}")),
+                    "memtable insert of a group member failed",
+                )
+            }),
+        };
+        let followers = &writers[1..];
+        if let Some((e, what)) = failure {
+            // A partial insert: nothing can be trusted (contract 2). Publication stops here
+            // (invariant 8); followers get Poisoned, a member whose own insert failed its error.
+            let why = format!("{what}: {e}");
+            self.state.lock().poisoned = Some(why.clone());
+            self.publish_queue
+                .complete(last, Err(why.clone()), &self.last_sequence);
+            for (i, w) in followers.iter().enumerate() {
+                let own = failed_members
+                    .iter()
+                    .position(|(index, _)| *index == i + 1)
+                    .map(|at| failed_members.swap_remove(at).1);
+                let outcome = own.unwrap_or_else(|| Error::Poisoned(why.clone()));
+                outcomes.push((Arc::clone(w), Err(outcome)));
+            }
+            return (Err(e), outcomes);
+        }
+        let leader = &writers[0];
+        let result = match self
+            .publish_queue
+            .complete(last, Ok(()), &self.last_sequence)
+        {
+            Completion::Published => Ok(()),
+            Completion::Queued => {
+                leader.await_state(PUBLISHED, &self.wait_policy, &self.leader_yield);
+                leader.take_result()
+            }
+            Completion::Stopped(why) => Err(Error::Poisoned(why)),
+        };
+        match &result {
             Ok(()) => {
                 self.counters.record_group(
                     writers.len() as u64,
@@ -387,29 +477,11 @@ impl DbInner {
                     used_wal,
                     sync && used_wal,
                 );
-                let last = first + u64::from(combined.count()) - 1;
-                st.versions.set_last_sequence(last);
-                self.last_sequence.publish(last);
                 outcomes.extend(followers.iter().map(|w| (Arc::clone(w), Ok(()))));
-                (Ok(()), outcomes)
             }
-            Err((e, what)) => {
-                // After a failed WAL write or partial insert nothing can be trusted: poison
-                // (contract 2). Followers get Poisoned carrying the first error; a member whose
-                // own insert failed gets that error.
-                let why = format!("{what}: {e}");
-                for (i, w) in followers.iter().enumerate() {
-                    let own = failed_members
-                        .iter()
-                        .position(|(index, _)| *index == i + 1)
-                        .map(|at| failed_members.swap_remove(at).1);
-                    let outcome = own.unwrap_or_else(|| Error::Poisoned(why.clone()));
-                    outcomes.push((Arc::clone(w), Err(outcome)));
-                }
-                st.poisoned = Some(why);
-                (Err(e), outcomes)
-            }
+            Err(e) => outcomes.extend(poisoned(followers, &format!("{e}"))),
         }
+        (result, outcomes)
     }
 
     /// Hands each follower its own batch (sequence numbers at its place in the group's record)
@@ -642,15 +714,18 @@ impl DbInner {
         }
         result?;
         let next_log = st.wal_number;
+        let last_seq = st.versions.last_sequence();
         for &id in ids {
             let cf = st.cf_mut(id);
             let fresh = new_memtable(&cf.options);
+            // Not marked read-only yet: a pipelined group may still be inserting into it. The
+            // flush marks it once every such group is published (`Imm::last_seq`).
             let old = std::mem::replace(&mut cf.mem, fresh);
-            old.mark_read_only();
             cf.imms.push_back(Imm {
                 mem: old,
                 next_log,
                 forced,
+                last_seq,
             });
             if forced {
                 cf.force_flush();
@@ -715,6 +790,36 @@ enum Turn<'a> {
 
 /// A follower and the result the leader hands it.
 type Outcome = (Arc<Writer>, Result<()>);
+
+/// `Poisoned` outcomes carrying `why`, one for each of `writers`.
+fn poisoned(writers: &[Arc<Writer>], why: &str) -> Vec<Outcome> {
+    writers
+        .iter()
+        .map(|w| (Arc::clone(w), Err(Error::Poisoned(why.to_string()))))
+        .collect()
+}
+
+/// Where a leader's term left its group.
+enum Stage {
+    /// The group ended without inserting: the leader's result and the followers'.
+    Finished(Result<()>, Vec<Outcome>),
+    /// The group's WAL record is written; its inserts and publication come next.
+    Written(Written),
+}
+
+/// A group whose WAL record is written (or skipped with `disable_wal`), registered for
+/// publication, waiting for its inserts.
+struct Written {
+    combined: WriteBatch,
+    /// Each member's own batch, leader first, when they insert their own; else empty.
+    members: Vec<WriteBatch>,
+    writers: Vec<Arc<Writer>>,
+    outcomes: Vec<Outcome>,
+    first: u64,
+    mems: Vec<(u32, Arc<MemTable>)>,
+    used_wal: bool,
+    sync: bool,
+}
 
 /// A group whose members insert their own batches (invariant 6): the memtables they insert
 /// into (fixed while the leader is active), the members still inserting, and their failures.

@@ -46,6 +46,9 @@ pub(super) const INSERT: u8 = 4;
 pub(super) const DONE: u8 = 8;
 /// (A leader's own writer.) Every member of its group finished its insert.
 pub(super) const GROUP_INSERTED: u8 = 16;
+/// (A leader's own writer, pipelined writes.) Another group's leader published this group (or
+/// refused to, after a failure); the outcome is in `result` (`publish_queue.rs`).
+pub(super) const PUBLISHED: u8 = 32;
 
 /// Spins of the first phase; each is a `spin_loop` hint (tens of cycles), so about a
 /// microsecond in all, RocksDB's 200 pauses.
@@ -124,18 +127,25 @@ impl Writer {
         self.set_state(DONE);
     }
 
+    /// Gives a waiting leader the outcome of its group's publication and wakes it.
+    pub(super) fn publish_outcome(&self, result: Result<()>) {
+        *self.result.lock() = Some(result);
+        self.set_state(PUBLISHED);
+    }
+
     /// Gives a follower its batch to insert and wakes it.
     pub(super) fn hand_insert(&self, task: MemberInsert) {
         *self.task.lock() = Some(task);
         self.set_state(INSERT);
     }
 
-    /// The result [`Writer::finish`] left. Called by the writer's thread after [`DONE`].
+    /// The result [`Writer::finish`] or [`Writer::publish_outcome`] left. Called by the
+    /// writer's thread after [`DONE`] or [`PUBLISHED`].
     pub(super) fn take_result(&self) -> Result<()> {
         self.result
             .lock()
             .take()
-            .expect("DONE is set after the result")
+            .expect("DONE and PUBLISHED are set after the result")
     }
 
     /// The task [`Writer::hand_insert`] left, with the state moved back to [`WAITING`]

@@ -91,6 +91,14 @@ pub struct DbOptions {
     /// memtable CairnDB builds (the concurrent skiplist; `memtable_factory` is not supported)
     /// takes concurrent inserts, so no memtable choice conflicts with it.
     pub allow_concurrent_memtable_write: bool,
+    /// Lets the next commit group write its WAL record while the previous groups are still
+    /// inserting into the memtables (RocksDB's pipelined write: the WAL stage and the memtable
+    /// stage of consecutive groups overlap), so the serialized part of a commit is the WAL
+    /// write alone; groups still become visible in sequence order. Default **true**, unlike
+    /// RocksDB's false: with many writers and small batches it is what lets commit groups of
+    /// one writer run concurrently (measured in `docs/design/db.md`, "Commit groups"). False
+    /// keeps each group's inserts inside its leader's term.
+    pub enable_pipelined_write: bool,
     /// How a writer queued behind a commit group waits for its turn: after about a microsecond
     /// of spinning it yields its core for up to `write_thread_max_yield_usec` before it sleeps
     /// in the kernel, while yielding has been seen to pay (RocksDB's adaptive yield; see
@@ -209,6 +217,7 @@ impl Default for DbOptions {
             wal_recovery_mode: WalRecoveryMode::TolerateCorruptedTailRecords,
             max_manifest_file_size: 1 << 30,
             allow_concurrent_memtable_write: true,
+            enable_pipelined_write: true,
             enable_write_thread_adaptive_yield: true,
             write_thread_max_yield_usec: 100,
             write_thread_slow_yield_usec: 3,

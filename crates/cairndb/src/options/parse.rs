@@ -143,10 +143,7 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
 ];
 
 /// RocksDB options accepted only with the value that describes what CairnDB always does.
-const FIXED_ROCKSDB_OPTIONS: &[(&str, &[&str])] = &[
-    ("enable_pipelined_write", &["false", "0"]),
-    ("unordered_write", &["false", "0"]),
-];
+const FIXED_ROCKSDB_OPTIONS: &[(&str, &[&str])] = &[("unordered_write", &["false", "0"])];
 
 /// The name of the nested block-based table options.
 const TABLE_FACTORY: &str = "block_based_table_factory";
@@ -479,6 +476,7 @@ fn set_db(db: &mut DbOptions, name: &str, option: &str, v: &str) -> Result<bool>
         "allow_concurrent_memtable_write" => {
             db.allow_concurrent_memtable_write = parse_bool(option, v)?;
         }
+        "enable_pipelined_write" => db.enable_pipelined_write = parse_bool(option, v)?,
         "enable_write_thread_adaptive_yield" => {
             db.enable_write_thread_adaptive_yield = parse_bool(option, v)?;
         }
@@ -840,6 +838,10 @@ fn db_pairs(db: &DbOptions) -> Vec<(&'static str, String)> {
         (
             "allow_concurrent_memtable_write",
             db.allow_concurrent_memtable_write.to_string(),
+        ),
+        (
+            "enable_pipelined_write",
+            db.enable_pipelined_write.to_string(),
         ),
         (
             "enable_write_thread_adaptive_yield",

@@ -390,6 +390,7 @@ fn every_db_option_parses() {
         compaction_readahead_size=4m;enable_pipelined_write=false",
     );
     assert!(d.create_if_missing && d.error_if_exists && !d.paranoid_checks);
+    assert!(!d.enable_pipelined_write);
     assert_eq!(d.max_open_files, 1000);
     assert_eq!((d.max_background_jobs, d.max_subcompactions), (8, 4));
     assert_eq!(
@@ -453,13 +454,8 @@ fn unknown_and_unsupported_options_are_named() {
     assert!(m.contains("block_based_table_factory.index_type"), "{m}");
     let m = cf_error("compression_opts={window_bits=-14;checksum=true}");
     assert!(m.contains("compression_opts.checksum"), "{m}");
-    let m = invalid_message(DbOptions::from_options_string(
-        "enable_pipelined_write=true",
-    ));
-    assert!(
-        m.contains("enable_pipelined_write") && m.contains("false"),
-        "{m}"
-    );
+    let m = invalid_message(DbOptions::from_options_string("unordered_write=true"));
+    assert!(m.contains("unordered_write") && m.contains("false"), "{m}");
 }
 
 #[test]
