@@ -16,9 +16,9 @@
 
 use std::sync::Arc;
 
-use super::picker::build_plan;
 use super::picker::{cost_based_intra_l0, max_compaction_bytes, PickerInput};
 use super::plan::{CompactionInputs, CompactionPlan, CompactionReason};
+use super::plan_builder::build_plan;
 use super::score::LevelTargets;
 use crate::version::FileMetaData;
 

@@ -11,6 +11,7 @@ use super::manual::{
 };
 use super::picker::*;
 use super::plan::{CompactionInputs, CompactionPlan, CompactionReason, RunningCompactions};
+use super::plan_builder::target_file_size;
 use super::score::*;
 use crate::options::{CfOptions, CompactionPri};
 use crate::types::{make_internal_key, ValueKind};

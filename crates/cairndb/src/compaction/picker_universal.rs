@@ -23,8 +23,9 @@
 
 use std::sync::Arc;
 
-use super::picker::{build_plan, PickerInput};
+use super::picker::PickerInput;
 use super::plan::{key_range, CompactionInputs, CompactionPlan, CompactionReason};
+use super::plan_builder::build_plan;
 use super::score::LevelTargets;
 use crate::version::FileMetaData;
 
