@@ -234,22 +234,15 @@ fn universal_file_size(input: &PickerInput<'_>, level: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::file_meta;
     use crate::compaction::plan::RunningCompactions;
     use crate::options::{CfOptions, CompactionStyle};
-    use crate::types::{make_internal_key, ValueKind};
     use crate::version::Version;
     use proptest::prelude::*;
 
     fn file(number: u64, lo: u32, hi: u32, size: u64, seq: u64) -> Arc<FileMetaData> {
-        Arc::new(FileMetaData {
-            number,
-            size,
-            smallest: make_internal_key(format!("k{lo:04}").as_bytes(), seq, ValueKind::Put),
-            largest: make_internal_key(format!("k{hi:04}").as_bytes(), seq, ValueKind::Put),
-            smallest_seqno: seq,
-            largest_seqno: seq,
-            ..FileMetaData::default()
-        })
+        let (lo, hi) = (format!("k{lo:04}"), format!("k{hi:04}"));
+        Arc::new(file_meta(number, lo.as_bytes(), hi.as_bytes(), size, (seq, seq)))
     }
 
     /// L0 files of the given sizes (newest first), then one file per deeper level given.
