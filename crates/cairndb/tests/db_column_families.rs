@@ -402,7 +402,8 @@ proptest! {
         db.close().expect("close");
         let db = open(&fs);
         for (c, name) in NAMES.iter().enumerate() {
-            prop_assert_eq!(&scan_cf(&db, &r(), &cf(&db, name)), &models[c], "family {} after reopen", name);
+            let got = scan_cf(&db, &r(), &cf(&db, name));
+            prop_assert_eq!(&got, &models[c], "family {} after reopen", name);
         }
     }
 }

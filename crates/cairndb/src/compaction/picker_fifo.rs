@@ -177,9 +177,9 @@ fn deletion_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::file_meta;
     use crate::compaction::plan::RunningCompactions;
     use crate::options::{CfOptions, CompactionStyle};
+    use crate::test_util::file_meta;
     use crate::version::Version;
 
     /// L0 files of `sizes`, newest first, created at `born` seconds.

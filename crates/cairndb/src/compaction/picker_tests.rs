@@ -13,8 +13,8 @@ use super::picker::*;
 use super::plan::{CompactionInputs, CompactionPlan, CompactionReason, RunningCompactions};
 use super::plan_builder::target_file_size;
 use super::score::*;
-use crate::test_util::file_meta;
 use crate::options::{CfOptions, CompactionPri};
+use crate::test_util::file_meta;
 use crate::types::{make_internal_key, ValueKind};
 use crate::version::{FileMetaData, Version, VersionBuilder};
 

@@ -234,15 +234,18 @@ fn universal_file_size(input: &PickerInput<'_>, level: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_util::file_meta;
     use crate::compaction::plan::RunningCompactions;
     use crate::options::{CfOptions, CompactionStyle};
+    use crate::test_util::file_meta;
     use crate::version::Version;
     use proptest::prelude::*;
 
     fn file(number: u64, lo: u32, hi: u32, size: u64, seq: u64) -> Arc<FileMetaData> {
-        let (lo, hi) = (format!("k{lo:04}"), format!("k{hi:04}"));
-        Arc::new(file_meta(number, lo.as_bytes(), hi.as_bytes(), size, (seq, seq)))
+        let (lo, hi) = (
+            format!("k{lo:04}").into_bytes(),
+            format!("k{hi:04}").into_bytes(),
+        );
+        Arc::new(file_meta(number, &lo, &hi, size, (seq, seq)))
     }
 
     /// L0 files of the given sizes (newest first), then one file per deeper level given.

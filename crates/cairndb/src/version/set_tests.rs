@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use super::filenames::{log_file_name, manifest_file_name, table_file_name};
 use super::*;
-use crate::test_util::file_meta;
 use crate::error::{Error, Result};
 use crate::fs::{CrashOptions, FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
+use crate::test_util::file_meta;
 use crate::types::{make_internal_key, user_key, ValueKind};
 use crate::util::coding::{put_length_prefixed, put_varint32};
 

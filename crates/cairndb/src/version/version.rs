@@ -411,8 +411,8 @@ mod tests {
     use crate::test_util::file_meta;
 
     fn file(number: u64, lo: &str, hi: &str, seq: u64) -> Arc<FileMetaData> {
-        let size = number * 100;
-        Arc::new(file_meta(number, lo.as_bytes(), hi.as_bytes(), size, (seq, seq)))
+        let (lo, hi) = (lo.as_bytes(), hi.as_bytes());
+        Arc::new(file_meta(number, lo, hi, number * 100, (seq, seq)))
     }
 
     /// L0: 3 files newest first; L1: [b,d] [f,h] [k,m]; L2: [a,z].
