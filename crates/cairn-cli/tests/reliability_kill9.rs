@@ -13,7 +13,7 @@
 //!
 //! CI volume: 200 kill cycles, then a final verification.
 
-#[path = "../../cairndb/tests/common/mod.rs"]
+#[path = "../../cairndb/tests/common/reliability.rs"]
 mod common;
 
 use std::io::{BufRead, BufReader, Read};

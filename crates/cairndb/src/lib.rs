@@ -93,6 +93,8 @@ internal_modules!(
 
 pub mod fs;
 pub mod options;
+#[cfg(test)]
+pub(crate) mod test_util;
 
 pub use batch::WriteBatch;
 pub use compaction::{

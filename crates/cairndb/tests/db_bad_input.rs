@@ -3,23 +3,18 @@
 //! options, a directory that is not a database, damaged CURRENT, a MANIFEST written by a newer
 //! format version, and invalid read options.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use cairndb::batch::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use cairndb::fs::{read_all, write_atomic, FileSystem, MemFs};
-use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::options::{ReadOptions, WriteOptions};
 use cairndb::version::{set_current, ManifestWriter, VersionEdit, FORMAT_VERSION};
 use cairndb::{Db, Error};
-
-const DIR: &str = "/db";
-
-fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o
-}
+use common::{opts, DIR};
 
 /// Every file of the directory with its bytes.
 fn contents(fs: &Arc<dyn FileSystem>) -> BTreeMap<String, Vec<u8>> {

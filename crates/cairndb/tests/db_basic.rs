@@ -1,53 +1,17 @@
 //! The database front against its contract: a model test (random operations against a
 //! `BTreeMap`, with flushes, WAL rolls and reopens), power cuts on `CrashFs`, and bad input.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cairndb::db::Snapshot;
 use cairndb::fs::{CrashOptions, FileSystem, MemFs};
-use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::options::{ReadOptions, WriteOptions};
 use cairndb::{Db, Error};
+use common::{opts, scan_both_ways, DIR};
 use proptest::prelude::*;
-
-const DIR: &str = "/db";
-
-fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o
-}
-
-fn scan(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    scan_at(db, &ReadOptions::default())
-}
-
-/// Scans forwards and backwards and checks that both agree.
-fn scan_at(db: &Db, ro: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    let mut it = db.iter(ro).expect("iter");
-    let mut out = BTreeMap::new();
-    it.seek_to_first();
-    while it.valid() {
-        out.insert(it.key().to_vec(), it.value().to_vec());
-        it.next();
-    }
-    it.status().expect("scan status");
-    let mut back = Vec::new();
-    it.seek_to_last();
-    while it.valid() {
-        back.push((it.key().to_vec(), it.value().to_vec()));
-        it.prev();
-    }
-    it.status().expect("reverse scan status");
-    back.reverse();
-    assert_eq!(
-        back,
-        out.clone().into_iter().collect::<Vec<_>>(),
-        "reverse scan differs"
-    );
-    out
-}
 
 /// Live snapshots with the model state each must see.
 type Snaps = Vec<(Snapshot, BTreeMap<Vec<u8>, Vec<u8>>)>;
@@ -58,7 +22,12 @@ fn check_snapshots(db: &Db, snaps: &Snaps) {
             snapshot: Some(snap.sequence()),
             ..ReadOptions::default()
         };
-        assert_eq!(&scan_at(db, &ro), expected, "snapshot {}", snap.sequence());
+        assert_eq!(
+            &scan_both_ways(db, &ro),
+            expected,
+            "snapshot {}",
+            snap.sequence()
+        );
         for (k, v) in expected.iter().take(5) {
             assert_eq!(db.get(&ro, k).expect("get").as_ref(), Some(v));
         }
@@ -90,6 +59,7 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Three digits of a `u8` (the model's key type), not [`common::key`]'s six of a `u32`.
 fn key(k: u8) -> Vec<u8> {
     format!("key{k:03}").into_bytes()
 }
@@ -153,10 +123,10 @@ proptest! {
         }
         check_snapshots(&db, &snaps);
         drop(snaps);
-        prop_assert_eq!(scan(&db), model.clone());
+        prop_assert_eq!(scan_both_ways(&db, &ReadOptions::default()), model.clone());
         db.close().expect("close");
         let db = Db::open_with_fs(fs, DIR, opts()).expect("final reopen");
-        prop_assert_eq!(scan(&db), model);
+        prop_assert_eq!(scan_both_ways(&db, &ReadOptions::default()), model);
     }
 }
 
@@ -207,7 +177,7 @@ fn power_cut_keeps_synced_writes_and_a_prefix() {
         let crashed = mem.crash_clone(CrashOptions::synced_only());
         drop(db);
         let db = Db::open_with_fs(crashed.shared(), DIR, opts()).expect("recover");
-        let present = scan(&db);
+        let present = scan_both_ways(&db, &ReadOptions::default());
         let n = present.len();
         assert!(
             n >= synced_upto,
@@ -281,7 +251,7 @@ fn random_power_cuts_with_torn_tails_keep_a_prefix() {
         let crashed = mem.crash_clone(CrashOptions::random(seed));
         drop(db);
         let db = Db::open_with_fs(crashed.shared(), DIR, opts()).expect("recover");
-        let present = scan(&db);
+        let present = scan_both_ways(&db, &ReadOptions::default());
         let got = present.len();
         assert!(
             got >= synced_upto,

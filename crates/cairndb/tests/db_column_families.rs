@@ -2,6 +2,8 @@
 //! atomic batches across families, create/drop/list surviving reopen and power cuts, old WALs
 //! released by idle families, and clear errors for misuse.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -12,15 +14,13 @@ use cairndb::fs::{CrashOptions, FileSystem, MemFs};
 use cairndb::merge::UInt64AddOperator;
 use cairndb::options::{CfOptions, Options, ReadOptions, WriteOptions};
 use cairndb::{Db, Error};
+use common::{scan_cf, DIR};
 use proptest::prelude::*;
 
-const DIR: &str = "/db";
-
+/// [`common::opts`], creating the families the tests name.
 fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
+    let mut o = common::opts();
     o.db.create_missing_column_families = true;
-    o.cf.write_buffer_size = 64 << 10;
     o
 }
 
@@ -55,18 +55,6 @@ fn w() -> WriteOptions {
 
 fn r() -> ReadOptions {
     ReadOptions::default()
-}
-
-fn scan(db: &Db, cf: &ColumnFamily) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    let mut it = db.iter_cf(&r(), cf).expect("iter");
-    let mut out = BTreeMap::new();
-    it.seek_to_first();
-    while it.valid() {
-        out.insert(it.key().to_vec(), it.value().to_vec());
-        it.next();
-    }
-    it.status().expect("scan");
-    out
 }
 
 fn wal_numbers(fs: &Arc<dyn FileSystem>) -> Vec<u64> {
@@ -256,7 +244,7 @@ fn create_and_drop_are_durable_and_dropped_handles_fail() {
         .create_column_family("logs", CfOptions::default())
         .expect("create again");
     assert_ne!(again.id(), logs.id());
-    assert!(scan(&db, &again).is_empty());
+    assert!(scan_cf(&db, &r(), &again).is_empty());
 }
 
 #[test]
@@ -287,7 +275,7 @@ fn an_idle_family_does_not_pin_old_wals_but_a_busy_one_does() {
     assert_eq!(db.get(&r(), b"pinned").expect("get"), Some(b"v".to_vec()));
     let small = cf(&db, "small");
     assert_eq!(
-        scan(&db, &small).len(),
+        scan_cf(&db, &r(), &small).len(),
         2,
         "flushed records are not replayed twice"
     );
@@ -326,9 +314,10 @@ fn power_cuts_keep_cross_family_batches_atomic() {
         drop(db);
         let db = open(&crashed);
         let (small, counters) = (cf(&db, "small"), cf(&db, "counters"));
-        let default_keys: Vec<Vec<u8>> =
-            scan(&db, &db.default_column_family()).into_keys().collect();
-        let small_keys: Vec<Vec<u8>> = scan(&db, &small).into_keys().collect();
+        let default_keys: Vec<Vec<u8>> = scan_cf(&db, &r(), &db.default_column_family())
+            .into_keys()
+            .collect();
+        let small_keys: Vec<Vec<u8>> = scan_cf(&db, &r(), &small).into_keys().collect();
         let n = default_keys.len();
         assert_eq!(default_keys, small_keys, "cut {cut}: batches split");
         assert!(
@@ -408,12 +397,13 @@ proptest! {
             }
         }
         for (c, name) in NAMES.iter().enumerate() {
-            prop_assert_eq!(&scan(&db, &cf(&db, name)), &models[c], "family {}", name);
+            prop_assert_eq!(&scan_cf(&db, &r(), &cf(&db, name)), &models[c], "family {}", name);
         }
         db.close().expect("close");
         let db = open(&fs);
         for (c, name) in NAMES.iter().enumerate() {
-            prop_assert_eq!(&scan(&db, &cf(&db, name)), &models[c], "family {} after reopen", name);
+            let got = scan_cf(&db, &r(), &cf(&db, name));
+            prop_assert_eq!(&got, &models[c], "family {} after reopen", name);
         }
     }
 }

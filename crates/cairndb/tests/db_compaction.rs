@@ -2,6 +2,8 @@
 //! levels without changing any answer (latest state, snapshots, deletions, range deletions,
 //! merges), manual compaction empties the upper levels, and the result survives reopen.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -9,44 +11,15 @@ use cairndb::fs::MemFs;
 use cairndb::merge::UInt64AddOperator;
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
+use common::{key, scan_both_ways, DIR};
 use proptest::prelude::*;
 
-const DIR: &str = "/db";
-
-/// Tiny buffers and level targets so that a few hundred writes compact through several levels.
+/// Tiny buffers and level targets ([`common::compaction_opts`]) so that a few hundred writes
+/// compact through several levels, and a merge operator for the merges of the workloads.
 fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o.cf.level0_file_num_compaction_trigger = 2;
-    o.cf.target_file_size_base = 64 << 10;
-    o.cf.max_bytes_for_level_base = 256 << 10;
+    let mut o = common::compaction_opts();
     o.cf.merge_operator = Some(Arc::new(UInt64AddOperator));
     o
-}
-
-fn key(k: u32) -> Vec<u8> {
-    format!("key{k:06}").into_bytes()
-}
-
-fn scan(db: &Db, ro: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    let mut it = db.iter(ro).expect("iter");
-    let mut out = BTreeMap::new();
-    it.seek_to_first();
-    while it.valid() {
-        out.insert(it.key().to_vec(), it.value().to_vec());
-        it.next();
-    }
-    it.status().expect("scan");
-    let mut back = 0;
-    it.seek_to_last();
-    while it.valid() {
-        back += 1;
-        it.prev();
-    }
-    it.status().expect("reverse scan");
-    assert_eq!(back, out.len(), "reverse scan differs");
-    out
 }
 
 #[test]
@@ -87,13 +60,17 @@ fn background_compaction_keeps_l0_small_and_answers_unchanged() {
     let stats = db.compaction_stats_cf(&db.default_column_family());
     let done: u64 = stats.levels.iter().map(|l| l.compactions).sum();
     assert!(done > 0, "{stats:?}");
-    assert_eq!(scan(&db, &ReadOptions::default()), model);
+    assert_eq!(scan_both_ways(&db, &ReadOptions::default()), model);
     let (snap, at_snap) = snapshot.expect("taken");
     let ro = ReadOptions {
         snapshot: Some(snap.sequence()),
         ..ReadOptions::default()
     };
-    assert_eq!(scan(&db, &ro), at_snap, "the snapshot survives compaction");
+    assert_eq!(
+        scan_both_ways(&db, &ro),
+        at_snap,
+        "the snapshot survives compaction"
+    );
     let mut early = db.iter(&ReadOptions::default()).expect("iter");
     early.seek_to_first();
     drop(snap);
@@ -119,7 +96,7 @@ fn background_compaction_keeps_l0_small_and_answers_unchanged() {
         .count();
     assert_eq!(tables, live, "close leaves only live tables");
     let db = Db::open_with_fs(fs, DIR, opts()).expect("reopen");
-    assert_eq!(scan(&db, &ReadOptions::default()), model);
+    assert_eq!(scan_both_ways(&db, &ReadOptions::default()), model);
 }
 
 #[test]
@@ -142,7 +119,7 @@ fn manual_compaction_moves_everything_to_the_last_level_and_drops_tombstones() {
     let levels = db.level_summary_cf(&db.default_column_family());
     let non_empty: Vec<usize> = (0..levels.len()).filter(|&l| levels[l].files > 0).collect();
     assert_eq!(non_empty.len(), 1, "one level holds everything: {levels:?}");
-    let live: BTreeMap<Vec<u8>, Vec<u8>> = scan(&db, &ReadOptions::default());
+    let live: BTreeMap<Vec<u8>, Vec<u8>> = scan_both_ways(&db, &ReadOptions::default());
     assert_eq!(live.len(), 1001);
     assert!(live.keys().all(|k| k.as_slice() >= key(2000).as_slice()));
     // 1000 puts of ~110 bytes remain; the deleted 2000 keys and their tombstones are gone
@@ -229,10 +206,10 @@ proptest! {
             }
         }
         db.wait_for_compactions().expect("wait");
-        prop_assert_eq!(&scan(&db, &ReadOptions::default()), &model);
+        prop_assert_eq!(&scan_both_ways(&db, &ReadOptions::default()), &model);
         for (snap, expected) in &snaps {
             let ro = ReadOptions { snapshot: Some(snap.sequence()), ..ReadOptions::default() };
-            prop_assert_eq!(&scan(&db, &ro), expected, "snapshot {}", snap.sequence());
+            prop_assert_eq!(&scan_both_ways(&db, &ro), expected, "snapshot {}", snap.sequence());
         }
     }
 }

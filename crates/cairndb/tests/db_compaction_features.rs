@@ -2,6 +2,8 @@
 //! periodic compactions under an injected clock, deletion-triggered compaction, universal and
 //! FIFO compaction end to end, the background rate limiter and subcompactions.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -12,30 +14,7 @@ use cairndb::compaction::{
 use cairndb::fs::MemFs;
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
-
-const DIR: &str = "/db";
-
-fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o.cf.level0_file_num_compaction_trigger = 2;
-    o.cf.target_file_size_base = 64 << 10;
-    o.cf.max_bytes_for_level_base = 256 << 10;
-    o
-}
-
-fn scan(db: &Db, ro: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    let mut it = db.iter(ro).expect("iter");
-    let mut out = BTreeMap::new();
-    it.seek_to_first();
-    while it.valid() {
-        out.insert(it.key().to_vec(), it.value().to_vec());
-        it.next();
-    }
-    it.status().expect("scan");
-    out
-}
+use common::{compaction_opts, key, scan_at, DIR};
 
 /// Asserts that `key` reads as `want` through `ro`.
 #[track_caller]
@@ -99,7 +78,7 @@ fn filter_workload(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
 fn compaction_filter_removes_and_changes_values() {
     let fs = MemFs::new().shared();
     let filter = Arc::new(PrefixFilter::default());
-    let mut o = opts();
+    let mut o = compaction_opts();
     // Only the manual compaction below runs, so the flush's output can be checked first.
     o.cf.disable_auto_compactions = true;
     o.cf.compaction_filter = Some(filter.clone());
@@ -112,13 +91,13 @@ fn compaction_filter_removes_and_changes_values() {
     db.compact_range(None, None).expect("compact");
     assert!(filter.calls.load(Ordering::Relaxed) >= 900);
     assert_eq!(db.get(&r, b"tmp/0001").expect("get"), None);
-    assert_eq!(scan(&db, &r), expected);
+    assert_eq!(scan_at(&db, &r), expected);
     db.close().expect("close");
     // The result is durable, and reopening without the filter changes nothing.
     let mut o2 = o;
     o2.cf.compaction_filter = None;
     let db = Db::open_with_fs(fs, DIR, o2).expect("reopen");
-    assert_eq!(scan(&db, &r), expected);
+    assert_eq!(scan_at(&db, &r), expected);
 }
 
 /// A factory that counts the jobs it made filters for and records whether one was manual.
@@ -144,7 +123,7 @@ impl CompactionFilterFactory for CountingFactory {
 #[test]
 fn compaction_filter_factory_makes_a_filter_per_job() {
     let factory = Arc::new(CountingFactory::default());
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.disable_auto_compactions = true;
     o.cf.compaction_filter_factory = Some(factory.clone());
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
@@ -152,7 +131,7 @@ fn compaction_filter_factory_makes_a_filter_per_job() {
     db.compact_range(None, None).expect("compact");
     assert!(factory.created.load(Ordering::Relaxed) >= 1);
     assert!(factory.manual.load(Ordering::Relaxed) >= 1);
-    assert_eq!(scan(&db, &ReadOptions::default()), expected);
+    assert_eq!(scan_at(&db, &ReadOptions::default()), expected);
 }
 
 /// RocksDB's semantics: the filter sees the newest version of each key even when a snapshot
@@ -160,7 +139,7 @@ fn compaction_filter_factory_makes_a_filter_per_job() {
 /// (filtered) one hides, but loses a value whose newest version was filtered.
 #[test]
 fn compaction_filter_ignores_snapshots_like_rocksdb() {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.compaction_filter = Some(Arc::new(PrefixFilter::default()));
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
     let w = WriteOptions::default();
@@ -176,7 +155,7 @@ fn compaction_filter_ignores_snapshots_like_rocksdb() {
     assert_eq!(db.get(&r, b"tmp/both").expect("get"), None);
     drop(snap);
     db.compact_range(None, None).expect("compact");
-    assert!(scan(&db, &r).is_empty());
+    assert!(scan_at(&db, &r).is_empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +168,7 @@ const T0: u64 = 1_700_000_000;
 const HOUR: Duration = Duration::from_secs(3600);
 
 fn clocked(clock: &Arc<ManualClock>) -> Options {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.db.clock = Some(clock.clone());
     o
 }
@@ -197,12 +176,8 @@ fn clocked(clock: &Arc<ManualClock>) -> Options {
 fn put_range(db: &Db, lo: u32, hi: u32, tag: &str) {
     let w = WriteOptions::default();
     for i in lo..hi {
-        db.put(
-            &w,
-            format!("key{i:06}").as_bytes(),
-            format!("{tag}{i}").as_bytes(),
-        )
-        .expect("put");
+        db.put(&w, &key(i), format!("{tag}{i}").as_bytes())
+            .expect("put");
     }
 }
 
@@ -324,14 +299,12 @@ fn total_bytes(db: &Db) -> u64 {
 fn delete_a_long_run(db: &Db) -> u64 {
     let w = WriteOptions::default();
     for i in 0..5000u32 {
-        db.put(&w, format!("key{i:06}").as_bytes(), &[b'v'; 100])
-            .expect("put");
+        db.put(&w, &key(i), &[b'v'; 100]).expect("put");
     }
     db.compact_range(None, None).expect("compact");
     let before = total_bytes(db);
     for i in 1000..3000u32 {
-        db.delete(&w, format!("key{i:06}").as_bytes())
-            .expect("delete");
+        db.delete(&w, &key(i)).expect("delete");
     }
     db.flush().expect("flush");
     db.wait_for_compactions().expect("wait");
@@ -340,7 +313,7 @@ fn delete_a_long_run(db: &Db) -> u64 {
 
 #[test]
 fn a_file_full_of_deletions_is_compacted_down_and_its_tombstones_dropped() {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.write_buffer_size = 4 << 20;
     o.cf.compact_on_deletion = Some(CompactOnDeletion {
         sliding_window_size: 1000,
@@ -361,12 +334,12 @@ fn a_file_full_of_deletions_is_compacted_down_and_its_tombstones_dropped() {
     let r = ReadOptions::default();
     assert_eq!(db.get(&r, b"key001500").expect("get"), None);
     assert!(db.get(&r, b"key003500").expect("get").is_some());
-    assert_eq!(scan(&db, &r).len(), 3000);
+    assert_eq!(scan_at(&db, &r).len(), 3000);
 }
 
 #[test]
 fn without_the_collector_the_deletions_stay_in_l0() {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.write_buffer_size = 4 << 20;
     // Large enough that even weighed as deletions (see the next test) the file stays under it.
     o.cf.max_bytes_for_level_base = 64 << 20;
@@ -382,7 +355,7 @@ fn without_the_collector_the_deletions_stay_in_l0() {
 /// value counts its bytes on disk: uncompressed here, so a value weighs about 100 bytes.)
 #[test]
 fn deletions_weigh_extra_so_a_file_of_them_is_compacted_down() {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.write_buffer_size = 4 << 20;
     o.cf.compression = cairndb::CompressionType::None;
     let fs = MemFs::new().shared();
@@ -393,7 +366,7 @@ fn deletions_weigh_extra_so_a_file_of_them_is_compacted_down() {
     assert!(after * 10 < before * 7, "{before} -> {after} bytes");
     let r = ReadOptions::default();
     assert_eq!(db.get(&r, b"key001500").expect("get"), None);
-    assert_eq!(scan(&db, &r).len(), 3000);
+    assert_eq!(scan_at(&db, &r).len(), 3000);
     // The counts that weigh a file are kept in the MANIFEST.
     let stats = |db: &Db| -> Vec<Option<cairndb::version::EntryStats>> {
         db.level_files_cf(&db.default_column_family())
@@ -415,7 +388,7 @@ fn deletions_weigh_extra_so_a_file_of_them_is_compacted_down() {
 #[test]
 fn the_mark_survives_reopen() {
     let fs = MemFs::new().shared();
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.write_buffer_size = 4 << 20;
     // So that only the mark, not the deletions' weight, can make the file due.
     o.cf.max_bytes_for_level_base = 64 << 20;
@@ -466,7 +439,11 @@ fn random_history(db: &Db, model: &mut BTreeMap<Vec<u8>, Vec<u8>>, seed: u64, op
             model.insert(k, v);
         }
         if i % 1000 == 999 {
-            assert_eq!(&scan(db, &ReadOptions::default()), model, "after {i} ops");
+            assert_eq!(
+                &scan_at(db, &ReadOptions::default()),
+                model,
+                "after {i} ops"
+            );
         }
     }
 }
@@ -474,7 +451,7 @@ fn random_history(db: &Db, model: &mut BTreeMap<Vec<u8>, Vec<u8>>, seed: u64, op
 #[test]
 fn universal_compaction_keeps_answers_and_bounds_space_amplification() {
     let fs = MemFs::new().shared();
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.compaction_style = CompactionStyle::Universal;
     o.cf.level0_file_num_compaction_trigger = 4;
     o.cf.compaction_options_universal
@@ -484,7 +461,7 @@ fn universal_compaction_keeps_answers_and_bounds_space_amplification() {
     random_history(&db, &mut model, 7, 8000);
     db.flush().expect("flush");
     db.wait_for_compactions().expect("wait");
-    assert_eq!(scan(&db, &ReadOptions::default()), model);
+    assert_eq!(scan_at(&db, &ReadOptions::default()), model);
     // Sorted runs: every L0 file, every non-empty deeper level; oldest last.
     let levels = db.level_summary_cf(&db.default_column_family());
     let mut runs: Vec<u64> = Vec::new();
@@ -506,12 +483,12 @@ fn universal_compaction_keeps_answers_and_bounds_space_amplification() {
     }
     db.close().expect("close");
     let db = Db::open_with_fs(fs, DIR, o).expect("reopen");
-    assert_eq!(scan(&db, &ReadOptions::default()), model);
+    assert_eq!(scan_at(&db, &ReadOptions::default()), model);
 }
 
 #[test]
 fn fifo_drops_the_oldest_files_over_the_size_limit() {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.compaction_style = CompactionStyle::Fifo;
     o.cf.compression = cairndb::CompressionType::None;
     o.cf.compaction_options_fifo.max_table_files_size = 200 << 10;
@@ -547,7 +524,7 @@ fn fifo_drops_the_oldest_files_over_the_size_limit() {
 /// The same history, compacted with `subs` subcompactions: the answers and what the
 /// compactions did, by output level (files written, subcompactions with outputs).
 fn compact_with_subcompactions(subs: u32) -> (BTreeMap<Vec<u8>, Vec<u8>>, u64, u64) {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.db.max_subcompactions = subs;
     o.cf.disable_auto_compactions = true;
     o.cf.target_file_size_base = 16 << 10;
@@ -556,18 +533,18 @@ fn compact_with_subcompactions(subs: u32) -> (BTreeMap<Vec<u8>, Vec<u8>>, u64, u
     let mut model = BTreeMap::new();
     random_history(&db, &mut model, 11, 6000);
     let snap = db.snapshot().expect("snapshot");
-    let at_snap = scan(&db, &at(snap.sequence()));
+    let at_snap = scan_at(&db, &at(snap.sequence()));
     random_history(&db, &mut model, 12, 2000);
     db.compact_range(None, None).expect("compact");
-    assert_eq!(scan(&db, &ReadOptions::default()), model, "subs {subs}");
+    assert_eq!(scan_at(&db, &ReadOptions::default()), model, "subs {subs}");
     assert_eq!(
-        scan(&db, &at(snap.sequence())),
+        scan_at(&db, &at(snap.sequence())),
         at_snap,
         "subs {subs} at the snapshot"
     );
     drop(snap);
     db.compact_range(None, None).expect("compact");
-    assert_eq!(scan(&db, &ReadOptions::default()), model, "subs {subs}");
+    assert_eq!(scan_at(&db, &ReadOptions::default()), model, "subs {subs}");
     let stats = db.compaction_stats_cf(&db.default_column_family());
     let with_files: u64 = stats
         .levels
@@ -600,15 +577,14 @@ use cairndb::rate_limiter::IoPriority;
 fn a_tiny_rate_limit_still_completes_a_small_compaction() {
     // 200 KiB/s: a burst of 20 KiB per 100 ms.
     let limiter = Arc::new(RateLimiter::with_rate(200 << 10).expect("limiter"));
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.db.rate_limiter = Some(limiter.clone());
     o.cf.compression = cairndb::CompressionType::None;
     o.cf.disable_auto_compactions = true;
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
     let w = WriteOptions::default();
     for i in 0..300u32 {
-        db.put(&w, format!("key{i:06}").as_bytes(), &[b'r'; 100])
-            .expect("put");
+        db.put(&w, &key(i), &[b'r'; 100]).expect("put");
     }
     db.flush().expect("flush");
     put_range(&db, 0, 300, "again");
@@ -621,13 +597,13 @@ fn a_tiny_rate_limit_still_completes_a_small_compaction() {
     assert_eq!(limiter.total_bytes_through(IoPriority::Low), written);
     limiter.set_bytes_per_second(1 << 30).expect("set");
     assert_eq!(limiter.bytes_per_second(), 1 << 30);
-    assert_eq!(scan(&db, &ReadOptions::default()).len(), 300);
+    assert_eq!(scan_at(&db, &ReadOptions::default()).len(), 300);
 }
 
 /// Opens a database with `limiter`, writes two overlapping flushed files and compacts them;
 /// returns the bytes the compaction read and wrote.
 fn compact_through(limiter: &Arc<RateLimiter>) -> (u64, u64) {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.db.rate_limiter = Some(limiter.clone());
     o.cf.compression = cairndb::CompressionType::None;
     o.cf.disable_auto_compactions = true;
@@ -636,7 +612,7 @@ fn compact_through(limiter: &Arc<RateLimiter>) -> (u64, u64) {
     db.flush().expect("flush");
     put_range(&db, 0, 300, "again");
     db.compact_range(None, None).expect("compact");
-    assert_eq!(scan(&db, &ReadOptions::default()).len(), 300);
+    assert_eq!(scan_at(&db, &ReadOptions::default()).len(), 300);
     let stats = db.compaction_stats_cf(&db.default_column_family());
     let read: u64 = stats.levels.iter().map(|l| l.bytes_read).sum();
     let written: u64 = stats.levels.iter().map(|l| l.bytes_written).sum();
@@ -692,7 +668,7 @@ fn flushes_complete_while_a_rate_limited_compaction_reads() {
     let limiter = Arc::new(
         RateLimiter::with_mode(100 << 10, 100_000, 10, RateLimiterMode::AllIo).expect("limiter"),
     );
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.db.rate_limiter = Some(limiter.clone());
     o.cf.compression = cairndb::CompressionType::None;
     o.cf.disable_auto_compactions = true;
@@ -713,7 +689,7 @@ fn flushes_complete_while_a_rate_limited_compaction_reads() {
     }
     assert!(limiter.total_bytes_through(IoPriority::High) > high_before);
     compacting.join().expect("join").expect("compact");
-    assert_eq!(scan(&db, &ReadOptions::default()).len(), 1030);
+    assert_eq!(scan_at(&db, &ReadOptions::default()).len(), 1030);
 }
 
 /// A history with range deletions and snapshots compacted with `subs` subcompactions; returns
@@ -721,7 +697,7 @@ fn flushes_complete_while_a_rate_limited_compaction_reads() {
 type View = BTreeMap<Vec<u8>, Vec<u8>>;
 
 fn compact_range_deletions_with_subcompactions(subs: u32) -> (Vec<View>, u64) {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.db.max_subcompactions = subs;
     o.cf.disable_auto_compactions = true;
     o.cf.target_file_size_base = 16 << 10;
@@ -745,17 +721,17 @@ fn compact_range_deletions_with_subcompactions(subs: u32) -> (Vec<View>, u64) {
         }
         db.flush().expect("flush");
         let s = db.snapshot().expect("snapshot");
-        snaps.push((scan(&db, &at(s.sequence())), s));
+        snaps.push((scan_at(&db, &at(s.sequence())), s));
     }
     db.compact_range(None, None).expect("compact");
     let mut seen: Vec<_> = snaps
         .iter()
-        .map(|(_, s)| scan(&db, &at(s.sequence())))
+        .map(|(_, s)| scan_at(&db, &at(s.sequence())))
         .collect();
     for ((want, _), got) in snaps.iter().zip(&seen) {
         assert_eq!(got, want, "subs {subs}: a snapshot's view changed");
     }
-    assert_eq!(scan(&db, &ReadOptions::default()), model, "subs {subs}");
+    assert_eq!(scan_at(&db, &ReadOptions::default()), model, "subs {subs}");
     seen.push(model);
     let stats = db.compaction_stats_cf(&db.default_column_family());
     (seen, stats.levels.iter().map(|l| l.subcompactions).sum())
@@ -778,7 +754,7 @@ use cairndb::options::CompactionPri;
 /// Three levels, static sizing, L0 compacted at once, 16 KiB files; L1's target so large that
 /// nothing leaves L1 until a test lowers it.
 fn round_robin_opts(pri: CompactionPri) -> Options {
-    let mut o = opts();
+    let mut o = compaction_opts();
     o.cf.compaction_pri = pri;
     o.cf.num_levels = 3;
     o.cf.level_compaction_dynamic_level_bytes = false;
@@ -830,7 +806,6 @@ fn one_l1_compaction(db: &Db) -> Vec<u64> {
 fn round_robin_walks_the_level_in_key_order_and_its_cursor_survives_reopen() {
     let fs = MemFs::new().shared();
     let w = WriteOptions::default();
-    let key = |i: u32| format!("key{i:06}").into_bytes();
     // L2: large values under the lower half of the key space, put there with the default
     // priority (so no cursor exists yet): compacting a low L1 file is expensive, a high one free.
     {

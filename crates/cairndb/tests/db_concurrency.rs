@@ -1,22 +1,16 @@
 //! Concurrent writers through group commit: every acknowledged write is present, batches are
 //! atomic for concurrent readers, and the state survives a reopen.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use cairndb::batch::WriteBatch;
 use cairndb::fs::MemFs;
-use cairndb::options::{Options, ReadOptions, WriteOptions};
+use cairndb::options::{ReadOptions, WriteOptions};
 use cairndb::Db;
-
-const DIR: &str = "/db";
-
-fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o
-}
+use common::{count, opts, DIR};
 
 #[test]
 fn concurrent_writers_and_atomic_batches() {
@@ -89,19 +83,6 @@ fn concurrent_writers_and_atomic_batches() {
     drop(db);
     let db = Db::open_with_fs(fs, DIR, opts()).expect("reopen");
     check(&db);
-}
-
-/// Counts the keys an iterator at `ro` sees.
-fn count(db: &Db, ro: &ReadOptions) -> u64 {
-    let mut it = db.iter(ro).expect("iter");
-    let mut n = 0;
-    it.seek_to_first();
-    while it.valid() {
-        n += 1;
-        it.next();
-    }
-    it.status().expect("scan");
-    n
 }
 
 /// Every write is one put of a new key, so the state at sequence `s` holds exactly `s` keys:

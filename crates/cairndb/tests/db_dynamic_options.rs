@@ -2,6 +2,8 @@
 //! next decision, immutable and unknown names are rejected without partial change, the OPTIONS
 //! file and the LOG record the change, and writes keep going while options change.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -10,9 +12,10 @@ use cairndb::options::{
     CompactionStyle, Options, OptionsFile, ParseConfig, RateLimiter, WriteOptions,
 };
 use cairndb::{Db, Error};
+use common::{count, DIR};
 
-const DIR: &str = "/db";
-
+/// Not [`common::opts_no_auto_compactions`]: a 1 MiB write buffer, so that the tests that shrink
+/// it at run time (to 64 KiB) see the change.
 fn opts() -> Options {
     let mut o = Options::default();
     o.db.create_if_missing = true;
@@ -326,14 +329,7 @@ fn concurrent_writes_while_options_change() {
                     .is_some());
             }
         }
-        let mut it = db.iter(&Default::default()).expect("iter");
-        it.seek_to_first();
-        let mut n = 0;
-        while it.valid() {
-            n += 1;
-            it.next();
-        }
-        assert_eq!(n, 3000);
+        assert_eq!(count(&db, &Default::default()), 3000);
         db.close().expect("close");
     }
 }

@@ -2,6 +2,8 @@
 //! deletions, merges, snapshots, keys in memtables and in several tables), and a data block
 //! shared by several keys of one call is read once.
 
+mod common;
+
 use std::sync::Arc;
 
 use cairndb::cache::CacheOptions;
@@ -10,18 +12,17 @@ use cairndb::merge::UInt64AddOperator;
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::sstable::BlockCache;
 use cairndb::Db;
+use common::DIR;
 use proptest::prelude::*;
 
-const DIR: &str = "/db";
-
+/// [`common::opts`] with a merge operator, for the merges of the workload.
 fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
+    let mut o = common::opts();
     o.cf.merge_operator = Some(Arc::new(UInt64AddOperator));
     o
 }
 
+/// Five digits of a `u16` (the model's key type), not [`common::key`]'s six of a `u32`.
 fn key(k: u16) -> Vec<u8> {
     format!("key{k:05}").into_bytes()
 }

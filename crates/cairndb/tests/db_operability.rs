@@ -2,7 +2,8 @@
 //! file written at open and parsed back (and every error path of its parser), and checkpoints,
 //! also under concurrent writes.
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,20 +14,7 @@ use cairndb::fs::{FileSystem, MemFs, RealFs};
 use cairndb::options::{CfOptions, Options, OptionsFile, ParseConfig, ReadOptions, WriteOptions};
 use cairndb::sstable::BlockCache;
 use cairndb::{Db, Error};
-
-const DIR: &str = "/db";
-
-fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o.cf.disable_auto_compactions = true;
-    o
-}
-
-fn key(i: u32) -> Vec<u8> {
-    format!("key{i:06}").into_bytes()
-}
+use common::{key, opts_no_auto_compactions, scan, DIR};
 
 fn put_range(db: &Db, range: std::ops::Range<u32>) {
     let w = WriteOptions::default();
@@ -34,18 +22,6 @@ fn put_range(db: &Db, range: std::ops::Range<u32>) {
         db.put(&w, &key(i), format!("value{i}").as_bytes())
             .expect("put");
     }
-}
-
-fn scan(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    let mut it = db.iter(&ReadOptions::default()).expect("iter");
-    let mut out = BTreeMap::new();
-    it.seek_to_first();
-    while it.valid() {
-        out.insert(it.key().to_vec(), it.value().to_vec());
-        it.next();
-    }
-    it.status().expect("scan");
-    out
 }
 
 fn sst_bytes_in_dir(fs: &dyn FileSystem, dir: &Path) -> u64 {
@@ -63,7 +39,7 @@ fn sst_bytes_in_dir(fs: &dyn FileSystem, dir: &Path) -> u64 {
 #[test]
 fn file_counts_sizes_and_key_estimates_follow_the_workload() {
     let fs = MemFs::new().shared();
-    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts_no_auto_compactions()).expect("open");
     assert_eq!(
         db.property("rocksdb.num-files-at-level0").as_deref(),
         Some("0")
@@ -118,7 +94,8 @@ fn file_counts_sizes_and_key_estimates_follow_the_workload() {
 
 #[test]
 fn unknown_names_and_levels_past_the_tree_have_no_value() {
-    let db = Db::open_with_fs(MemFs::new().shared(), DIR, opts()).expect("open");
+    let db =
+        Db::open_with_fs(MemFs::new().shared(), DIR, opts_no_auto_compactions()).expect("open");
     assert_eq!(db.property("rocksdb.no-such-property"), None);
     assert_eq!(db.property("stats"), None, "a prefix is required");
     assert_eq!(db.property("leveldb.stats"), None);
@@ -134,7 +111,7 @@ fn unknown_names_and_levels_past_the_tree_have_no_value() {
 
 #[test]
 fn block_cache_usage_grows_with_reads() {
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     let cache = Arc::new(BlockCache::new(CacheOptions::with_capacity(8 << 20)));
     o.cf.table.block_cache = Some(cache);
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
@@ -153,7 +130,8 @@ fn block_cache_usage_grows_with_reads() {
 
 #[test]
 fn stats_show_the_compaction_table_and_cumulative_lines() {
-    let db = Db::open_with_fs(MemFs::new().shared(), DIR, opts()).expect("open");
+    let db =
+        Db::open_with_fs(MemFs::new().shared(), DIR, opts_no_auto_compactions()).expect("open");
     let w = WriteOptions::default();
     for i in 0..10 {
         db.put(&w, &key(i), b"v").expect("put");
@@ -241,7 +219,7 @@ fn stats_show_the_compaction_table_and_cumulative_lines() {
 #[test]
 fn properties_of_a_column_family_are_its_own() {
     let fs = MemFs::new().shared();
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     o.db.create_missing_column_families = true;
     let db = Db::open_cf_with_fs(
         Arc::clone(&fs),
@@ -302,7 +280,7 @@ fn options_files(fs: &dyn FileSystem) -> Vec<String> {
 #[test]
 fn each_open_writes_an_options_file_and_two_are_kept() {
     let fs = MemFs::new().shared();
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     o.cf.apply_options_string(
         "write_buffer_size=1m;compression=kZSTD;block_based_table_factory={block_size=8k}",
         &ParseConfig::default(),
@@ -338,7 +316,7 @@ fn each_open_writes_an_options_file_and_two_are_kept() {
 fn options_file_round_trips_every_family_on_disk() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("db");
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     o.db.create_missing_column_families = true;
     let mut other = CfOptions::from_options_string(
         "prefix_extractor=capped:12;memtable_prefix_bloom_size_ratio=0.05;\
@@ -455,7 +433,7 @@ fn options_file_parse_errors_name_the_line() {
 fn checkpoint_opens_with_identical_data() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("db");
-    let db = Db::open(&path, opts()).expect("open");
+    let db = Db::open(&path, opts_no_auto_compactions()).expect("open");
     put_range(&db, 0..300);
     db.flush().expect("flush");
     put_range(&db, 200..400);
@@ -476,11 +454,11 @@ fn checkpoint_opens_with_identical_data() {
         Err(Error::InvalidArgument(_))
     ));
     db.close().expect("close");
-    let cp = Db::open(&out, opts()).expect("open checkpoint");
+    let cp = Db::open(&out, opts_no_auto_compactions()).expect("open checkpoint");
     assert_eq!(scan(&cp), expected);
     cp.close().expect("close");
     // The source is unchanged by the checkpoint and still opens.
-    let db = Db::open(&path, opts()).expect("reopen");
+    let db = Db::open(&path, opts_no_auto_compactions()).expect("reopen");
     assert_eq!(scan(&db).len(), expected.len() + 10);
 }
 
@@ -489,7 +467,7 @@ fn checkpoint_under_concurrent_writes_holds_a_prefix() {
     for round in 0..5 {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("db");
-        let mut o = opts();
+        let mut o = opts_no_auto_compactions();
         o.cf.disable_auto_compactions = false;
         o.cf.level0_file_num_compaction_trigger = 2;
         let db = Arc::new(Db::open(&path, o.clone()).expect("open"));
@@ -713,7 +691,7 @@ fn old_logs(fs: &dyn FileSystem) -> Vec<String> {
 #[test]
 fn log_records_options_flushes_and_compactions() {
     let fs = MemFs::new().shared();
-    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts_no_auto_compactions()).expect("open");
     put_range(&db, 0..100);
     db.flush().expect("flush");
     put_range(&db, 50..150);
@@ -746,7 +724,7 @@ fn log_records_options_flushes_and_compactions() {
 #[test]
 fn log_rotates_at_open_and_by_size_keeping_the_newest() {
     let fs = MemFs::new().shared();
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     o.db.keep_log_file_num = 2;
     for _ in 0..4 {
         let db = Db::open_with_fs(Arc::clone(&fs), DIR, o.clone()).expect("open");
@@ -774,7 +752,7 @@ fn log_rotates_at_open_and_by_size_keeping_the_newest() {
 fn statistics_are_dumped_to_the_log_every_period() {
     let mem = MemFs::new();
     let fs = cairndb::fs::FaultFs::new(mem.shared(), 1);
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     o.db.stats_dump_period_sec = 1;
     let db = Db::open_with_fs(fs.shared(), DIR, o).expect("open");
     put_range(&db, 0..10);
@@ -810,7 +788,8 @@ fn a_failing_log_never_fails_the_database() {
         fault.add_rule(rule);
         let fs = fault.shared();
         for _ in 0..2 {
-            let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open");
+            let db =
+                Db::open_with_fs(Arc::clone(&fs), DIR, opts_no_auto_compactions()).expect("open");
             put_range(&db, 0..200);
             db.flush().expect("flush");
             assert_eq!(scan(&db).len(), 200);
@@ -859,7 +838,8 @@ fn a_checkpoint_taken_during_a_manifest_write_holds_every_table_it_names() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (path, out) = (dir.path().join("db"), dir.path().join("cp"));
     let fs = FaultFs::new(RealFs::shared(), 1);
-    let db = Arc::new(Db::open_with_fs(fs.shared(), &path, opts()).expect("open"));
+    let db =
+        Arc::new(Db::open_with_fs(fs.shared(), &path, opts_no_auto_compactions()).expect("open"));
     put_range(&db, 0..2000);
     db.flush().expect("flush");
     put_range(&db, 1000..3000);
@@ -910,6 +890,6 @@ fn a_checkpoint_taken_during_a_manifest_write_holds_every_table_it_names() {
         Some("checkpoint waits"),
         "the checkpoint's cut was taken while a MANIFEST change was in flight"
     );
-    let cp = Db::open(dir.path().join("cp"), opts()).expect("open checkpoint");
+    let cp = Db::open(dir.path().join("cp"), opts_no_auto_compactions()).expect("open checkpoint");
     assert_eq!(scan(&cp), expected);
 }

@@ -7,6 +7,8 @@
 //!   value of an uncompressed block is returned as data (as RocksDB does), while damage to the
 //!   block's structure is still `Corruption`; with the default (`true`) the same read fails.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -15,17 +17,12 @@ use cairndb::fs::{FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::sstable::BlockCache;
 use cairndb::{CompressionType, Db};
-
-const DIR: &str = "/db";
+use common::{count, key, DIR};
 
 fn value(i: u32) -> Vec<u8> {
     let mut v = format!("value-{i:06}-").into_bytes();
     v.resize(100, b'x');
     v
-}
-
-fn key(i: u32) -> Vec<u8> {
-    format!("key{i:06}").into_bytes()
 }
 
 /// A database of 2,000 keys in one flushed table, uncompressed, with a block cache.
@@ -65,15 +62,7 @@ fn fill_cache_false_leaves_the_block_cache_alone_for_get_multi_get_and_iterators
     for r in db.multi_get(&no_fill, &keys) {
         assert!(r.expect("multi_get").is_some());
     }
-    let mut it = db.iter(&no_fill).expect("iter");
-    it.seek_to_first();
-    let mut n = 0;
-    while it.valid() {
-        n += 1;
-        it.next();
-    }
-    it.status().expect("scan");
-    assert_eq!(n, 2000);
+    assert_eq!(count(&db, &no_fill), 2000);
     assert_eq!(
         usage(&db),
         before,

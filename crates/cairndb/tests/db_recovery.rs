@@ -1,5 +1,7 @@
 //! WAL damage at open under each recovery mode, and what the recovery report says.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -7,8 +9,8 @@ use cairndb::fs::{FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WalRecoveryMode, WriteOptions};
 use cairndb::wal::DamageKind;
 use cairndb::Db;
+use common::DIR;
 
-const DIR: &str = "/db";
 const N: u32 = 300;
 
 fn opts(mode: WalRecoveryMode) -> Options {

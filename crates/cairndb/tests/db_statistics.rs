@@ -1,6 +1,8 @@
 //! Opt-in statistics (`DbOptions::statistics`): each ticker family counted on known workloads,
 //! and the printed format.
 
+mod common;
+
 use std::sync::Arc;
 
 use cairndb::cache::CacheOptions;
@@ -8,8 +10,7 @@ use cairndb::fs::MemFs;
 use cairndb::options::{HistogramType, Options, ReadOptions, Statistics, Ticker, WriteOptions};
 use cairndb::sstable::BlockCache;
 use cairndb::Db;
-
-const DIR: &str = "/db";
+use common::{key, DIR};
 
 fn open(stats: &Arc<Statistics>, cache: bool) -> Db {
     let mut o = Options::default();
@@ -23,10 +24,6 @@ fn open(stats: &Arc<Statistics>, cache: bool) -> Db {
         o.cf.table.cache_index_and_filter_blocks = true;
     }
     Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open")
-}
-
-fn key(i: u32) -> Vec<u8> {
-    format!("key{i:06}").into_bytes()
 }
 
 #[test]

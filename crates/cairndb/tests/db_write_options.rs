@@ -4,35 +4,15 @@
 //! `allow_concurrent_memtable_write` (group members insert their own batches) and the wait
 //! policy of queued writers (`enable_write_thread_adaptive_yield`, `write_thread_*_yield_usec`).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cairndb::fs::MemFs;
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
-
-const DIR: &str = "/db";
-
-fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o.cf.disable_auto_compactions = true;
-    o
-}
-
-/// Every key and value, by a forward scan.
-fn scan(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    let mut it = db.iter(&ReadOptions::default()).expect("iter");
-    let mut out = BTreeMap::new();
-    it.seek_to_first();
-    while it.valid() {
-        out.insert(it.key().to_vec(), it.value().to_vec());
-        it.next();
-    }
-    it.status().expect("scan status");
-    out
-}
+use common::{opts_no_auto_compactions, scan, DIR};
 
 fn entries_in_active_memtable(db: &Db) -> u64 {
     db.property_int("rocksdb.num-entries-active-mem-table")
@@ -40,7 +20,7 @@ fn entries_in_active_memtable(db: &Db) -> u64 {
 }
 
 fn merge_opts(min: u32) -> Options {
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     o.cf.max_write_buffer_number = 3;
     o.cf.min_write_buffer_number_to_merge = min;
     o
@@ -175,7 +155,9 @@ fn wal_size_limit_flushes_a_lone_immutable_memtable() {
     let mut o = merge_opts(2);
     o.db.max_total_wal_size = 200 << 10;
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o.clone()).expect("open");
-    let other = db.create_column_family("other", opts().cf).expect("create");
+    let other = db
+        .create_column_family("other", opts_no_auto_compactions().cf)
+        .expect("create");
     let w = WriteOptions::default();
     put_then_fill(&db, b"k", b"v1");
     // Switches the default family's full memtable: one immutable memtable, not due.
@@ -221,7 +203,7 @@ fn concurrent_memtable_writes_give_the_same_contents_as_leader_inserts() {
         (false, true, 100, false),
     ];
     for (concurrent, adaptive, max_yield, pipelined) in configs {
-        let mut o = opts();
+        let mut o = opts_no_auto_compactions();
         o.db.enable_pipelined_write = pipelined;
         o.db.allow_concurrent_memtable_write = concurrent;
         o.db.enable_write_thread_adaptive_yield = adaptive;
@@ -300,7 +282,7 @@ fn write_thread_wait_options_parse_and_bad_values_are_refused() {
     assert!(!o.enable_write_thread_adaptive_yield);
     assert_eq!(o.write_thread_max_yield_usec, 50);
     assert_eq!(o.write_thread_slow_yield_usec, 7);
-    let mut bad = opts();
+    let mut bad = opts_no_auto_compactions();
     bad.db.write_thread_max_yield_usec = 5_000_000;
     let e = Db::open_with_fs(MemFs::new().shared(), DIR, bad).expect_err("out of range");
     assert!(
@@ -352,7 +334,7 @@ fn two_tables(fs: &Arc<dyn cairndb::fs::FileSystem>, o: &Options) -> Vec<std::pa
 }
 
 fn paranoid(on: bool) -> Options {
-    let mut o = opts();
+    let mut o = opts_no_auto_compactions();
     o.db.paranoid_checks = on;
     o
 }

@@ -12,6 +12,8 @@
 //! `max_bytes_for_level_base` at their MyRocks sizes (hundreds of MiB); their parse is checked in
 //! `options::tests::myrocks_string_sets_every_field` and their behaviour by the compaction tests.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -20,9 +22,8 @@ use cairndb::fs::{AccessPattern, FileLock, FileSystem, MemFs, RandomAccessFile, 
 use cairndb::options::{Options, ReadOptions, TableOptions, WriteOptions};
 use cairndb::sstable::{Table, TableProperties};
 use cairndb::{CompressionType, Db, Result};
+use common::DIR;
 use parking_lot::Mutex;
-
-const DIR: &str = "/db";
 
 const MYROCKS_CF: &str = "write_buffer_size=256m;target_file_size_base=32m;\
 max_bytes_for_level_base=512m;max_write_buffer_number=4;level0_file_num_compaction_trigger=4;\

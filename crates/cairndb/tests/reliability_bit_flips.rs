@@ -29,11 +29,11 @@ use cairndb::fs::{FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WalRecoveryMode, WriteOptions};
 use cairndb::sstable::{Table, TableOptions, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use cairndb::{CompressionType, Db};
-use common::{Suite, Volume};
+use common::reliability::{Suite, Volume};
+use common::DIR;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const DIR: &str = "/db";
 const WAL_BLOCK: u64 = 32 * 1024;
 const WAL_HEADER: u64 = 7;
 /// The floor of flips whose database opened and was read, in percent of the flips.
@@ -327,7 +327,7 @@ fn suite(volume: Volume) {
     let cases = suite.run(|seed| {
         // A panic is counted (the flip's other counts stay as far as they got) and the suite
         // goes on.
-        if let Err(msg) = common::catch(|| flip(seed, &mut c)) {
+        if let Err(msg) = common::reliability::catch(|| flip(seed, &mut c)) {
             c.panics += 1;
             c.first_failure
                 .get_or_insert(format!("flip {seed:#x} panicked: {msg}"));

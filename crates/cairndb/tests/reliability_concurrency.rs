@@ -34,16 +34,16 @@ use cairndb::batch::WriteBatch;
 use cairndb::fs::MemFs;
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
-use common::{Suite, Volume};
+use common::reliability::{Suite, Volume};
+use common::DIR;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const DIR: &str = "/db";
-
+/// [`common::opts`] with compactions from 2 L0 files and 32 KiB tables, but the default level
+/// sizes (not [`common::compaction_opts`]' 256 KiB base level): the sizes this suite's rounds were
+/// set with.
 fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
+    let mut o = common::opts();
     o.cf.level0_file_num_compaction_trigger = 2;
     o.cf.target_file_size_base = 32 << 10;
     o

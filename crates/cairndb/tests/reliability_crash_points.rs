@@ -18,23 +18,16 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Suite, Volume};
+use common::reliability::{Suite, Volume};
 
 use cairndb::batch::WriteBatch;
 use cairndb::db::ColumnFamilyDescriptor;
 use cairndb::fs::{CrashOptions, FaultFs, FaultRule, FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
+use common::{opts, DIR};
 
-const DIR: &str = "/db";
 const WRITES: u32 = 300;
-
-fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o
-}
 
 /// Runs the workload on `fs` until a write fails; returns (acknowledged, acknowledged synced).
 fn workload(db: &Db) -> (u32, u32) {
@@ -125,7 +118,7 @@ fn crash_points(s: &Scenario, every_k: bool, seed: u64, suite: &Suite, c: &mut C
     let step = if every_k { 1 } else { (total / 150).max(1) };
     for k in (1..=total).step_by(step as usize) {
         suite.progress();
-        let point = common::catch(|| {
+        let point = common::reliability::catch(|| {
             let mem = MemFs::new();
             let fault = FaultFs::new(mem.shared(), k);
             fault.add_rule(FaultRule::halt_at_mutating(k));

@@ -32,27 +32,28 @@ use std::time::Duration;
 use cairndb::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
-use common::{Suite, Volume};
+use common::reliability::{Suite, Volume};
+use common::DIR;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const DIR: &str = "/db";
 const WRITES: u32 = 240;
 /// Floors per run (a fault often ends a workload early, so these are far below a clean run's
 /// 2,900 reads and 210 acknowledged writes).
 const READS_FLOOR_PER_RUN: u64 = 200;
 const ACKED_FLOOR_PER_RUN: u64 = 20;
 
+/// [`common::compaction_opts`] with smaller tables (32 KiB) and base level (64 KiB), so that
+/// each run's few hundred writes reach several levels.
 fn opts() -> Options {
-    let mut o = Options::default();
-    o.db.create_if_missing = true;
-    o.cf.write_buffer_size = 64 << 10;
-    o.cf.level0_file_num_compaction_trigger = 2;
+    let mut o = common::compaction_opts();
     o.cf.target_file_size_base = 32 << 10;
     o.cf.max_bytes_for_level_base = 64 << 10;
     o
 }
 
+/// Five digits, not [`common::key`]'s six: the key length sets the table sizes, and so which
+/// flushes and compactions the injected faults hit.
 fn key(i: u32) -> Vec<u8> {
     format!("key{i:05}").into_bytes()
 }
@@ -303,9 +304,9 @@ enum Ended<T> {
 fn on_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Ended<T> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(common::catch(f));
+        let _ = tx.send(common::reliability::catch(f));
     });
-    match rx.recv_timeout(common::hang_limit() / 2) {
+    match rx.recv_timeout(common::reliability::hang_limit() / 2) {
         Ok(Ok(v)) => Ended::Done(v),
         Ok(Err(msg)) => Ended::Panicked(msg),
         Err(_) => Ended::Hung,

@@ -22,11 +22,11 @@ use cairndb::fs::{FileSystem, MemFs};
 use cairndb::options::{CompactionStyle, Options, ReadOptions, WriteOptions};
 use cairndb::sstable::BlockCache;
 use cairndb::{CompressionType, Db};
-use common::{Suite, Volume};
+use common::reliability::{Suite, Volume};
+use common::DIR;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const DIR: &str = "/db";
 const OPTION_SETS: usize = 8;
 
 /// Option set `i` of the metamorphic runs. All keep 64 KiB memtables (the minimum) so that the
@@ -155,6 +155,8 @@ fn gen_ops(seed: u64, max_ops: usize) -> Vec<Op> {
         .collect()
 }
 
+/// Key `k` of the model's `u16` key space; not [`common::key`]: the seeds' recorded cases
+/// (regressions named by seed) depend on this exact format.
 fn key(k: u16) -> Vec<u8> {
     format!("k{k:05}").into_bytes()
 }
@@ -238,7 +240,7 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 *history = (*history ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
             }
         }
-        *history = common::mix(*history);
+        *history = common::reliability::mix(*history);
         reads += 1;
     };
     for (i, op) in ops.iter().enumerate() {
@@ -398,7 +400,7 @@ fn suite(volume: Volume) {
         let mut reference: Option<(usize, u64)> = None;
         for set in 0..OPTION_SETS {
             runs += 1;
-            match common::catch(|| run_case(&ops, set, seed)) {
+            match common::reliability::catch(|| run_case(&ops, set, seed)) {
                 Ok((history, reads)) => {
                     reads_total += reads;
                     match reference {

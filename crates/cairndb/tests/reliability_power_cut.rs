@@ -39,11 +39,11 @@ use cairndb::db::ColumnFamilyDescriptor;
 use cairndb::fs::{CrashOptions, FaultFs, FaultRule, FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::{CompressionType, Db};
-use common::{Suite, Volume};
+use common::reliability::{Suite, Volume};
+use common::DIR;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const DIR: &str = "/db";
 const SEQ_KEY: &[u8] = b"#seq";
 /// Model keys with this prefix live in column family `b` (without the prefix).
 const CF_B: &[u8] = b"b:";

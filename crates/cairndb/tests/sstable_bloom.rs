@@ -20,6 +20,8 @@ use cairndb::types::{make_internal_key, ValueKind};
 const KEYS: u64 = 100_000;
 const PROBES: u64 = 1_000_000;
 
+/// Twelve digits of a `u64`, not the database tests' `common::key`: the false-positive rates
+/// this file measures depend on the key format.
 fn key(i: u64) -> Vec<u8> {
     format!("key-{i:012}").into_bytes()
 }

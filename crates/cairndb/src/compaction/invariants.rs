@@ -71,20 +71,12 @@ pub fn assert_lsm_invariants(version: &Version) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{make_internal_key, ValueKind};
+    use crate::test_util::file_meta;
     use crate::version::FileMetaData;
     use std::sync::Arc;
 
     fn file(number: u64, lo: &str, hi: &str, seqs: (u64, u64)) -> Arc<FileMetaData> {
-        Arc::new(FileMetaData {
-            number,
-            size: 100,
-            smallest: make_internal_key(lo.as_bytes(), seqs.1, ValueKind::Put),
-            largest: make_internal_key(hi.as_bytes(), seqs.0, ValueKind::Put),
-            smallest_seqno: seqs.0,
-            largest_seqno: seqs.1,
-            ..FileMetaData::default()
-        })
+        Arc::new(file_meta(number, lo.as_bytes(), hi.as_bytes(), 100, seqs))
     }
 
     #[test]

@@ -9,88 +9,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::merge::{StringAppendOperator, UInt64AddOperator};
+use crate::test_util::VecIter;
 use crate::types::{compare_internal, make_internal_key};
-
-/// An internal iterator over owned entries (sorted on construction), optionally failing when it
-/// reaches index `fail_at`.
-#[derive(Debug, Clone)]
-pub(crate) struct VecIter {
-    entries: Vec<(Vec<u8>, Vec<u8>)>,
-    pos: Option<usize>,
-    fail_at: Option<usize>,
-    failed: bool,
-}
-
-impl VecIter {
-    pub(crate) fn new(mut entries: Vec<(Vec<u8>, Vec<u8>)>) -> Self {
-        entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
-        VecIter {
-            entries,
-            pos: None,
-            fail_at: None,
-            failed: false,
-        }
-    }
-
-    pub(crate) fn failing_at(mut self, i: usize) -> Self {
-        self.fail_at = Some(i);
-        self
-    }
-
-    fn land(&mut self, pos: Option<usize>) {
-        self.failed = false;
-        self.pos = pos.filter(|&i| i < self.entries.len());
-        if self.pos.is_some() && self.pos == self.fail_at {
-            self.pos = None;
-            self.failed = true;
-        }
-    }
-}
-
-impl InternalIterator for VecIter {
-    fn valid(&self) -> bool {
-        self.pos.is_some()
-    }
-    fn seek_to_first(&mut self) {
-        self.land(Some(0));
-    }
-    fn seek_to_last(&mut self) {
-        self.land(self.entries.len().checked_sub(1));
-    }
-    fn seek(&mut self, t: &[u8]) {
-        let i = self
-            .entries
-            .partition_point(|e| compare_internal(&e.0, t) == Ordering::Less);
-        self.land(Some(i));
-    }
-    fn seek_for_prev(&mut self, t: &[u8]) {
-        let i = self
-            .entries
-            .partition_point(|e| compare_internal(&e.0, t) != Ordering::Greater);
-        self.land(i.checked_sub(1));
-    }
-    fn next(&mut self) {
-        let i = self.pos.expect("valid") + 1;
-        self.land(Some(i));
-    }
-    fn prev(&mut self) {
-        let i = self.pos.expect("valid").checked_sub(1);
-        self.land(i);
-    }
-    fn key(&self) -> &[u8] {
-        &self.entries[self.pos.expect("valid")].0
-    }
-    fn value(&self) -> &[u8] {
-        &self.entries[self.pos.expect("valid")].1
-    }
-    fn status(&self) -> crate::error::Result<()> {
-        if self.failed {
-            Err(Error::corruption("input", 99, "injected"))
-        } else {
-            Ok(())
-        }
-    }
-}
 
 /// A point entry `(user key, seq, kind, value)` as an owned internal entry.
 pub(crate) fn entry(k: &str, seq: u64, kind: ValueKind, v: &str) -> (Vec<u8>, Vec<u8>) {

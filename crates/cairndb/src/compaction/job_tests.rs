@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use super::*;
-use crate::compaction::iter::tests::{entry, model_read, VecIter};
+use crate::compaction::iter::tests::{entry, model_read};
 use crate::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
 use crate::iter::InternalIterator;
 use crate::merge::{MergeOperator, StringAppendOperator};
+use crate::test_util::VecIter;
 use crate::types::{compare_internal, make_internal_key, CompressionType, ParsedKey, MAX_SEQUENCE};
 use crate::version::{parse_file_name, FileType};
 

@@ -17,11 +17,11 @@
 //!
 //! [`pick_compact_range`] is one step of 2 or 3 for an explicit level pair, also usable alone.
 
-use super::picker::PickerInput;
-use super::picker::{complete_plan, expand_to_clean_cut, max_compaction_bytes};
+use super::picker::{max_compaction_bytes, PickerInput};
 #[cfg(doc)]
 use super::plan::RunningCompactions;
 use super::plan::{key_range, CompactionPlan, CompactionReason};
+use super::plan_builder::{complete_plan, expand_to_clean_cut};
 use super::score::LevelTargets;
 use crate::types::user_key;
 

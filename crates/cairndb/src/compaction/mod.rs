@@ -14,6 +14,7 @@ pub mod picker;
 pub mod picker_fifo;
 pub mod picker_universal;
 pub mod plan;
+pub mod plan_builder;
 pub mod score;
 pub mod subcompaction;
 

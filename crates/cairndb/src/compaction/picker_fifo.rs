@@ -16,9 +16,9 @@
 
 use std::sync::Arc;
 
-use super::picker::build_plan;
 use super::picker::{cost_based_intra_l0, max_compaction_bytes, PickerInput};
 use super::plan::{CompactionInputs, CompactionPlan, CompactionReason};
+use super::plan_builder::build_plan;
 use super::score::LevelTargets;
 use crate::version::FileMetaData;
 
@@ -179,7 +179,7 @@ mod tests {
     use super::*;
     use crate::compaction::plan::RunningCompactions;
     use crate::options::{CfOptions, CompactionStyle};
-    use crate::types::{make_internal_key, ValueKind};
+    use crate::test_util::file_meta;
     use crate::version::Version;
 
     /// L0 files of `sizes`, newest first, created at `born` seconds.
@@ -191,14 +191,8 @@ mod tests {
             .map(|(i, &(size, born))| {
                 let seq = 100 + n - i as u64;
                 Arc::new(FileMetaData {
-                    number: i as u64 + 1,
-                    size,
-                    smallest: make_internal_key(b"a", seq, ValueKind::Put),
-                    largest: make_internal_key(b"z", seq, ValueKind::Put),
-                    smallest_seqno: seq,
-                    largest_seqno: seq,
                     creation_time: Some(born),
-                    ..FileMetaData::default()
+                    ..file_meta(i as u64 + 1, b"a", b"z", size, (seq, seq))
                 })
             })
             .collect();

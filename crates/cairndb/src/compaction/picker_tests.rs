@@ -11,8 +11,10 @@ use super::manual::{
 };
 use super::picker::*;
 use super::plan::{CompactionInputs, CompactionPlan, CompactionReason, RunningCompactions};
+use super::plan_builder::target_file_size;
 use super::score::*;
 use crate::options::{CfOptions, CompactionPri};
+use crate::test_util::file_meta;
 use crate::types::{make_internal_key, ValueKind};
 use crate::version::{FileMetaData, Version, VersionBuilder};
 
@@ -20,15 +22,7 @@ const MB: u64 = 1_000_000;
 const GB: u64 = 1_000_000_000;
 
 fn meta(number: u64, lo: &str, hi: &str, size: u64, seq: u64) -> FileMetaData {
-    FileMetaData {
-        number,
-        size,
-        smallest: make_internal_key(lo.as_bytes(), seq, ValueKind::Put),
-        largest: make_internal_key(hi.as_bytes(), seq, ValueKind::Put),
-        smallest_seqno: seq,
-        largest_seqno: seq,
-        ..FileMetaData::default()
-    }
+    file_meta(number, lo.as_bytes(), hi.as_bytes(), size, (seq, seq))
 }
 
 fn file(number: u64, lo: &str, hi: &str, size: u64, seq: u64) -> Arc<FileMetaData> {

@@ -23,8 +23,9 @@
 
 use std::sync::Arc;
 
-use super::picker::{build_plan, PickerInput};
+use super::picker::PickerInput;
 use super::plan::{key_range, CompactionInputs, CompactionPlan, CompactionReason};
+use super::plan_builder::build_plan;
 use super::score::LevelTargets;
 use crate::version::FileMetaData;
 
@@ -235,20 +236,16 @@ mod tests {
     use super::*;
     use crate::compaction::plan::RunningCompactions;
     use crate::options::{CfOptions, CompactionStyle};
-    use crate::types::{make_internal_key, ValueKind};
+    use crate::test_util::file_meta;
     use crate::version::Version;
     use proptest::prelude::*;
 
     fn file(number: u64, lo: u32, hi: u32, size: u64, seq: u64) -> Arc<FileMetaData> {
-        Arc::new(FileMetaData {
-            number,
-            size,
-            smallest: make_internal_key(format!("k{lo:04}").as_bytes(), seq, ValueKind::Put),
-            largest: make_internal_key(format!("k{hi:04}").as_bytes(), seq, ValueKind::Put),
-            smallest_seqno: seq,
-            largest_seqno: seq,
-            ..FileMetaData::default()
-        })
+        let (lo, hi) = (
+            format!("k{lo:04}").into_bytes(),
+            format!("k{hi:04}").into_bytes(),
+        );
+        Arc::new(file_meta(number, &lo, &hi, size, (seq, seq)))
     }
 
     /// L0 files of the given sizes (newest first), then one file per deeper level given.

@@ -223,75 +223,16 @@ impl InternalIterator for MergingIterator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
+    use crate::test_util::VecIter;
 
-    /// A child over a sorted vector of plain keys, optionally failing at one index.
-    #[derive(Debug)]
-    struct VecIter {
-        keys: Vec<Vec<u8>>,
-        pos: Option<usize>,
-        fail_at: Option<usize>,
-        failed: bool,
-    }
-
-    impl VecIter {
-        fn boxed(keys: &[&str], fail_at: Option<usize>) -> BoxedIterator {
-            Box::new(VecIter {
-                keys: keys.iter().map(|k| k.as_bytes().to_vec()).collect(),
-                pos: None,
-                fail_at,
-                failed: false,
-            })
-        }
-
-        fn land(&mut self, pos: Option<usize>) {
-            self.failed = false;
-            self.pos = pos;
-            if pos.is_some() && pos == self.fail_at {
-                self.pos = None;
-                self.failed = true;
-            }
-        }
-    }
-
-    impl InternalIterator for VecIter {
-        fn valid(&self) -> bool {
-            self.pos.is_some()
-        }
-        fn seek_to_first(&mut self) {
-            self.land((!self.keys.is_empty()).then_some(0));
-        }
-        fn seek_to_last(&mut self) {
-            self.land(self.keys.len().checked_sub(1));
-        }
-        fn seek(&mut self, t: &[u8]) {
-            let i = self.keys.partition_point(|k| k.as_slice() < t);
-            self.land((i < self.keys.len()).then_some(i));
-        }
-        fn seek_for_prev(&mut self, t: &[u8]) {
-            let i = self.keys.partition_point(|k| k.as_slice() <= t);
-            self.land(i.checked_sub(1));
-        }
-        fn next(&mut self) {
-            let i = self.pos.expect("valid") + 1;
-            self.land((i < self.keys.len()).then_some(i));
-        }
-        fn prev(&mut self) {
-            self.land(self.pos.expect("valid").checked_sub(1));
-        }
-        fn key(&self) -> &[u8] {
-            &self.keys[self.pos.expect("valid")]
-        }
-        fn value(&self) -> &[u8] {
-            b""
-        }
-        fn status(&self) -> Result<()> {
-            if self.failed {
-                Err(Error::corruption("child", 7, "injected"))
-            } else {
-                Ok(())
-            }
-        }
+    /// A child over plain keys (sorted bytewise), optionally failing at one index.
+    fn boxed(keys: &[&str], fail_at: Option<usize>) -> BoxedIterator {
+        let entries = keys.iter().map(|k| (k.as_bytes().to_vec(), Vec::new()));
+        let it = VecIter::with_comparator(entries.collect(), bytewise);
+        Box::new(match fail_at {
+            Some(i) => it.failing_at(i),
+            None => it,
+        })
     }
 
     fn bytewise(a: &[u8], b: &[u8]) -> Ordering {
@@ -310,10 +251,10 @@ mod tests {
     #[test]
     fn merges_and_switches_direction() {
         let children = vec![
-            VecIter::boxed(&["a", "d", "g"], None),
-            VecIter::boxed(&["b", "e"], None),
-            VecIter::boxed(&[], None),
-            VecIter::boxed(&["c", "f", "h"], None),
+            boxed(&["a", "d", "g"], None),
+            boxed(&["b", "e"], None),
+            boxed(&[], None),
+            boxed(&["c", "f", "h"], None),
         ];
         let mut it = MergingIterator::with_comparator(children, bytewise);
         it.seek_to_first();
@@ -337,8 +278,8 @@ mod tests {
     #[test]
     fn child_error_invalidates() {
         let children = vec![
-            VecIter::boxed(&["a", "c", "e"], Some(2)),
-            VecIter::boxed(&["b", "d", "f"], None),
+            boxed(&["a", "c", "e"], Some(2)),
+            boxed(&["b", "d", "f"], None),
         ];
         let mut it = MergingIterator::with_comparator(children, bytewise);
         it.seek_to_first();

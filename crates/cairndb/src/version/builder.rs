@@ -180,22 +180,16 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::test_util::file_meta;
     use crate::types::{make_internal_key, ValueKind};
     use crate::version::version::DEFAULT_NUM_LEVELS;
 
     /// File `number` covers keys `[number*10, number*10+5]`, so no two files ever overlap and
     /// any placement is a valid version.
     fn meta(number: u64) -> FileMetaData {
-        let key = |k: u64| make_internal_key(format!("{k:08}").as_bytes(), number, ValueKind::Put);
-        FileMetaData {
-            number,
-            size: number + 1,
-            smallest: key(number * 10),
-            largest: key(number * 10 + 5),
-            smallest_seqno: number,
-            largest_seqno: number,
-            ..FileMetaData::default()
-        }
+        let key = |k: u64| format!("{k:08}").into_bytes();
+        let (lo, hi) = (key(number * 10), key(number * 10 + 5));
+        file_meta(number, &lo, &hi, number + 1, (number, number))
     }
 
     fn empty_base() -> Arc<Version> {

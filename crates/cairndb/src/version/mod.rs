@@ -3,7 +3,7 @@
 //!
 //! Who calls it: the version set ([`set`]) writes one [`VersionEdit`] per change of the file
 //! set through a [`ManifestWriter`] and points CURRENT at a new MANIFEST with [`set_current`];
-//! recovery reads CURRENT with [`read_current`] and replays the MANIFEST with a
+//! recovery ([`recovery`]) reads CURRENT with [`read_current`] and replays the MANIFEST with a
 //! [`ManifestReader`]; tools dump both. [`filenames`] names every file of a database directory.
 //! This module holds no database state and starts no threads.
 //!
@@ -20,6 +20,7 @@ pub mod builder;
 pub mod edit;
 pub mod filenames;
 pub mod manifest;
+pub mod recovery;
 pub mod set;
 // The file is named as the concept (LevelDB's version_set / Pebble's version.go); the module
 // path `version::version` is the price.
@@ -33,8 +34,9 @@ pub use edit::{
 };
 pub use filenames::{parse_file_name, FileType};
 pub use manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
+pub use recovery::RecoveryReport;
 pub use set::{
-    ColumnFamilyInfo, PendingApply, PendingOutput, RecoveryReport, VersionSet, VersionSetOptions,
+    ColumnFamilyInfo, PendingApply, PendingOutput, VersionSet, VersionSetOptions,
     BYTEWISE_COMPARATOR, DEFAULT_CF_ID, DEFAULT_CF_NAME,
 };
 pub use version::{Version, DEFAULT_NUM_LEVELS};

@@ -1,6 +1,9 @@
 //! The version set: the durable file set of every column family, the database's counters, and
-//! the MANIFEST that makes them durable. Design and numbered invariants:
-//! `docs/design/version_set.md`; byte format: `docs/format/manifest.md`.
+//! the MANIFEST that makes them durable. This file is the live, writing side (creation, changes,
+//! MANIFEST rolls, file numbers, live and obsolete files); reading a MANIFEST back at open, and
+//! the edit replay that recovery and every change share, are in [`recovery`](super::recovery).
+//! Design and numbered invariants: `docs/design/version_set.md`; byte format:
+//! `docs/format/manifest.md`.
 //!
 //! # Thread contract
 //! The database keeps its `VersionSet` inside its `Mutex<DbState>`: every method runs under that
@@ -47,15 +50,14 @@ use parking_lot::Mutex;
 
 use super::apply::write_new_manifest;
 pub use super::apply::PendingApply;
-use super::builder::VersionBuilder;
 use super::edit::{FileMetaData, VersionEdit, FORMAT_VERSION, MAX_LEVELS};
-use super::filenames::{manifest_file_name, parse_file_name, FileType, CURRENT_FILE_NAME};
-use super::manifest::{read_current, ManifestEntry, ManifestReader, ManifestWriter};
+use super::filenames::{parse_file_name, FileType, CURRENT_FILE_NAME};
+use super::manifest::ManifestWriter;
+use super::recovery::{recover_state, RecoveryReport, Replay};
 use super::version::{Version, DEFAULT_NUM_LEVELS};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::types::SequenceNumber;
-use crate::wal::Damage;
 
 /// The id of the default column family, which always exists and cannot be dropped.
 pub const DEFAULT_CF_ID: u32 = 0;
@@ -123,223 +125,23 @@ pub struct ColumnFamilyInfo {
     pub log_number: u64,
 }
 
-/// What [`VersionSet::recover`] found.
-#[derive(Debug, Clone)]
-pub struct RecoveryReport {
-    /// The MANIFEST that CURRENT named and that was replayed.
-    pub manifest_path: PathBuf,
-    /// Its number.
-    pub manifest_number: u64,
-    /// Entries (plain edits or whole atomic groups) applied.
-    pub entries_applied: u64,
-    /// Edits applied, counting each edit of a group.
-    pub edits_applied: u64,
-    /// The torn tail that ended the MANIFEST, if any: edits that were never synced, hence never
-    /// acknowledged, and are dropped. The next change goes to a new MANIFEST (invariant 4).
-    pub torn_tail: Option<Damage>,
-}
-
 /// One column family's durable state.
 #[derive(Debug, Clone)]
-struct ColumnFamily {
-    name: String,
-    log_number: u64,
-    current: Arc<Version>,
+pub(super) struct ColumnFamily {
+    pub(super) name: String,
+    pub(super) log_number: u64,
+    pub(super) current: Arc<Version>,
 }
 
-/// Everything a MANIFEST describes. Replaced as a whole when a change is installed.
+/// Everything a MANIFEST describes. Replaced as a whole when a change is installed; built by a
+/// [`Replay`] (at creation, at recovery, and for every change before it is written).
 #[derive(Debug, Clone)]
 pub(super) struct State {
-    cfs: BTreeMap<u32, ColumnFamily>,
-    next_file_number: u64,
-    last_sequence: SequenceNumber,
-    prev_log_number: u64,
-    max_column_family: u32,
-}
-
-/// A column family while edits are applied to it.
-#[derive(Debug)]
-struct PendingCf {
-    name: String,
-    log_number: u64,
-    builder: VersionBuilder,
-}
-
-/// Applies edits to a state: used by recovery (over the whole MANIFEST) and by `log_and_apply`
-/// (over one group, before anything is written). Errors are corruption without a file name;
-/// each caller says where the edits came from.
-#[derive(Debug)]
-struct Replay {
-    num_levels: usize,
-    comparator: String,
-    cfs: BTreeMap<u32, PendingCf>,
-    next_file_number: u64,
-    max_number_seen: u64,
-    last_sequence: SequenceNumber,
-    prev_log_number: u64,
-    max_column_family: u32,
-    saw_next_file_number: bool,
-    saw_last_sequence: bool,
-}
-
-fn inconsistent(why: String) -> Error {
-    Error::corruption("", 0, format!("inconsistent version edit: {why}"))
-}
-
-impl Replay {
-    /// The state of a database before its first edit: only the default column family, which
-    /// exists implicitly (as in RocksDB) and is never added by an edit.
-    fn empty(opts: &VersionSetOptions) -> Replay {
-        let mut cfs = BTreeMap::new();
-        cfs.insert(
-            DEFAULT_CF_ID,
-            new_pending_cf(DEFAULT_CF_NAME, opts.num_levels),
-        );
-        Replay {
-            num_levels: opts.num_levels,
-            comparator: opts.comparator.clone(),
-            cfs,
-            next_file_number: 0,
-            max_number_seen: 0,
-            last_sequence: 0,
-            prev_log_number: 0,
-            max_column_family: 0,
-            saw_next_file_number: false,
-            saw_last_sequence: false,
-        }
-    }
-
-    fn from_state(state: &State, opts: &VersionSetOptions) -> Replay {
-        let cfs = state
-            .cfs
-            .iter()
-            .map(|(&id, cf)| {
-                let pending = PendingCf {
-                    name: cf.name.clone(),
-                    log_number: cf.log_number,
-                    builder: VersionBuilder::new(Arc::clone(&cf.current)),
-                };
-                (id, pending)
-            })
-            .collect();
-        Replay {
-            cfs,
-            next_file_number: state.next_file_number,
-            last_sequence: state.last_sequence,
-            prev_log_number: state.prev_log_number,
-            max_column_family: state.max_column_family,
-            ..Replay::empty(opts)
-        }
-    }
-
-    fn apply(&mut self, e: &VersionEdit) -> Result<()> {
-        if let Some(name) = e.comparator.as_deref().filter(|n| *n != self.comparator) {
-            return Err(Error::InvalidArgument(format!(
-                "the database was written with comparator {name:?}, not {:?}",
-                self.comparator
-            )));
-        }
-        self.apply_counters(e);
-        let id = e.column_family;
-        if let Some(name) = &e.column_family_add {
-            self.add_cf(id, name)?;
-        }
-        if e.column_family_drop {
-            return self.drop_cf(id, e);
-        }
-        let cf = self
-            .cfs
-            .get_mut(&id)
-            .ok_or_else(|| inconsistent(format!("edit for unknown column family {id}")))?;
-        if let Some(n) = e.log_number {
-            // Log numbers only move forward; RocksDB likewise ignores a smaller one.
-            cf.log_number = cf.log_number.max(n);
-        }
-        cf.builder.apply(e)
-    }
-
-    fn apply_counters(&mut self, e: &VersionEdit) {
-        if let Some(n) = e.next_file_number {
-            self.saw_next_file_number = true;
-            self.next_file_number = self.next_file_number.max(n);
-        }
-        if let Some(s) = e.last_sequence {
-            self.saw_last_sequence = true;
-            self.last_sequence = self.last_sequence.max(s);
-        }
-        if let Some(n) = e.prev_log_number {
-            self.prev_log_number = n;
-        }
-        if let Some(m) = e.max_column_family {
-            self.max_column_family = self.max_column_family.max(m);
-        }
-        let files = e.new_files.iter().map(|f| f.meta.number);
-        let deleted = e.deleted_files.iter().map(|d| d.number);
-        let logs = [e.log_number, e.prev_log_number].into_iter().flatten();
-        let max = files.chain(deleted).chain(logs).max().unwrap_or(0);
-        self.max_number_seen = self.max_number_seen.max(max);
-    }
-
-    fn add_cf(&mut self, id: u32, name: &str) -> Result<()> {
-        if self.cfs.contains_key(&id) {
-            return Err(inconsistent(format!("column family {id} added twice")));
-        }
-        if self.cfs.values().any(|cf| cf.name == name) {
-            return Err(inconsistent(format!("column family name {name:?} in use")));
-        }
-        self.max_column_family = self.max_column_family.max(id);
-        self.cfs.insert(id, new_pending_cf(name, self.num_levels));
-        Ok(())
-    }
-
-    fn drop_cf(&mut self, id: u32, e: &VersionEdit) -> Result<()> {
-        if id == DEFAULT_CF_ID {
-            return Err(inconsistent("the default column family is dropped".into()));
-        }
-        if !e.new_files.is_empty() || !e.deleted_files.is_empty() {
-            return Err(inconsistent(format!(
-                "column family {id} dropped with file changes"
-            )));
-        }
-        match self.cfs.remove(&id) {
-            Some(_) => Ok(()),
-            None => Err(inconsistent(format!("unknown column family {id} dropped"))),
-        }
-    }
-
-    /// The state after every applied edit. Families whose files did not change keep their
-    /// version (the same `Arc`), so readers and the live-file tracking see no new version.
-    fn finish(self) -> Result<State> {
-        let mut cfs = BTreeMap::new();
-        for (id, p) in self.cfs {
-            let current = if p.builder.is_unchanged() {
-                Arc::clone(p.builder.base())
-            } else {
-                Arc::new(p.builder.build()?)
-            };
-            let cf = ColumnFamily {
-                name: p.name,
-                log_number: p.log_number,
-                current,
-            };
-            cfs.insert(id, cf);
-        }
-        Ok(State {
-            cfs,
-            next_file_number: self.next_file_number.max(self.max_number_seen + 1),
-            last_sequence: self.last_sequence,
-            prev_log_number: self.prev_log_number,
-            max_column_family: self.max_column_family,
-        })
-    }
-}
-
-fn new_pending_cf(name: &str, num_levels: usize) -> PendingCf {
-    PendingCf {
-        name: name.to_string(),
-        log_number: 0,
-        builder: VersionBuilder::new(Arc::new(Version::empty(num_levels))),
-    }
+    pub(super) cfs: BTreeMap<u32, ColumnFamily>,
+    pub(super) next_file_number: u64,
+    pub(super) last_sequence: SequenceNumber,
+    pub(super) prev_log_number: u64,
+    pub(super) max_column_family: u32,
 }
 
 /// Protects a file number handed out for a file being written (flush or compaction output)
@@ -442,25 +244,8 @@ impl VersionSet {
         opts: VersionSetOptions,
     ) -> Result<(VersionSet, RecoveryReport)> {
         opts.validate()?;
-        let number = read_current(&*fs, dir)?;
-        let path = dir.join(manifest_file_name(number));
-        if !fs.exists(&path)? {
-            let why = format!("CURRENT names {}, which does not exist", path.display());
-            return Err(Error::corruption(dir.join(CURRENT_FILE_NAME), 0, why));
-        }
-        let mut reader = ManifestReader::open(&*fs, &path, number)?;
-        let mut replay = Replay::empty(&opts);
-        let mut report = RecoveryReport {
-            manifest_path: path.clone(),
-            manifest_number: number,
-            entries_applied: 0,
-            edits_applied: 0,
-            torn_tail: None,
-        };
-        replay_manifest(&mut reader, &mut replay, &mut report)?;
-        let mut state = finish_recovery(replay, &path)?;
-        state.next_file_number = state.next_file_number.max(number + 1);
-        let set = VersionSet::with_state(fs, dir, opts, state, number);
+        let (state, report) = recover_state(&*fs, dir, &opts)?;
+        let set = VersionSet::with_state(fs, dir, opts, state, report.manifest_number);
         Ok((set, report))
     }
 
@@ -925,50 +710,5 @@ impl VersionSet {
             }
         }
         out
-    }
-}
-
-/// Applies every entry of the MANIFEST; errors name the file and the entry's offset.
-fn replay_manifest(
-    reader: &mut ManifestReader,
-    replay: &mut Replay,
-    report: &mut RecoveryReport,
-) -> Result<()> {
-    while let Some(entry) = reader.next_entry()? {
-        match entry {
-            ManifestEntry::Edits(edits) => {
-                for e in &edits {
-                    replay
-                        .apply(e)
-                        .map_err(|err| relocate(err, reader.path(), reader.entry_offset()))?;
-                }
-                report.entries_applied += 1;
-                report.edits_applied += edits.len() as u64;
-            }
-            ManifestEntry::TornTail(d) => report.torn_tail = Some(d),
-        }
-    }
-    Ok(())
-}
-
-/// Checks that the MANIFEST held the counters every database records, and builds the versions.
-fn finish_recovery(replay: Replay, path: &Path) -> Result<State> {
-    if !replay.saw_next_file_number || !replay.saw_last_sequence {
-        return Err(Error::corruption(
-            path,
-            0,
-            "MANIFEST records no next file number or no last sequence",
-        ));
-    }
-    replay.finish().map_err(|e| relocate(e, path, 0))
-}
-
-/// Names the MANIFEST and offset in a corruption found while applying its edits.
-fn relocate(e: Error, path: &Path, offset: u64) -> Error {
-    match e.as_corruption() {
-        Some(c) if c.file.as_os_str().is_empty() => {
-            Error::corruption(path, offset, c.message.clone())
-        }
-        _ => e,
     }
 }

@@ -9,6 +9,7 @@ use super::filenames::{log_file_name, manifest_file_name, table_file_name};
 use super::*;
 use crate::error::{Error, Result};
 use crate::fs::{CrashOptions, FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
+use crate::test_util::file_meta;
 use crate::types::{make_internal_key, user_key, ValueKind};
 use crate::util::coding::{put_length_prefixed, put_varint32};
 
@@ -29,14 +30,8 @@ fn opts(max_manifest_file_size: u64) -> VersionSetOptions {
 
 fn meta(number: u64, lo: &[u8], hi: &[u8], seqs: (u64, u64)) -> FileMetaData {
     FileMetaData {
-        number,
-        size: 1000 + number,
-        smallest: make_internal_key(lo, seqs.1, ValueKind::Put),
-        largest: make_internal_key(hi, seqs.0, ValueKind::Put),
-        smallest_seqno: seqs.0,
-        largest_seqno: seqs.1,
         creation_time: Some(number * 3),
-        ..FileMetaData::default()
+        ..file_meta(number, lo, hi, 1000 + number, seqs)
     }
 }
 

@@ -408,18 +408,11 @@ fn check_bounds(f: &FileMetaData) -> std::result::Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::{make_internal_key, ValueKind};
+    use crate::test_util::file_meta;
 
     fn file(number: u64, lo: &str, hi: &str, seq: u64) -> Arc<FileMetaData> {
-        Arc::new(FileMetaData {
-            number,
-            size: number * 100,
-            smallest: make_internal_key(lo.as_bytes(), seq, ValueKind::Put),
-            largest: make_internal_key(hi.as_bytes(), seq, ValueKind::Put),
-            smallest_seqno: seq,
-            largest_seqno: seq,
-            ..FileMetaData::default()
-        })
+        let (lo, hi) = (lo.as_bytes(), hi.as_bytes());
+        Arc::new(file_meta(number, lo, hi, number * 100, (seq, seq)))
     }
 
     /// L0: 3 files newest first; L1: [b,d] [f,h] [k,m]; L2: [a,z].
