@@ -175,3 +175,84 @@ impl PublishQueue {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::writer::{PUBLISHED, WAITING};
+
+    fn leader() -> Arc<Writer> {
+        Arc::new(Writer::new())
+    }
+
+    /// Groups that finish out of order are published in order: a later group that finishes
+    /// first stays queued (nothing published), and the earlier one's completion publishes both
+    /// and hands the later leader its outcome.
+    #[test]
+    fn groups_finishing_out_of_order_are_published_in_sequence_order() {
+        let q = PublishQueue::default();
+        let published = PublishedSequence::new(10);
+        let (a, b, c) = (leader(), leader(), leader());
+        q.register(12, Arc::clone(&a));
+        q.register(13, Arc::clone(&b));
+        q.register(20, Arc::clone(&c));
+        assert!(matches!(q.complete(20, Ok(()), &published), Completion::Queued));
+        assert!(matches!(q.complete(13, Ok(()), &published), Completion::Queued));
+        assert_eq!(published.load(), 10, "nothing before group 12 is done");
+        assert!(matches!(q.complete(12, Ok(()), &published), Completion::Published));
+        assert_eq!(published.load(), 20);
+        for w in [&b, &c] {
+            assert_eq!(w.await_state(PUBLISHED, &policy(), &Default::default()), PUBLISHED);
+            w.take_result().expect("published");
+        }
+        q.wait_through(20);
+    }
+
+    /// A failed insert stops publication: the queued leaders get `Poisoned`, groups still
+    /// inserting find the queue stopped, and nothing after the failure is published.
+    #[test]
+    fn a_failed_insert_stops_publication_for_every_later_group() {
+        let q = PublishQueue::default();
+        let published = PublishedSequence::new(0);
+        let (a, b, c) = (leader(), leader(), leader());
+        q.register(1, Arc::clone(&a));
+        q.register(2, Arc::clone(&b));
+        q.register(3, Arc::clone(&c));
+        assert!(matches!(q.complete(3, Ok(()), &published), Completion::Queued));
+        assert!(matches!(
+            q.complete(1, Err("insert failed".into()), &published),
+            Completion::Stopped(_)
+        ));
+        assert_eq!(c.await_state(PUBLISHED, &policy(), &Default::default()), PUBLISHED);
+        let e = c.take_result().expect_err("poisoned");
+        assert!(format!("{e}").contains("insert failed"), "{e}");
+        assert!(matches!(q.complete(2, Ok(()), &published), Completion::Stopped(_)));
+        assert_eq!(published.load(), 0);
+        // Waiters are released rather than left waiting for a publication that never comes.
+        q.wait_through(3);
+    }
+
+    /// A group abandoned after a failed WAL write does not hold up the groups before it, and
+    /// waiters for it are released.
+    #[test]
+    fn an_abandoned_group_releases_waiters_and_earlier_groups_still_publish() {
+        let q = PublishQueue::default();
+        let published = PublishedSequence::new(0);
+        let (a, b) = (leader(), leader());
+        q.register(4, Arc::clone(&a));
+        q.register(9, Arc::clone(&b));
+        q.abandon(9);
+        assert!(matches!(q.complete(4, Ok(()), &published), Completion::Published));
+        assert_eq!(published.load(), 4);
+        q.wait_through(9);
+        assert_eq!(b.state_for_tests(), WAITING, "the abandoned leader is not woken");
+    }
+
+    fn policy() -> crate::db::writer::WaitPolicy {
+        crate::db::writer::WaitPolicy {
+            adaptive_yield: true,
+            max_yield: std::time::Duration::from_micros(100),
+            slow_yield: std::time::Duration::from_micros(3),
+        }
+    }
+}

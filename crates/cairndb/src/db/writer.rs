@@ -158,6 +158,12 @@ impl Writer {
             .expect("INSERT is set after the task")
     }
 
+    /// The current state (tests only).
+    #[cfg(test)]
+    pub(super) fn state_for_tests(&self) -> u8 {
+        self.state.load(Ordering::Acquire)
+    }
+
     /// Moves the state from `from` back to [`WAITING`] (invariant 3). Called by the writer's
     /// thread only.
     pub(super) fn reset(&self, from: u8) {

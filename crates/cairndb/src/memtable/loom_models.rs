@@ -21,7 +21,8 @@
 //! takes the same steps. The commit leader's queue (`DbState`'s `leader_active` and the lock
 //! around sequence assignment in `db/write.rs`) is restated here with a loom mutex, because
 //! `lead` needs a whole database; the memtable insert and the publication it orders are the
-//! real ones.
+//! real ones. The restated order is the one without pipelined writes; the pipelined publication
+//! queue (`db/publish_queue.rs`) is not modelled here (see `docs/design/durability.md`).
 //!
 //! How to run (a normal build does not compile this module):
 //!
