@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
-use cairndb::sstable::{RangeDeletion, Table, TableBuilder, TableEntry, TableOptions};
+use cairndb::sstable::{Table, TableBuilder, TableEntry, TableOptions};
 use cairndb::types::{
     compare_internal, make_internal_key, range_deletion_sentinel, seek_key, user_key,
-    ValueKind, MAX_SEQUENCE,
+    RangeTombstone, ValueKind, MAX_SEQUENCE,
 };
 use cairndb::util::checksum::ChecksumType;
 use cairndb::CompressionType;
@@ -73,7 +73,7 @@ fn decode(data: &[u8]) -> Option<(TableOptions, Entries, Tombs)> {
 
 /// The tombstones a table must return: valid ones, sorted by (begin, newest first), empty ranges
 /// dropped, equal (begin, seq) merged to the larger end.
-fn expected_tombstones(tombs: &Tombs) -> Vec<RangeDeletion> {
+fn expected_tombstones(tombs: &Tombs) -> Vec<RangeTombstone> {
     let mut m: BTreeMap<(Vec<u8>, Reverse<u64>), Vec<u8>> = BTreeMap::new();
     for (b, e, s) in tombs.iter().filter(|(b, e, _)| b < e) {
         let end = m.entry((b.clone(), Reverse(*s))).or_default();
@@ -82,7 +82,7 @@ fn expected_tombstones(tombs: &Tombs) -> Vec<RangeDeletion> {
         }
     }
     m.into_iter()
-        .map(|((begin, Reverse(seq)), end)| RangeDeletion { begin, end, seq })
+        .map(|((begin, Reverse(seq)), end)| RangeTombstone { begin, end, seq })
         .collect()
 }
 

@@ -1,5 +1,5 @@
-//! Sequence numbers, value kinds and internal keys: the vocabulary shared by the memtable, the WAL
-//! batches, the SST files and compaction.
+//! Sequence numbers, value kinds, internal keys and range tombstones: the vocabulary shared by the
+//! memtable, the WAL batches, the SST files and compaction.
 //!
 //! An *internal key* is a user key followed by an 8-byte little-endian trailer
 //! `(sequence << 8) | kind`. Internal keys order by user key ascending (bytewise), then by trailer
@@ -94,6 +94,52 @@ pub fn seek_key(user_key: &[u8], seq: SequenceNumber) -> Vec<u8> {
 /// internal-key order.
 pub fn range_deletion_sentinel(end: &[u8]) -> Vec<u8> {
     make_internal_key(end, MAX_SEQUENCE, ValueKind::RangeDelete)
+}
+
+/// A range tombstone, owned: user keys in `[begin, end)` written at a sequence number below `seq`
+/// are deleted for readers whose snapshot is at or above `seq`. Memtables and tables store it as
+/// the internal key `(begin, seq, RangeDelete)` with `end` as the value.
+///
+/// The one owned form of a range deletion in the engine: a table's decoded range-deletion block,
+/// the input of [`RangeDelSet`](crate::iter::RangeDelSet) (fragmenting), flush and compaction
+/// outputs. A memtable lends borrowed ones
+/// ([`RangeTombstoneRef`](crate::memtable::RangeTombstoneRef)). A tombstone with `begin >= end`
+/// deletes nothing; tables never store one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RangeTombstone {
+    /// Inclusive begin user key.
+    pub begin: Vec<u8>,
+    /// Exclusive end user key.
+    pub end: Vec<u8>,
+    /// Sequence number of the deletion.
+    pub seq: SequenceNumber,
+}
+
+impl RangeTombstone {
+    /// The tombstone `[begin, end)` at `seq`.
+    pub fn new(begin: &[u8], end: &[u8], seq: SequenceNumber) -> Self {
+        RangeTombstone {
+            begin: begin.to_vec(),
+            end: end.to_vec(),
+            seq,
+        }
+    }
+
+    /// True when `user_key` lies in `[begin, end)`.
+    pub fn contains(&self, user_key: &[u8]) -> bool {
+        self.begin.as_slice() <= user_key && user_key < self.end.as_slice()
+    }
+
+    /// The key the tombstone is stored under: `(begin, seq, RangeDelete)`. The smallest key of a
+    /// table's range-deletion extent is the smallest of these.
+    pub fn begin_key(&self) -> Vec<u8> {
+        make_internal_key(&self.begin, self.seq, ValueKind::RangeDelete)
+    }
+
+    /// The largest key of the tombstone's extent: [`range_deletion_sentinel`] of `end`.
+    pub fn end_key(&self) -> Vec<u8> {
+        range_deletion_sentinel(&self.end)
+    }
 }
 
 /// A borrowed, decoded internal key.

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use cairndb::fs::{FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
 use cairndb::iter::{
     BoxedIterator, DbIterOptions, DbIterator, InternalIterator, LevelIterator, MergingIterator,
-    RangeDelSet, TableOpener, Tombstone,
+    RangeDelSet, TableOpener,
 };
 use cairndb::memtable::{MemTable, MemTableOptions, MemTableRep};
 use cairndb::merge::StringAppendOperator;
@@ -27,8 +27,8 @@ use cairndb::sstable::{
     Block, BlockBuilder, BlockIter, BlockKind, FixedPrefix, Table, TableBuilder, TableOptions,
 };
 use cairndb::types::{
-    append_internal_key, compare_internal, make_internal_key, seek_key, ParsedKey, SequenceNumber,
-    ValueKind, MAX_SEQUENCE,
+    append_internal_key, compare_internal, make_internal_key, seek_key, ParsedKey, RangeTombstone,
+    SequenceNumber, ValueKind, MAX_SEQUENCE,
 };
 use cairndb::version::edit::FileMetaData;
 use cairndb::{CompressionType, Error};
@@ -582,7 +582,7 @@ struct Db {
     writes: Vec<Write>,
     /// Point entries (internal key, value), in internal-key order.
     entries: Model,
-    tombstones: Vec<Tombstone>,
+    tombstones: Vec<RangeTombstone>,
 }
 
 impl Db {
@@ -597,7 +597,7 @@ impl Db {
                 Write::SingleDelete(k) => (k, ValueKind::SingleDelete, String::new()),
                 Write::Merge(k, v) => (k, ValueKind::Merge, format!("m{v}")),
                 Write::DeleteRange(a, b) => {
-                    tombstones.push(Tombstone::new(&ukey(a), &ukey(b), seq));
+                    tombstones.push(RangeTombstone::new(&ukey(a), &ukey(b), seq));
                     continue;
                 }
             };
@@ -640,7 +640,7 @@ impl Db {
             let tomb = self
                 .tombstones
                 .iter()
-                .filter(|t| t.seq <= snapshot && t.start <= key && key < t.end)
+                .filter(|t| t.seq <= snapshot && t.begin <= key && key < t.end)
                 .map(|t| t.seq)
                 .max();
             let mut operands = Vec::new();
@@ -685,7 +685,7 @@ impl Db {
         ];
         for t in &self.tombstones {
             mems[0]
-                .add(t.seq, ValueKind::RangeDelete, &t.start, &t.end)
+                .add(t.seq, ValueKind::RangeDelete, &t.begin, &t.end)
                 .expect("range delete");
         }
         let fs = MemFs::new();

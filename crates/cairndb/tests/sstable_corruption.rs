@@ -10,9 +10,11 @@ use cairndb::cache::CacheOptions;
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
 use cairndb::sstable::{
-    BlockCache, Footer, RangeDeletion, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN,
+    BlockCache, Footer, Table, TableBuilder, TableEntry, TableOptions, FOOTER_LEN,
 };
-use cairndb::types::{make_internal_key, seek_key, user_key, ValueKind, MAX_SEQUENCE};
+use cairndb::types::{
+    make_internal_key, seek_key, user_key, RangeTombstone, ValueKind, MAX_SEQUENCE,
+};
 use cairndb::util::checksum::ChecksumType;
 use cairndb::{CompressionType, Error};
 
@@ -37,10 +39,10 @@ fn model(n: u32, value_len: usize) -> Model {
 
 /// The range tombstones every test table carries (in stored order), enough for a range-deletion
 /// block of several restart intervals.
-fn tombstones() -> Vec<RangeDeletion> {
+fn tombstones() -> Vec<RangeTombstone> {
     (0..20u32)
         .map(|i| {
-            RangeDeletion::new(
+            RangeTombstone::new(
                 format!("user-{:06}", i * 3).as_bytes(),
                 format!("user-{:06}x", i * 3 + 1).as_bytes(),
                 1000 + u64::from(i),

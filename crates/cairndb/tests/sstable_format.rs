@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
-use cairndb::sstable::{RangeDeletion, Table, TableBuilder, TableEntry, TableOptions};
-use cairndb::types::{make_internal_key, range_deletion_sentinel, ValueKind, MAX_SEQUENCE};
+use cairndb::sstable::{Table, TableBuilder, TableEntry, TableOptions};
+use cairndb::types::{
+    make_internal_key, range_deletion_sentinel, RangeTombstone, ValueKind, MAX_SEQUENCE,
+};
 use cairndb::CompressionType;
 
 /// Bytes 0..111: data block, index block and range-deletion block with trailers.
@@ -75,7 +77,7 @@ fn worked_example_matches_spec() {
     assert_eq!((found.key(), found.value()), (&apple[..], &b"red"[..]));
     assert_eq!(
         &table.range_deletions()[..],
-        &[RangeDeletion::new(b"banana", b"cherry", 8)]
+        &[RangeTombstone::new(b"banana", b"cherry", 8)]
     );
     let mut it = table.iter();
     it.seek_to_last();

@@ -60,9 +60,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
+use crate::iter::{InternalIterator, RangeDelSet};
 use crate::merge::MergeOperator;
-use crate::types::{append_internal_key, ParsedKey, SequenceNumber, ValueKind, MAX_SEQUENCE};
+use crate::types::{
+    append_internal_key, ParsedKey, RangeTombstone, SequenceNumber, ValueKind, MAX_SEQUENCE,
+};
 
 /// What a [`CompactionFilter`] decides for one value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,14 +216,14 @@ impl Stripes {
 /// stripe 0 too and is dropped by the iterator, and nothing lies below). Returns the kept
 /// tombstones (in the given order, empty ranges left out) and the number dropped.
 pub fn range_deletions_to_keep(
-    tombstones: &[Tombstone],
+    tombstones: &[RangeTombstone],
     options: &CompactionIterOptions,
-) -> (Vec<Tombstone>, u64) {
+) -> (Vec<RangeTombstone>, u64) {
     let stripes = Stripes::new(&options.snapshots);
     let mut kept = Vec::with_capacity(tombstones.len());
     let mut dropped = 0;
     for t in tombstones {
-        if t.start >= t.end || (options.bottommost && stripes.of(t.seq) == 0) {
+        if t.begin >= t.end || (options.bottommost && stripes.of(t.seq) == 0) {
             dropped += 1;
         } else {
             kept.push(t.clone());

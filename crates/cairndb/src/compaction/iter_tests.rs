@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::merge::{StringAppendOperator, UInt64AddOperator};
 use crate::test_util::VecIter;
-use crate::types::{compare_internal, make_internal_key};
+use crate::types::{compare_internal, make_internal_key, RangeTombstone};
 
 /// A point entry `(user key, seq, kind, value)` as an owned internal entry.
 pub(crate) fn entry(k: &str, seq: u64, kind: ValueKind, v: &str) -> (Vec<u8>, Vec<u8>) {
@@ -25,7 +25,7 @@ use ValueKind::{Delete as Del, Merge as Mrg, Put, SingleDelete as SD};
 /// Owned internal entries `(internal key, value)`.
 pub(crate) type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 /// A level's contents: point entries and range tombstones.
-type Level = (Entries, Vec<Tombstone>);
+type Level = (Entries, Vec<RangeTombstone>);
 
 /// Output entries as `(user key, seq, kind, value)` strings, for readable assertions.
 type Row = (String, u64, ValueKind, String);
@@ -50,7 +50,7 @@ fn row(k: &str, seq: u64, kind: ValueKind, v: &str) -> Row {
 
 fn run_full(
     entries: Entries,
-    tombstones: &[Tombstone],
+    tombstones: &[RangeTombstone],
     options: CompactionIterOptions,
 ) -> (crate::error::Result<Entries>, CompactionIterStats) {
     let set = RangeDelSet::new(tombstones.to_vec());
@@ -66,7 +66,7 @@ fn run_full(
 
 fn run(
     entries: Vec<(Vec<u8>, Vec<u8>)>,
-    tombstones: &[Tombstone],
+    tombstones: &[RangeTombstone],
     options: CompactionIterOptions,
 ) -> (Vec<Row>, CompactionIterStats) {
     let (out, stats) = run_full(entries, tombstones, options);
@@ -384,7 +384,7 @@ fn range_tombstones_drop_what_they_cover_in_their_stripe() {
             entry("c", 3, Put, "c3"),
         ]
     };
-    let tombstones = [Tombstone::new(b"a", b"c", 7)];
+    let tombstones = [RangeTombstone::new(b"a", b"c", 7)];
     // No snapshot: a4, b6, b2 are covered.
     let (out, stats) = run(input(), &tombstones, opts(&[], false));
     assert_eq!(out, vec![row("a", 9, Put, "a9"), row("c", 3, Put, "c3")]);
@@ -423,7 +423,11 @@ fn a_range_tombstone_under_merge_operands_is_their_base() {
         entry("a", 5, Mrg, "y"),
         entry("a", 4, Put, "base"),
     ];
-    let (out, _) = run(input, &[Tombstone::new(b"a", b"b", 6)], opts(&[], false));
+    let (out, _) = run(
+        input,
+        &[RangeTombstone::new(b"a", b"b", 6)],
+        opts(&[], false),
+    );
     assert_eq!(out, vec![row("a", 9, Put, "x")]);
 }
 
@@ -542,14 +546,14 @@ impl MergeOperator for NoPartial {
 /// The value of `key` a reader at `snapshot` sees in `points` (any order) and `tombstones`.
 pub(crate) fn model_read(
     points: &[(Vec<u8>, Vec<u8>)],
-    tombstones: &[Tombstone],
+    tombstones: &[RangeTombstone],
     key: &[u8],
     snapshot: u64,
     op: &dyn MergeOperator,
 ) -> Option<Vec<u8>> {
     let rd = tombstones
         .iter()
-        .filter(|t| t.start.as_slice() <= key && key < t.end.as_slice() && t.seq <= snapshot)
+        .filter(|t| t.begin.as_slice() <= key && key < t.end.as_slice() && t.seq <= snapshot)
         .map(|t| t.seq)
         .max();
     let mut versions: Vec<(u64, ValueKind, &[u8])> = points
@@ -642,13 +646,15 @@ fn materialize(ops: &[Op]) -> Level {
             Op::Delete(k) => add(k, Del, b""),
             Op::Merge(k, v) => add(k, Mrg, format!("m{seq}.{v}").as_bytes()),
             Op::SingleDelete(k) => add(k, SD, b""),
-            Op::RangeDelete(a, b) => tombstones.push(Tombstone::new(&key_of(a), &key_of(b), seq)),
+            Op::RangeDelete(a, b) => {
+                tombstones.push(RangeTombstone::new(&key_of(a), &key_of(b), seq))
+            }
         }
     }
     (points, tombstones)
 }
 
-fn split_at(points: &[(Vec<u8>, Vec<u8>)], tombstones: &[Tombstone], upto: u64) -> [Level; 2] {
+fn split_at(points: &[(Vec<u8>, Vec<u8>)], tombstones: &[RangeTombstone], upto: u64) -> [Level; 2] {
     let seq = |k: &[u8]| ParsedKey::parse(k).expect("key").seq;
     let lower = (
         points

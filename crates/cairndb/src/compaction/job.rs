@@ -37,14 +37,15 @@ use super::deletion_collector::{collector_for, DeletionCollector};
 use super::iter::{
     range_deletions_to_keep, CompactionIterOptions, CompactionIterStats, CompactionIterator,
 };
-use crate::rate_limiter::{IoPriority, RateLimitedFile, RateLimitedReader, RateLimiter};
 use crate::error::Result;
 use crate::fs::{AccessPattern, FileSystem};
-use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet, Tombstone};
+use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet};
 use crate::options::{CfOptions, CompactionStyle, DbOptions};
+use crate::rate_limiter::{IoPriority, RateLimitedFile, RateLimitedReader, RateLimiter};
 use crate::sstable::{ReadaheadFile, Table, TableBuilder, TableOptions};
 use crate::types::{
-    compare_internal, make_internal_key, user_key, ParsedKey, ValueKind, MAX_SEQUENCE,
+    compare_internal, make_internal_key, user_key, ParsedKey, RangeTombstone, ValueKind,
+    MAX_SEQUENCE,
 };
 use crate::version::filenames::table_file_name;
 use crate::version::{EntryStats, FileMetaData};
@@ -54,7 +55,7 @@ pub struct CompactionInput {
     /// Every input's point entries, merged in internal-key order (no range deletions).
     pub iter: BoxedIterator,
     /// Every input's range tombstones.
-    pub range_deletions: Vec<Tombstone>,
+    pub range_deletions: Vec<RangeTombstone>,
     /// Total size of the input files in bytes (reported as bytes read).
     pub bytes: u64,
 }
@@ -79,8 +80,7 @@ impl CompactionInput {
             .collect();
         let range_deletions = tables
             .iter()
-            .flat_map(|t| t.range_deletions().iter())
-            .map(|r| Tombstone::new(&r.begin, &r.end, r.seq))
+            .flat_map(|t| t.range_deletions().iter().cloned())
             .collect();
         CompactionInput {
             iter: Box::new(MergingIterator::new(children)),
@@ -341,7 +341,7 @@ impl CompactionJob<'_> {
         let tombstones = splitter.take(lower, upper);
         let reaches_upper = upper.is_some_and(|u| tombstones.iter().any(|t| t.end == u));
         for t in &tombstones {
-            o.builder.add_range_deletion(&t.start, &t.end, t.seq)?;
+            o.builder.add_range_deletion(&t.begin, &t.end, t.seq)?;
         }
         result.range_deletions_written += tombstones.len() as u64;
         let built = o.builder.finish()?;
@@ -411,16 +411,16 @@ fn successor(k: &[u8]) -> Vec<u8> {
 #[derive(Debug)]
 struct TombstoneSplitter {
     /// Sorted by start.
-    tombstones: Vec<Tombstone>,
+    tombstones: Vec<RangeTombstone>,
     /// Index of the first tombstone not yet handed to any output.
     next: usize,
     /// Tombstones handed out that reach past the last `upper`.
-    spanning: Vec<Tombstone>,
+    spanning: Vec<RangeTombstone>,
 }
 
 impl TombstoneSplitter {
-    fn new(mut tombstones: Vec<Tombstone>) -> Self {
-        tombstones.sort_by(|a, b| a.start.cmp(&b.start));
+    fn new(mut tombstones: Vec<RangeTombstone>) -> Self {
+        tombstones.sort_by(|a, b| a.begin.cmp(&b.begin));
         TombstoneSplitter {
             tombstones,
             next: 0,
@@ -434,9 +434,9 @@ impl TombstoneSplitter {
 
     /// The tombstones' parts inside `[lower, upper)` (`None` is unbounded). Requires `lower` to
     /// be the previous call's `upper`.
-    fn take(&mut self, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Vec<Tombstone> {
+    fn take(&mut self, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Vec<RangeTombstone> {
         while let Some(t) = self.tombstones.get(self.next) {
-            if upper.is_some_and(|u| t.start.as_slice() >= u) {
+            if upper.is_some_and(|u| t.begin.as_slice() >= u) {
                 break;
             }
             self.spanning.push(t.clone());
@@ -445,15 +445,15 @@ impl TombstoneSplitter {
         let mut out = Vec::new();
         for t in &self.spanning {
             let start = match lower {
-                Some(l) if l > t.start.as_slice() => l,
-                _ => t.start.as_slice(),
+                Some(l) if l > t.begin.as_slice() => l,
+                _ => t.begin.as_slice(),
             };
             let end = match upper {
                 Some(u) if u < t.end.as_slice() => u,
                 _ => t.end.as_slice(),
             };
             if start < end {
-                out.push(Tombstone::new(start, end, t.seq));
+                out.push(RangeTombstone::new(start, end, t.seq));
             }
         }
         self.spanning

@@ -9,7 +9,9 @@ use crate::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
 use crate::iter::InternalIterator;
 use crate::merge::{MergeOperator, StringAppendOperator};
 use crate::test_util::VecIter;
-use crate::types::{compare_internal, make_internal_key, CompressionType, ParsedKey, MAX_SEQUENCE};
+use crate::types::{
+    compare_internal, make_internal_key, CompressionType, ParsedKey, RangeTombstone, MAX_SEQUENCE,
+};
 use crate::version::{parse_file_name, FileType};
 
 const DIR: &str = "/db";
@@ -35,7 +37,7 @@ fn cf_options() -> CfOptions {
 fn run_job(
     fs: &dyn FileSystem,
     entries: Vec<(Vec<u8>, Vec<u8>)>,
-    tombstones: Vec<Tombstone>,
+    tombstones: Vec<RangeTombstone>,
     target: u64,
     grandparents: &[FileMetaData],
     gp_limit: u64,
@@ -70,7 +72,7 @@ fn run_job_cf(
     fs: &dyn FileSystem,
     cf: &CfOptions,
     entries: Vec<(Vec<u8>, Vec<u8>)>,
-    tombstones: Vec<Tombstone>,
+    tombstones: Vec<RangeTombstone>,
     cut: &Cut<'_>,
     iter_options: CompactionIterOptions,
     fail_input_at: Option<usize>,
@@ -115,7 +117,7 @@ fn iter_options(snapshots: &[u64], bottommost: bool) -> CompactionIterOptions {
 }
 
 /// The entries and tombstones of an output table.
-type Contents = (Vec<(Vec<u8>, Vec<u8>)>, Vec<Tombstone>);
+type Contents = (Vec<(Vec<u8>, Vec<u8>)>, Vec<RangeTombstone>);
 
 fn read_output(fs: &dyn FileSystem, meta: &FileMetaData) -> Contents {
     let path = Path::new(DIR).join(table_file_name(meta.number));
@@ -137,11 +139,7 @@ fn read_output(fs: &dyn FileSystem, meta: &FileMetaData) -> Contents {
         it.next();
     }
     it.status().expect("read");
-    let tombstones = table
-        .range_deletions()
-        .iter()
-        .map(|r| Tombstone::new(&r.begin, &r.end, r.seq))
-        .collect();
+    let tombstones = table.range_deletions().to_vec();
     (points, tombstones)
 }
 
@@ -173,10 +171,10 @@ fn check_outputs(fs: &dyn FileSystem, r: &CompactionJobResult) -> Vec<Contents> 
             seqs.push(ParsedKey::parse(k).expect("key").seq);
         }
         for t in tombstones {
-            let start = make_internal_key(&t.start, t.seq, ValueKind::RangeDelete);
+            let start = make_internal_key(&t.begin, t.seq, ValueKind::RangeDelete);
             assert!(compare_internal(&m.smallest, &start).is_le());
             // Every user key the tombstone covers is within the file's user-key range.
-            assert!(user_key(&m.smallest) <= t.start.as_slice());
+            assert!(user_key(&m.smallest) <= t.begin.as_slice());
             assert!(
                 t.end.as_slice() <= user_key(&m.largest)
                     || t.end == successor(user_key(&m.largest))
@@ -516,9 +514,9 @@ fn clips_range_tombstones_to_each_output() {
         .map(|i| entry(&key(i * 2), 100 + i as u64, ValueKind::Put, &"x".repeat(64)))
         .collect();
     let tombstones = vec![
-        Tombstone::new(b"a", b"zz", 5),
-        Tombstone::new(key(100).as_bytes(), key(101).as_bytes(), 7),
-        Tombstone::new(b"zz", b"zzz", 9),
+        RangeTombstone::new(b"a", b"zz", 5),
+        RangeTombstone::new(key(100).as_bytes(), key(101).as_bytes(), 7),
+        RangeTombstone::new(b"zz", b"zzz", 9),
     ];
     let r = run_job(
         &fs,
@@ -537,7 +535,7 @@ fn clips_range_tombstones_to_each_output() {
     let mut pieces: Vec<(Vec<u8>, Vec<u8>)> = contents
         .iter()
         .flat_map(|c| c.1.iter().filter(|t| t.seq == 5))
-        .map(|t| (t.start.clone(), t.end.clone()))
+        .map(|t| (t.begin.clone(), t.end.clone()))
         .collect();
     pieces.sort();
     assert_eq!(pieces.len(), r.outputs.len());
@@ -552,7 +550,7 @@ fn clips_range_tombstones_to_each_output() {
         assert_eq!(m.largest, make_internal_key(&last, 0, ValueKind::Delete));
     }
     // Every key (also ones no output holds) is covered as before, at every level of the search.
-    let all_t: Vec<Tombstone> = contents.iter().flat_map(|c| c.1.iter().cloned()).collect();
+    let all_t: Vec<RangeTombstone> = contents.iter().flat_map(|c| c.1.iter().cloned()).collect();
     for probe in [
         "a",
         "key00001",
@@ -563,10 +561,10 @@ fn clips_range_tombstones_to_each_output() {
         "zz",
         "zzy",
     ] {
-        let covering = |ts: &[Tombstone]| {
+        let covering = |ts: &[RangeTombstone]| {
             ts.iter()
                 .filter(|t| {
-                    t.start.as_slice() <= probe.as_bytes() && probe.as_bytes() < t.end.as_slice()
+                    t.begin.as_slice() <= probe.as_bytes() && probe.as_bytes() < t.end.as_slice()
                 })
                 .map(|t| t.seq)
                 .max()
@@ -583,7 +581,7 @@ fn tombstones_alone_and_obsolete_tombstones() {
     let r = run_job(
         &fs,
         Vec::new(),
-        vec![Tombstone::new(b"b", b"d", 5)],
+        vec![RangeTombstone::new(b"b", b"d", 5)],
         1 << 20,
         &[],
         0,
@@ -607,7 +605,7 @@ fn tombstones_alone_and_obsolete_tombstones() {
     let r = run_job(
         &fs,
         vec![entry("c", 3, ValueKind::Put, "v")],
-        vec![Tombstone::new(b"b", b"d", 5)],
+        vec![RangeTombstone::new(b"b", b"d", 5)],
         1 << 20,
         &[],
         0,
@@ -626,7 +624,7 @@ fn build_table(
     fs: &dyn FileSystem,
     number: u64,
     mut entries: Vec<(Vec<u8>, Vec<u8>)>,
-    tombstones: &[Tombstone],
+    tombstones: &[RangeTombstone],
 ) -> Arc<Table> {
     entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
     let path = Path::new(DIR).join(table_file_name(number));
@@ -640,7 +638,7 @@ fn build_table(
         b.add(k, v).expect("add");
     }
     for t in tombstones {
-        b.add_range_deletion(&t.start, &t.end, t.seq).expect("add");
+        b.add_range_deletion(&t.begin, &t.end, t.seq).expect("add");
     }
     let built = b.finish().expect("finish");
     open_input_table(
@@ -671,8 +669,16 @@ fn compacting_tables_preserves_what_readers_see() {
             _ => {}
         }
     }
-    let t_older = [Tombstone::new(key(70).as_bytes(), key(75).as_bytes(), 150)];
-    let t_newer = [Tombstone::new(key(10).as_bytes(), key(20).as_bytes(), 210)];
+    let t_older = [RangeTombstone::new(
+        key(70).as_bytes(),
+        key(75).as_bytes(),
+        150,
+    )];
+    let t_newer = [RangeTombstone::new(
+        key(10).as_bytes(),
+        key(20).as_bytes(),
+        210,
+    )];
     let a = build_table(&fs, 7, older.clone(), &t_older);
     let b = build_table(&fs, 8, newer.clone(), &t_newer);
     let input = CompactionInput::from_tables(&[a.clone(), b.clone()]);
@@ -734,7 +740,7 @@ fn failures_leave_no_partial_outputs() {
     let entries: Vec<_> = (0..400)
         .map(|i| entry(&key(i), 10 + i as u64, ValueKind::Put, &"y".repeat(50)))
         .collect();
-    let tombstones = vec![Tombstone::new(b"a", b"z", 5)];
+    let tombstones = vec![RangeTombstone::new(b"a", b"z", 5)];
     let mut fired = 0;
     for op in [OpKind::Create, OpKind::Write, OpKind::Sync, OpKind::SyncDir] {
         for k in 1..40 {
@@ -827,7 +833,7 @@ mod subcompactions {
         vec![b'k', b'a' + k, b'5']
     }
 
-    type Level = (Vec<(Vec<u8>, Vec<u8>)>, Vec<Tombstone>);
+    type Level = (Vec<(Vec<u8>, Vec<u8>)>, Vec<RangeTombstone>);
 
     /// The i-th op at sequence number `first_seq + i`, split into tables by `cuts` of the
     /// sequence numbers.
@@ -841,7 +847,9 @@ mod subcompactions {
                 Op::Delete(k) => level.0.push(entry(&key_str(k), seq, ValueKind::Delete, "")),
                 Op::Merge(k) => level.0.push(entry(&key_str(k), seq, ValueKind::Merge, &v)),
                 Op::RangeDelete(a, b) => {
-                    level.1.push(Tombstone::new(&key_of(a), &key_of(b), seq));
+                    level
+                        .1
+                        .push(RangeTombstone::new(&key_of(a), &key_of(b), seq));
                 }
             }
         }
@@ -868,7 +876,7 @@ mod subcompactions {
                 .cloned()
                 .collect();
             let mut ts: Vec<_> = input.1.iter().filter(|t| inside(t.seq)).cloned().collect();
-            ts.sort_by(|a, b| a.start.cmp(&b.start));
+            ts.sort_by(|a, b| a.begin.cmp(&b.begin));
             if !points.is_empty() || !ts.is_empty() {
                 tables.push(build_table(fs, 10 + i as u64, points, &ts));
             }

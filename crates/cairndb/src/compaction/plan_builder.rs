@@ -10,11 +10,11 @@
 //! [`RunningCompactions`](super::plan::RunningCompactions) in a [`PickerInput`], does no I/O and
 //! keeps no state. Design notes: `docs/design/compaction.md` (Part 1).
 //!
-//! Invariants (numbered as in [`super::plan`]): [`complete_plan`] returns only plans that keep
+//! Invariants (numbered as in [`super::plan`]): `complete_plan` returns only plans that keep
 //! all of them; it returns `None` rather than a plan that would take a busy file (1) or overlap a
-//! running compaction's output range (6). [`expand_to_clean_cut`] establishes the clean cut (2),
-//! [`grandparents`] takes files only from below the output level inside the range (4), and
-//! [`build_plan`] sets `is_trivial_move` only when the move keeps every level disjoint (5).
+//! running compaction's output range (6). `expand_to_clean_cut` establishes the clean cut (2),
+//! `grandparents` takes files only from below the output level inside the range (4), and
+//! `build_plan` sets `is_trivial_move` only when the move keeps every level disjoint (5).
 
 use std::sync::Arc;
 

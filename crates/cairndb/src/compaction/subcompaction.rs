@@ -33,9 +33,9 @@ use std::sync::Arc;
 use super::job::{CompactionInput, CompactionJob, CompactionJobResult};
 use crate::error::Result;
 use crate::fs::FileSystem;
-use crate::iter::{BoxedIterator, InternalIterator, Tombstone};
+use crate::iter::{BoxedIterator, InternalIterator};
 use crate::sstable::Table;
-use crate::types::{seek_key, user_key, MAX_SEQUENCE};
+use crate::types::{seek_key, user_key, RangeTombstone, MAX_SEQUENCE};
 use crate::version::filenames::table_file_name;
 
 /// One subcompaction's user-key range `[lo, hi)`; `None` is unbounded.
@@ -88,14 +88,14 @@ pub fn ranges_after(cuts: &[Vec<u8>]) -> Vec<KeyRange> {
 }
 
 /// The parts of `tombstones` inside `range` (invariant 3); empty parts are left out.
-pub fn clip_tombstones(tombstones: &[Tombstone], range: &KeyRange) -> Vec<Tombstone> {
+pub fn clip_tombstones(tombstones: &[RangeTombstone], range: &KeyRange) -> Vec<RangeTombstone> {
     let (lo, hi) = (range.0.as_deref(), range.1.as_deref());
     tombstones
         .iter()
         .filter_map(|t| {
-            let start = lo.map_or(t.start.as_slice(), |l| l.max(t.start.as_slice()));
+            let start = lo.map_or(t.begin.as_slice(), |l| l.max(t.begin.as_slice()));
             let end = hi.map_or(t.end.as_slice(), |h| h.min(t.end.as_slice()));
-            (start < end).then(|| Tombstone::new(start, end, t.seq))
+            (start < end).then(|| RangeTombstone::new(start, end, t.seq))
         })
         .collect()
 }
@@ -295,9 +295,9 @@ mod tests {
     #[test]
     fn tombstones_are_clipped_to_each_range_without_gap_or_overlap() {
         let t = [
-            Tombstone::new(b"a", b"m", 5),
-            Tombstone::new(b"c\0", b"d", 6),
-            Tombstone::new(b"x", b"z", 7),
+            RangeTombstone::new(b"a", b"m", 5),
+            RangeTombstone::new(b"c\0", b"d", 6),
+            RangeTombstone::new(b"x", b"z", 7),
         ];
         let r = ranges_after(&[b"c".to_vec(), b"q".to_vec()]);
         type Piece = (Vec<u8>, Vec<u8>, u64);
@@ -306,7 +306,7 @@ mod tests {
             .map(|range| {
                 clip_tombstones(&t, range)
                     .into_iter()
-                    .map(|t| (t.start, t.end, t.seq))
+                    .map(|t| (t.begin, t.end, t.seq))
                     .collect()
             })
             .collect();

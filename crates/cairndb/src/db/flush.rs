@@ -30,14 +30,14 @@ use super::write::sync_retired_wals;
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::deletion_collector::collector_for;
 use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};
-use crate::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
-use crate::iter::{BoxedIterator, InternalIterator, MergingIterator, RangeDelSet, Tombstone};
+use crate::iter::{BoxedIterator, InternalIterator, MergingIterator, RangeDelSet};
 use crate::memtable::MemTable;
 use crate::options::{CfOptions, DbOptions};
+use crate::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::sstable::TableBuilder;
-use crate::types::{ParsedKey, SequenceNumber};
+use crate::types::{ParsedKey, RangeTombstone, SequenceNumber};
 use crate::version::filenames::table_file_name;
 use crate::version::{EntryStats, FileMetaData, VersionEdit};
 
@@ -503,7 +503,7 @@ fn write_table(
         tombstones.seek_to_first();
         while tombstones.valid() {
             let p = ParsedKey::parse(tombstones.key())?;
-            ranges.push(Tombstone::new(p.user_key, tombstones.value(), p.seq));
+            ranges.push(RangeTombstone::new(p.user_key, tombstones.value(), p.seq));
             tombstones.next();
         }
         tombstones.status()?;
@@ -550,7 +550,7 @@ fn write_table(
         points.status()?;
     }
     for t in &ranges {
-        builder.add_range_deletion(&t.start, &t.end, t.seq)?;
+        builder.add_range_deletion(&t.begin, &t.end, t.seq)?;
     }
     let built = builder.finish()?;
     fs.sync_dir(dir)?;

@@ -18,16 +18,16 @@
 
 use std::sync::Arc;
 
-use crate::statistics::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::Result;
 use crate::iter::{
     BoxedIterator, DbIterOptions, DbIterator, InternalIterator, LevelIterator, MergingIterator,
-    RangeDelSet, SortedRun, TableOpener, Tombstone,
+    RangeDelSet, SortedRun, TableOpener,
 };
 use crate::options::ReadOptions;
 use crate::sstable::BlockReadOptions;
-use crate::types::MAX_SEQUENCE;
+use crate::statistics::{micros_since, HistogramType, Statistics, Ticker};
+use crate::types::{RangeTombstone, MAX_SEQUENCE};
 use crate::version::edit::FileMetaData;
 use crate::version::Version;
 use std::time::Instant;
@@ -165,10 +165,10 @@ impl DbInner {
         let (snapshot, view) = self.begin_read(opts, cf)?;
         let children = iter_children(cf, &view, BlockReadOptions::from(opts))?;
         let mut range_dels = vec![self.view_tombstones(cf, &view)?];
-        let mem_tombstones: Vec<Tombstone> = std::iter::once(&view.mem)
+        let mem_tombstones: Vec<RangeTombstone> = std::iter::once(&view.mem)
             .chain(view.imms.iter())
             .flat_map(|mem| mem.range_tombstones(MAX_SEQUENCE))
-            .map(Tombstone::from)
+            .map(RangeTombstone::from)
             .collect();
         if !mem_tombstones.is_empty() {
             range_dels.push(Arc::new(RangeDelSet::new(mem_tombstones)));

@@ -54,6 +54,7 @@ mod dynamic_options;
 mod flush;
 mod info_log;
 mod install;
+pub mod internal_stats;
 mod iter;
 mod open;
 mod options_file;
@@ -61,7 +62,6 @@ mod properties;
 mod publish_queue;
 mod read;
 pub(crate) mod sequence;
-pub mod internal_stats;
 mod write;
 mod writer;
 pub mod write_control;
@@ -90,10 +90,10 @@ use write_control::WriteController;
 use crate::batch::WriteBatch;
 use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
-use crate::iter::{RangeDelSet, Tombstone};
+use crate::iter::RangeDelSet;
 use crate::memtable::MemTable;
 use crate::options::{CfOptions, Options, ReadOptions};
-use crate::types::SequenceNumber;
+use crate::types::{RangeTombstone, SequenceNumber};
 use crate::version::{Version, VersionSet};
 use crate::wal::{DamageKind, LogWriter};
 
@@ -309,10 +309,12 @@ struct DbInner {
     /// Live snapshots: sequence number → count. Kept for compaction, which must not drop
     /// versions a snapshot can see.
     snapshots: Arc<Mutex<BTreeMap<SequenceNumber, usize>>>,
-    /// Range tombstones of each table file, converted once per file from the table's
-    /// range-deletion block to the iterator's tombstone type. File numbers are unique across
-    /// column families.
-    range_dels: Mutex<HashMap<u64, Arc<Vec<Tombstone>>>>,
+    /// Range tombstones of each table file that a read view gathered: the list the table decoded
+    /// from its range-deletion block when it opened (the same `Arc`, not a copy), kept by file
+    /// number so that building the next view's set needs no table-cache lookup (nor a reopen of
+    /// an evicted table). Entries go when their file is deleted (`install.rs`). File numbers are
+    /// unique across column families.
+    range_dels: Mutex<HashMap<u64, Arc<[RangeTombstone]>>>,
     report: RecoveryReport,
     /// Database-wide write, WAL and flush counters (`internal_stats.rs`).
     counters: internal_stats::DbCounters,

@@ -21,14 +21,14 @@
 
 use std::sync::Arc;
 
-use crate::statistics::{micros_since, HistogramType, Statistics, Ticker};
 use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
 use crate::error::{Error, Result};
-use crate::iter::{InternalIterator, RangeDelSet, Tombstone};
+use crate::iter::{InternalIterator, RangeDelSet};
 use crate::memtable::{MemGet, MergeBase};
 use crate::options::ReadOptions;
 use crate::sstable::{BlockReadOptions, Table, TableGet};
-use crate::types::{seek_key, user_key, ParsedKey, SequenceNumber, ValueKind};
+use crate::statistics::{micros_since, HistogramType, Statistics, Ticker};
+use crate::types::{seek_key, user_key, ParsedKey, RangeTombstone, SequenceNumber, ValueKind};
 use crate::version::FileMetaData;
 use std::time::Instant;
 
@@ -293,17 +293,18 @@ impl DbInner {
         Ok(Arc::clone(view.table_tombstones.get_or_init(|| set)))
     }
 
-    /// The range tombstones of one table, read once and cached.
+    /// The range tombstones of one table: the list the table decoded when it opened, remembered
+    /// by file number (`DbInner::range_dels`) so that later views find it without the table cache.
     pub(super) fn table_tombstones(
         &self,
         cf: &CfData,
         file: &FileMetaData,
-    ) -> Result<Arc<Vec<Tombstone>>> {
+    ) -> Result<Arc<[RangeTombstone]>> {
         if let Some(ts) = self.range_dels.lock().get(&file.number) {
             return Ok(Arc::clone(ts));
         }
         let table = cf.table_cache.get_table(file.number, file.size)?;
-        let ts = Arc::new(read_tombstones(&table));
+        let ts = Arc::clone(table.range_deletions());
         self.range_dels.lock().insert(file.number, Arc::clone(&ts));
         Ok(ts)
     }
@@ -437,15 +438,6 @@ fn resolve_hit(
     }
     it.status()?;
     Ok(Found::Older)
-}
-
-/// A table's range tombstones, from its range-deletion block (read once when the table opened).
-fn read_tombstones(table: &Arc<Table>) -> Vec<Tombstone> {
-    table
-        .range_deletions()
-        .iter()
-        .map(|t| Tombstone::new(&t.begin, &t.end, t.seq))
-        .collect()
 }
 
 /// Interprets one memtable's answer, collecting merge operands (newest first).

@@ -39,7 +39,7 @@ mod range_del;
 pub use db_iter::{DbIterOptions, DbIterator};
 pub use level::{LevelIterator, SortedRun, TableOpener};
 pub use merging::{BoxedIterator, MergingIterator};
-pub use range_del::{RangeDelSet, Tombstone};
+pub use range_del::RangeDelSet;
 
 use crate::error::Result;
 

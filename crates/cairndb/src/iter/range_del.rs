@@ -1,18 +1,19 @@
 //! A fragmented set of range tombstones: answers "which is the newest range deletion visible at
-//! snapshot S that covers user key K?" in O(log n), for the user iterator (and, later, point
-//! lookups and compaction).
+//! snapshot S that covers user key K?" in O(log n), for user iterators, point reads (of the
+//! tables' tombstones), flush and compaction.
 //!
-//! Who calls it: built once per iterator (or per memtable/table and then cached) from the range
-//! deletions of every source the read sees; immutable afterwards and shared through `Arc` between
-//! threads.
+//! Who calls it: built from owned [`RangeTombstone`]s, on any thread, by the read view (every
+//! table's tombstones, once per view, `db/read.rs`), by each user iterator (its memtables'
+//! tombstones), and by each flush and compaction job (its inputs' tombstones); immutable
+//! afterwards and shared through `Arc` between threads.
 //!
-//! Representation: tombstones `[start, end) @ seq` overlap arbitrarily. They are cut at every start
-//! and end key into *fragments*: non-overlapping, sorted, each `[start, end)` with the sequence
-//! numbers of every tombstone that covers it. RocksDB's `FragmentedRangeTombstoneList` does the
-//! same. A lookup binary-searches the fragment holding the key, then its sequence list for the
-//! largest sequence <= the snapshot. Fragmenting costs O(n log n + output); the output is O(n²) in
-//! the worst case (n tombstones all nested), as in RocksDB, and O(n) for the usual disjoint or
-//! lightly overlapping deletions.
+//! Representation: tombstones `[begin, end) @ seq` overlap arbitrarily. They are cut at every
+//! begin and end key into *fragments*: non-overlapping, sorted, each `[start, end)` with the
+//! sequence numbers of every tombstone that covers it. RocksDB's `FragmentedRangeTombstoneList`
+//! does the same. A lookup binary-searches the fragment holding the key, then its sequence list
+//! for the largest sequence <= the snapshot. Fragmenting costs O(n log n + output); the output is
+//! O(n²) in the worst case (n tombstones all nested), as in RocksDB, and O(n) for the usual
+//! disjoint or lightly overlapping deletions.
 //!
 //! Invariants:
 //! 1. Fragments are sorted by start, non-empty (`start < end`) and do not overlap: each fragment's
@@ -24,36 +25,7 @@ use std::fmt;
 
 use super::InternalIterator;
 use crate::error::{Error, Result};
-use crate::memtable::RangeTombstone;
-use crate::types::{ParsedKey, SequenceNumber, ValueKind};
-
-/// An owned range tombstone: user keys in `[start, end)` written before `seq` are deleted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tombstone {
-    /// Inclusive start user key.
-    pub start: Vec<u8>,
-    /// Exclusive end user key.
-    pub end: Vec<u8>,
-    /// Sequence number of the deletion.
-    pub seq: SequenceNumber,
-}
-
-impl Tombstone {
-    /// A tombstone over `[start, end)` at `seq`.
-    pub fn new(start: &[u8], end: &[u8], seq: SequenceNumber) -> Self {
-        Tombstone {
-            start: start.to_vec(),
-            end: end.to_vec(),
-            seq,
-        }
-    }
-}
-
-impl From<RangeTombstone<'_>> for Tombstone {
-    fn from(t: RangeTombstone<'_>) -> Self {
-        Tombstone::new(t.begin, t.end, t.seq)
-    }
-}
+use crate::types::{ParsedKey, RangeTombstone, SequenceNumber, ValueKind};
 
 /// One piece of the key space with the tombstones covering it (invariants 1 and 2).
 #[derive(Clone, PartialEq, Eq)]
@@ -80,14 +52,15 @@ impl fmt::Debug for RangeDelSet {
 }
 
 impl RangeDelSet {
-    /// Fragments `tombstones` (any order, overlaps allowed). Empty ranges (`start >= end`) delete
+    /// Fragments `tombstones` (any order, overlaps allowed). Empty ranges (`begin >= end`) delete
     /// nothing and are dropped.
-    pub fn new(tombstones: impl IntoIterator<Item = Tombstone>) -> Self {
-        let mut ts: Vec<Tombstone> = tombstones.into_iter().filter(|t| t.start < t.end).collect();
-        ts.sort_by(|a, b| a.start.cmp(&b.start));
+    pub fn new(tombstones: impl IntoIterator<Item = RangeTombstone>) -> Self {
+        let mut ts: Vec<RangeTombstone> =
+            tombstones.into_iter().filter(|t| t.begin < t.end).collect();
+        ts.sort_by(|a, b| a.begin.cmp(&b.begin));
         let mut bounds: Vec<&[u8]> = ts
             .iter()
-            .flat_map(|t| [t.start.as_slice(), t.end.as_slice()])
+            .flat_map(|t| [t.begin.as_slice(), t.end.as_slice()])
             .collect();
         bounds.sort_unstable();
         bounds.dedup();
@@ -98,7 +71,7 @@ impl RangeDelSet {
 
     /// Reads every range tombstone of `it` (an iterator over range deletions, such as
     /// [`MemTable::range_tombstone_iter`](crate::memtable::MemTable::range_tombstone_iter): keys
-    /// `(start, seq, RangeDelete)`, values the end keys) and fragments them.
+    /// `(begin, seq, RangeDelete)`, values the end keys) and fragments them.
     ///
     /// # Errors
     /// The iterator's error, or [`Error::Corruption`] for a key that is not a range deletion.
@@ -114,7 +87,7 @@ impl RangeDelSet {
                     format!("{:?} entry among range deletions", p.kind),
                 ));
             }
-            ts.push(Tombstone::new(p.user_key, it.value(), p.seq));
+            ts.push(RangeTombstone::new(p.user_key, it.value(), p.seq));
             it.next();
         }
         it.status()?;
@@ -159,9 +132,9 @@ impl RangeDelSet {
     }
 }
 
-/// Cuts the tombstones `ts` (sorted by start) at every key of `bounds` (sorted, unique), keeping
-/// the pieces that some tombstone covers.
-fn sweep(ts: &[Tombstone], bounds: &[&[u8]]) -> Vec<Fragment> {
+/// Cuts the tombstones `ts` (sorted by begin key) at every key of `bounds` (sorted, unique),
+/// keeping the pieces that some tombstone covers.
+fn sweep(ts: &[RangeTombstone], bounds: &[&[u8]]) -> Vec<Fragment> {
     let mut fragments = Vec::new();
     // Tombstones covering the current piece, as (end, seq).
     let mut active: Vec<(&[u8], SequenceNumber)> = Vec::new();
@@ -169,7 +142,7 @@ fn sweep(ts: &[Tombstone], bounds: &[&[u8]]) -> Vec<Fragment> {
     for w in bounds.windows(2) {
         let (lo, hi) = (w[0], w[1]);
         active.retain(|&(end, _)| end > lo);
-        while next < ts.len() && ts[next].start.as_slice() == lo {
+        while next < ts.len() && ts[next].begin.as_slice() == lo {
             active.push((ts[next].end.as_slice(), ts[next].seq));
             next += 1;
         }
@@ -195,9 +168,13 @@ mod tests {
     use super::*;
 
     /// The answer by brute force over the unfragmented tombstones.
-    fn brute(ts: &[Tombstone], key: &[u8], snapshot: SequenceNumber) -> Option<SequenceNumber> {
+    fn brute(
+        ts: &[RangeTombstone],
+        key: &[u8],
+        snapshot: SequenceNumber,
+    ) -> Option<SequenceNumber> {
         ts.iter()
-            .filter(|t| t.start.as_slice() <= key && key < t.end.as_slice() && t.seq <= snapshot)
+            .filter(|t| t.contains(key) && t.seq <= snapshot)
             .map(|t| t.seq)
             .max()
     }
@@ -205,9 +182,9 @@ mod tests {
     #[test]
     fn fragments_overlapping_ranges() {
         let set = RangeDelSet::new([
-            Tombstone::new(b"a", b"e", 10),
-            Tombstone::new(b"c", b"g", 20),
-            Tombstone::new(b"x", b"x", 30),
+            RangeTombstone::new(b"a", b"e", 10),
+            RangeTombstone::new(b"c", b"g", 20),
+            RangeTombstone::new(b"x", b"x", 30),
         ]);
         let got: Vec<_> = set.fragments().collect();
         let want: Vec<(&[u8], &[u8], &[u64])> = vec![
@@ -241,8 +218,8 @@ mod tests {
             raw in prop::collection::vec((0u8..12, 0u8..12, 1u64..40), 0..12),
             probes in prop::collection::vec((0u8..13, 0u64..45), 1..40),
         ) {
-            let ts: Vec<Tombstone> =
-                raw.iter().map(|&(a, b, s)| Tombstone::new(&[a], &[b], s)).collect();
+            let ts: Vec<RangeTombstone> =
+                raw.iter().map(|&(a, b, s)| RangeTombstone::new(&[a], &[b], s)).collect();
             let set = RangeDelSet::new(ts.clone());
             let frags: Vec<_> = set.fragments().collect();
             for w in frags.windows(2) {

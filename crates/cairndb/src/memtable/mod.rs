@@ -70,7 +70,8 @@ use crate::batch::{MAX_KEY_LEN, MAX_VALUE_LEN};
 use crate::error::{Error, Result};
 use crate::sstable::PrefixExtractor;
 use crate::types::{
-    pack_trailer, seek_key, trailer, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE, TRAILER_LEN,
+    pack_trailer, seek_key, trailer, user_key, RangeTombstone, SequenceNumber, ValueKind,
+    MAX_SEQUENCE, TRAILER_LEN,
 };
 
 /// Block size of the range-deletion arena: tombstones are few, so small blocks.
@@ -149,16 +150,23 @@ pub enum MergeBase<'a> {
     SearchOlder,
 }
 
-/// A range deletion visible in this memtable: user keys in `[begin, end)` written before `seq`
-/// are deleted.
+/// A range deletion visible in this memtable, borrowing its keys from the memtable's arena: user
+/// keys in `[begin, end)` written before `seq` are deleted. The owned form is
+/// [`RangeTombstone`] (`From` this).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RangeTombstone<'a> {
+pub struct RangeTombstoneRef<'a> {
     /// Inclusive begin key.
     pub begin: &'a [u8],
     /// Exclusive end key.
     pub end: &'a [u8],
     /// Sequence number of the deletion.
     pub seq: SequenceNumber,
+}
+
+impl From<RangeTombstoneRef<'_>> for RangeTombstone {
+    fn from(t: RangeTombstoneRef<'_>) -> Self {
+        RangeTombstone::new(t.begin, t.end, t.seq)
+    }
 }
 
 /// The point-entry storage.
@@ -459,7 +467,7 @@ impl MemTable {
     }
 
     /// The range deletions visible at `snapshot`, ordered by begin key, then newest first.
-    pub fn range_tombstones(&self, snapshot: SequenceNumber) -> Vec<RangeTombstone<'_>> {
+    pub fn range_tombstones(&self, snapshot: SequenceNumber) -> Vec<RangeTombstoneRef<'_>> {
         self.visible_tombstones(snapshot).collect()
     }
 
@@ -468,7 +476,7 @@ impl MemTable {
     fn visible_tombstones(
         &self,
         snapshot: SequenceNumber,
-    ) -> impl Iterator<Item = RangeTombstone<'_>> + '_ {
+    ) -> impl Iterator<Item = RangeTombstoneRef<'_>> + '_ {
         let source = Source::List(&self.range_dels);
         let mut pos = source.first();
         std::iter::from_fn(move || loop {
@@ -476,7 +484,7 @@ impl MemTable {
             pos = source.next(pos);
             let seq = trailer(ikey) >> 8;
             if seq <= snapshot {
-                return Some(RangeTombstone {
+                return Some(RangeTombstoneRef {
                     begin: user_key(ikey),
                     end,
                     seq,

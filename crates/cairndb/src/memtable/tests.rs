@@ -224,7 +224,7 @@ fn range_deletions_hide_older_entries_only() {
     assert_eq!(mem.max_covering_tombstone_seq(b"b", 1), None);
     assert_eq!(
         mem.range_tombstones(9),
-        vec![RangeTombstone {
+        vec![RangeTombstoneRef {
             begin: b"a",
             end: b"c",
             seq: 2

@@ -58,7 +58,6 @@ pub use format::{
 pub use get::{TableEntry, TableGet};
 pub use prefix::{CappedPrefix, FixedPrefix, PrefixExtractor};
 pub use properties::TableProperties;
-pub use range_del::RangeDeletion;
 pub use readahead::ReadaheadFile;
 pub use reader::{BlockReadOptions, Table};
 pub use separator::{short_successor, shortest_separator};

@@ -4,8 +4,8 @@
 //!
 //! The table builder collects tombstones, in any order, in a [`RangeDelCollector`] and writes them
 //! sorted when it finishes; the reader decodes the block once when the table is opened into
-//! [`RangeDeletion`]s that the table keeps for its lifetime (every point read needs them). Plain
-//! data, no threads.
+//! [`RangeTombstone`]s (the engine's one owned tombstone type) that the table keeps for its
+//! lifetime (every point read needs them). Plain data, no threads.
 //!
 //! Invariants:
 //! 1. The block is an entries block of `(begin, seq, RangeDelete)` internal keys mapped to end
@@ -25,64 +25,24 @@ use super::writer::MAX_ENTRY_BYTES;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::types::{
-    compare_internal, make_internal_key, range_deletion_sentinel, ParsedKey, SequenceNumber,
-    ValueKind, MAX_SEQUENCE, TRAILER_LEN,
+    compare_internal, ParsedKey, RangeTombstone, SequenceNumber, ValueKind, MAX_SEQUENCE,
+    TRAILER_LEN,
 };
 
 /// The most bytes of tombstones (begin keys with trailers plus end keys) one table may buffer, so
 /// that the block's offsets stay 32-bit with a wide margin.
 const MAX_RANGE_DEL_BYTES: usize = 2 << 30;
 
-/// One range tombstone of a table: user keys in `[begin, end)` written at a sequence number below
-/// `seq` are deleted for readers whose snapshot is at or above `seq`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RangeDeletion {
-    /// Inclusive begin user key.
-    pub begin: Vec<u8>,
-    /// Exclusive end user key; sorts after `begin`.
-    pub end: Vec<u8>,
-    /// Sequence number of the deletion.
-    pub seq: SequenceNumber,
-}
-
-impl RangeDeletion {
-    /// The tombstone `[begin, end)` at `seq`.
-    pub fn new(begin: &[u8], end: &[u8], seq: SequenceNumber) -> Self {
-        RangeDeletion {
-            begin: begin.to_vec(),
-            end: end.to_vec(),
-            seq,
-        }
-    }
-
-    /// True when `user_key` lies in `[begin, end)`.
-    pub fn contains(&self, user_key: &[u8]) -> bool {
-        self.begin.as_slice() <= user_key && user_key < self.end.as_slice()
-    }
-
-    /// The key the tombstone is stored under: `(begin, seq, RangeDelete)`. The smallest key of a
-    /// table's range-deletion extent is the smallest of these.
-    pub fn begin_key(&self) -> Vec<u8> {
-        make_internal_key(&self.begin, self.seq, ValueKind::RangeDelete)
-    }
-
-    /// The largest key of the tombstone's extent: [`range_deletion_sentinel`] of `end`.
-    pub fn end_key(&self) -> Vec<u8> {
-        range_deletion_sentinel(&self.end)
-    }
-
-    /// Internal-key order of the stored keys: begin ascending, then newest first.
-    fn cmp_stored(&self, other: &Self) -> Ordering {
-        self.begin
-            .cmp(&other.begin)
-            .then_with(|| other.seq.cmp(&self.seq))
-    }
+/// Internal-key order of the stored keys `(begin, seq, RangeDelete)`: begin ascending, then
+/// newest first.
+fn cmp_stored(a: &RangeTombstone, b: &RangeTombstone) -> Ordering {
+    a.begin.cmp(&b.begin).then_with(|| b.seq.cmp(&a.seq))
 }
 
 /// The builder's buffer of tombstones, sorted and written at the end.
 #[derive(Debug, Default)]
 pub(crate) struct RangeDelCollector {
-    items: Vec<RangeDeletion>,
+    items: Vec<RangeTombstone>,
     /// Bytes the buffered tombstones will take as entries (keys with trailers plus end keys).
     bytes: usize,
 }
@@ -119,7 +79,7 @@ impl RangeDelCollector {
         if begin == end {
             return Ok(());
         }
-        self.items.push(RangeDeletion::new(begin, end, seq));
+        self.items.push(RangeTombstone::new(begin, end, seq));
         self.bytes += len;
         Ok(())
     }
@@ -135,10 +95,10 @@ impl RangeDelCollector {
     }
 
     /// The tombstones in stored order, duplicates merged (invariant 2). Empties the buffer.
-    pub(crate) fn finish(&mut self) -> Vec<RangeDeletion> {
+    pub(crate) fn finish(&mut self) -> Vec<RangeTombstone> {
         let mut items = std::mem::take(&mut self.items);
         self.bytes = 0;
-        items.sort_by(RangeDeletion::cmp_stored);
+        items.sort_by(cmp_stored);
         // `dedup_by` passes the later element first and keeps the earlier one.
         items.dedup_by(|later, kept| {
             let same = later.begin == kept.begin && later.seq == kept.seq;
@@ -152,7 +112,7 @@ impl RangeDelCollector {
 }
 
 /// The contents of a range-deletion block holding `tombstones` (in stored order, invariant 1).
-pub(crate) fn encode(tombstones: &[RangeDeletion], restart_interval: usize) -> Vec<u8> {
+pub(crate) fn encode(tombstones: &[RangeTombstone], restart_interval: usize) -> Vec<u8> {
     let mut b = BlockBuilder::new(restart_interval);
     let mut key = Vec::new();
     for t in tombstones {
@@ -167,9 +127,9 @@ pub(crate) fn encode(tombstones: &[RangeDeletion], restart_interval: usize) -> V
 ///
 /// # Errors
 /// [`Error::Corruption`] (anonymous: file "", offset inside the block) for a malformed entry.
-pub(crate) fn decode(block: BlockRef) -> Result<Vec<RangeDeletion>> {
+pub(crate) fn decode(block: BlockRef) -> Result<Vec<RangeTombstone>> {
     let mut it = BlockIter::new(block, compare_internal)?;
-    let mut out: Vec<RangeDeletion> = Vec::new();
+    let mut out: Vec<RangeTombstone> = Vec::new();
     let mut prev: Option<Vec<u8>> = None;
     it.seek_to_first();
     while it.valid() {
@@ -192,7 +152,7 @@ pub(crate) fn decode(block: BlockRef) -> Result<Vec<RangeDeletion>> {
             return Err(bad("keys out of order"));
         }
         prev = Some(it.key().to_vec());
-        out.push(RangeDeletion::new(p.user_key, it.value(), p.seq));
+        out.push(RangeTombstone::new(p.user_key, it.value(), p.seq));
         it.next();
     }
     it.status()?;
@@ -203,8 +163,9 @@ pub(crate) fn decode(block: BlockRef) -> Result<Vec<RangeDeletion>> {
 mod tests {
     use super::*;
     use crate::sstable::block::{Block, BlockKind};
+    use crate::types::make_internal_key;
 
-    fn decode_contents(contents: Vec<u8>) -> Result<Vec<RangeDeletion>> {
+    fn decode_contents(contents: Vec<u8>) -> Result<Vec<RangeTombstone>> {
         decode(Block::parse(contents, BlockKind::RangeDeletion)?.into())
     }
 
@@ -222,9 +183,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                RangeDeletion::new(b"a", b"z", 9),
-                RangeDeletion::new(b"a", b"d", 5),
-                RangeDeletion::new(b"m", b"p", 3),
+                RangeTombstone::new(b"a", b"z", 9),
+                RangeTombstone::new(b"a", b"d", 5),
+                RangeTombstone::new(b"m", b"p", 3),
             ]
         );
         assert_eq!((c.len(), c.bytes()), (0, 0));
@@ -247,10 +208,10 @@ mod tests {
     #[test]
     fn round_trip() {
         let ts = vec![
-            RangeDeletion::new(b"", b"\x00", 1),
-            RangeDeletion::new(b"abc", b"abd", 99),
-            RangeDeletion::new(b"abc", b"b", 42),
-            RangeDeletion::new(b"abcd", b"zzzz", MAX_SEQUENCE),
+            RangeTombstone::new(b"", b"\x00", 1),
+            RangeTombstone::new(b"abc", b"abd", 99),
+            RangeTombstone::new(b"abc", b"b", 42),
+            RangeTombstone::new(b"abcd", b"zzzz", MAX_SEQUENCE),
         ];
         for interval in [1, 2, 16] {
             assert_eq!(decode_contents(encode(&ts, interval)).expect("decode"), ts);
@@ -284,7 +245,7 @@ mod tests {
 
     #[test]
     fn extent_keys() {
-        let t = RangeDeletion::new(b"b", b"d", 7);
+        let t = RangeTombstone::new(b"b", b"d", 7);
         assert_eq!(
             t.begin_key(),
             make_internal_key(b"b", 7, ValueKind::RangeDelete)

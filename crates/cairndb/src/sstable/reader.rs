@@ -34,7 +34,7 @@ use std::sync::Arc;
 use super::block::{bytewise, Block, BlockCache, BlockIter, BlockKind, BlockRef};
 use super::format::{block_checksum, locate, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use super::properties::TableProperties;
-use super::range_del::{self, RangeDeletion};
+use super::range_del;
 use super::table_iter::TableIterator;
 use super::writer::{FILTER_META_KEY, PROPERTIES_META_KEY, RANGE_DEL_META_KEY};
 use super::{decompress, PrefixExtractor, TableOptions};
@@ -42,7 +42,7 @@ use crate::cache::CacheKey;
 use crate::error::{Error, Result};
 use crate::fs::RandomAccessFile;
 use crate::iter::InternalIterator;
-use crate::types::{compare_internal, CompressionType, ParsedKey, ValueKind};
+use crate::types::{compare_internal, CompressionType, ParsedKey, RangeTombstone, ValueKind};
 use crate::util::coding::decode_fixed32;
 
 /// How one read uses the block cache and checks the blocks it reads from the file: RocksDB's
@@ -114,7 +114,7 @@ pub struct Table {
     /// The reader's extractor, when it matches the one that built the filter.
     prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
     /// The range tombstones, in stored order, decoded at open.
-    range_deletions: Arc<[RangeDeletion]>,
+    range_deletions: Arc<[RangeTombstone]>,
 }
 
 impl Table {
@@ -233,7 +233,7 @@ impl Table {
     /// Point lookups ([`Table::get_pinned`], [`Table::multi_get`]) and iterators do not apply
     /// them: the caller checks whether a tombstone of this or any newer table covers what they
     /// return.
-    pub fn range_deletions(&self) -> &Arc<[RangeDeletion]> {
+    pub fn range_deletions(&self) -> &Arc<[RangeTombstone]> {
         &self.range_deletions
     }
 
@@ -558,7 +558,7 @@ impl BlockSource {
         &self,
         handle: Option<BlockHandle>,
         props: &TableProperties,
-    ) -> Result<Vec<RangeDeletion>> {
+    ) -> Result<Vec<RangeTombstone>> {
         let Some(h) = handle else {
             if props.num_range_deletions > 0 {
                 let msg = format!(

@@ -15,7 +15,7 @@ use crate::fs::{AccessPattern, FileSystem, MemFs, RandomAccessFile};
 use crate::iter::InternalIterator;
 use crate::types::{
     compare_internal, make_internal_key, range_deletion_sentinel, seek_key, user_key,
-    SequenceNumber, ValueKind, MAX_SEQUENCE,
+    RangeTombstone, SequenceNumber, ValueKind, MAX_SEQUENCE,
 };
 
 /// A range tombstone as the tests generate it: `(begin, end, seq)`.
@@ -163,14 +163,14 @@ fn build_table_with(
 
 /// What `Table::range_deletions` must return for `tombs`: sorted by `(begin, seq descending)`,
 /// empty ranges dropped, equal `(begin, seq)` merged to the larger end.
-fn expected_range_deletions(tombs: &[Tomb]) -> Vec<RangeDeletion> {
+fn expected_range_deletions(tombs: &[Tomb]) -> Vec<RangeTombstone> {
     let mut m: BTreeMap<(Vec<u8>, Reverse<SequenceNumber>), Vec<u8>> = BTreeMap::new();
     for (begin, end, seq) in tombs.iter().filter(|(b, e, _)| b < e) {
         let slot = m.entry((begin.clone(), Reverse(*seq))).or_default();
         *slot = slot.clone().max(end.clone());
     }
     m.into_iter()
-        .map(|((begin, Reverse(seq)), end)| RangeDeletion { begin, end, seq })
+        .map(|((begin, Reverse(seq)), end)| RangeTombstone { begin, end, seq })
         .collect()
 }
 
@@ -298,7 +298,7 @@ fn model_get<'a>(model: &'a [(Vec<u8>, Vec<u8>)], ikey: &[u8]) -> Option<&'a (Ve
 /// tombstone end sentinel.
 fn expected_extent(
     model: &[(Vec<u8>, Vec<u8>)],
-    ts: &[RangeDeletion],
+    ts: &[RangeTombstone],
 ) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
     let mut all: Vec<Vec<u8>> = model.iter().map(|(k, _)| k.clone()).collect();
     for t in ts {
@@ -845,9 +845,9 @@ fn range_deletion_only_table() {
     assert_eq!(
         &t.range_deletions()[..],
         &[
-            RangeDeletion::new(b"c", b"z", 9),
-            RangeDeletion::new(b"c", b"f", 3),
-            RangeDeletion::new(b"m", b"q", 8),
+            RangeTombstone::new(b"c", b"z", 9),
+            RangeTombstone::new(b"c", b"f", 3),
+            RangeTombstone::new(b"m", b"q", 8),
         ]
     );
     let mut it = t.iter();

@@ -33,13 +33,14 @@ use super::format::{
     block_checksum, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN, FORMAT_VERSION,
 };
 use super::properties::TableProperties;
-use super::range_del::{self, RangeDelCollector, RangeDeletion};
+use super::range_del::{self, RangeDelCollector};
 use super::separator::{is_valid_separator, short_successor, shortest_separator};
 use super::TableOptions;
 use crate::error::{Error, Result};
 use crate::fs::WritableFile;
 use crate::types::{
-    compare_internal, CompressionType, ParsedKey, SequenceNumber, ValueKind, TRAILER_LEN,
+    compare_internal, CompressionType, ParsedKey, RangeTombstone, SequenceNumber, ValueKind,
+    TRAILER_LEN,
 };
 use crate::util::checksum::ChecksumType;
 use crate::util::coding::put_fixed32;
@@ -453,7 +454,7 @@ impl TableBuilder {
 
     /// Counts the (sorted, merged) tombstones as RocksDB does: entries, deletions and range
     /// deletions, raw key and value sizes, sequence numbers.
-    fn count_range_deletions(&mut self, tombstones: &[RangeDeletion]) {
+    fn count_range_deletions(&mut self, tombstones: &[RangeTombstone]) {
         for t in tombstones {
             let k = ParsedKey {
                 user_key: &t.begin,
@@ -520,7 +521,7 @@ impl TableBuilder {
 
 /// The extent of `tombstones` (in stored order): the first stored key and the sentinel of the
 /// largest end key.
-fn extent(tombstones: &[RangeDeletion]) -> Option<KeyRange> {
+fn extent(tombstones: &[RangeTombstone]) -> Option<KeyRange> {
     let first = tombstones.first()?;
     let end = tombstones.iter().map(|t| &t.end).max()?;
     Some(KeyRange {

@@ -1,17 +1,17 @@
 //! Recovery of the version set: reading CURRENT and replaying the MANIFEST it names into the
-//! state a [`VersionSet`] starts from, and [`Replay`], the applier of version edits that recovery
+//! state a [`VersionSet`] starts from, and `Replay`, the applier of version edits that recovery
 //! shares with every later change. The steps and their reasons: `docs/design/version_set.md`
 //! (section "Recovery"); byte format: `docs/format/manifest.md`.
 //!
 //! # Who calls it
-//! [`VersionSet::recover`] calls [`recover_state`] once, at open, before any set exists, so no
-//! lock is involved. [`VersionSet::create`] starts from [`Replay::empty`], and
+//! [`VersionSet::recover`] calls `recover_state` once, at open, before any set exists, so no
+//! lock is involved. [`VersionSet::create`] starts from `Replay::empty`, and
 //! [`VersionSet::begin_apply`] (under the database lock) checks each change with
-//! [`Replay::from_state`] before anything is written. Nothing here is shared between threads.
+//! `Replay::from_state` before anything is written. Nothing here is shared between threads.
 //!
 //! # Ownership
-//! A [`Replay`] owns the counters and one [`VersionBuilder`] per column family while edits are
-//! applied; it shares the base versions (`Arc`) and changes none of them. [`Replay::finish`] turns
+//! A `Replay` owns the counters and one [`VersionBuilder`] per column family while edits are
+//! applied; it shares the base versions (`Arc`) and changes none of them. `Replay::finish` turns
 //! it into the set's `State`. Recovery only reads files: it never writes to the MANIFEST it
 //! replayed (set invariant 4: the first change after recovery starts a new MANIFEST).
 //!
@@ -19,8 +19,8 @@
 //! 1. Entries apply in MANIFEST order, an atomic group all or nothing (the reader yields only
 //!    complete groups); a torn tail ends the replay, is never applied, and is reported in
 //!    [`RecoveryReport::torn_tail`].
-//! 2. [`Replay`]'s errors are corruption naming no file; recovery names the MANIFEST and the
-//!    entry's offset ([`relocate`]), and `log_and_apply` turns them into `InvalidArgument` (set
+//! 2. `Replay`'s errors are corruption naming no file; recovery names the MANIFEST and the
+//!    entry's offset (`relocate`), and `log_and_apply` turns them into `InvalidArgument` (set
 //!    invariant 8).
 //! 3. A recovered state's `next_file_number` exceeds every file and log number the MANIFEST
 //!    mentions and the MANIFEST's own number (set invariant 5).
