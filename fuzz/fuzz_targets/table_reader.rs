@@ -67,7 +67,13 @@ fuzz_target!(|data: &[u8]| {
     // Lookups by user key: scanned keys (possibly unsorted in a crafted file) and tombstone
     // bounds, batched and one by one; only the error kinds are checked.
     let mut lookups: Vec<&[u8]> = keys.iter().take(64).map(|k| user_key(k)).collect();
-    lookups.extend(table.range_deletions().iter().take(16).map(|t| t.begin.as_slice()));
+    lookups.extend(
+        table
+            .range_deletions()
+            .iter()
+            .take(16)
+            .map(|t| t.begin.as_slice()),
+    );
     lookups.push(b"absent");
     for snapshot in [MAX_SEQUENCE, 1] {
         for r in table.multi_get(&lookups, snapshot) {

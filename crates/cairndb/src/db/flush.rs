@@ -410,12 +410,7 @@ fn other_quiet_families(st: &DbState, id: u32, published: SequenceNumber) -> Vec
 /// Whether a family other than `id` may still need WALs numbered below `next_log`: it has data
 /// in memory and its log number is below `next_log`. A family that holds nothing in memory has
 /// its log number raised in the flush's own edit (`install_flush`).
-fn others_need_wals_below(
-    st: &DbState,
-    id: u32,
-    next_log: u64,
-    published: SequenceNumber,
-) -> bool {
+fn others_need_wals_below(st: &DbState, id: u32, next_log: u64, published: SequenceNumber) -> bool {
     let logs = st.versions.column_families();
     st.cfs.iter().any(|(&other, cf)| {
         other != id

@@ -63,8 +63,8 @@ mod publish_queue;
 mod read;
 pub(crate) mod sequence;
 mod write;
-mod writer;
 pub mod write_control;
+mod writer;
 
 #[cfg(test)]
 mod tests;

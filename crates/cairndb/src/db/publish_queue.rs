@@ -196,13 +196,25 @@ mod tests {
         q.register(12, Arc::clone(&a));
         q.register(13, Arc::clone(&b));
         q.register(20, Arc::clone(&c));
-        assert!(matches!(q.complete(20, Ok(()), &published), Completion::Queued));
-        assert!(matches!(q.complete(13, Ok(()), &published), Completion::Queued));
+        assert!(matches!(
+            q.complete(20, Ok(()), &published),
+            Completion::Queued
+        ));
+        assert!(matches!(
+            q.complete(13, Ok(()), &published),
+            Completion::Queued
+        ));
         assert_eq!(published.load(), 10, "nothing before group 12 is done");
-        assert!(matches!(q.complete(12, Ok(()), &published), Completion::Published));
+        assert!(matches!(
+            q.complete(12, Ok(()), &published),
+            Completion::Published
+        ));
         assert_eq!(published.load(), 20);
         for w in [&b, &c] {
-            assert_eq!(w.await_state(PUBLISHED, &policy(), &Default::default()), PUBLISHED);
+            assert_eq!(
+                w.await_state(PUBLISHED, &policy(), &Default::default()),
+                PUBLISHED
+            );
             w.take_result().expect("published");
         }
         q.wait_through(20);
@@ -218,15 +230,24 @@ mod tests {
         q.register(1, Arc::clone(&a));
         q.register(2, Arc::clone(&b));
         q.register(3, Arc::clone(&c));
-        assert!(matches!(q.complete(3, Ok(()), &published), Completion::Queued));
+        assert!(matches!(
+            q.complete(3, Ok(()), &published),
+            Completion::Queued
+        ));
         assert!(matches!(
             q.complete(1, Err("insert failed".into()), &published),
             Completion::Stopped(_)
         ));
-        assert_eq!(c.await_state(PUBLISHED, &policy(), &Default::default()), PUBLISHED);
+        assert_eq!(
+            c.await_state(PUBLISHED, &policy(), &Default::default()),
+            PUBLISHED
+        );
         let e = c.take_result().expect_err("poisoned");
         assert!(format!("{e}").contains("insert failed"), "{e}");
-        assert!(matches!(q.complete(2, Ok(()), &published), Completion::Stopped(_)));
+        assert!(matches!(
+            q.complete(2, Ok(()), &published),
+            Completion::Stopped(_)
+        ));
         assert_eq!(published.load(), 0);
         // Waiters are released rather than left waiting for a publication that never comes.
         q.wait_through(3);
@@ -242,10 +263,17 @@ mod tests {
         q.register(4, Arc::clone(&a));
         q.register(9, Arc::clone(&b));
         q.abandon(9);
-        assert!(matches!(q.complete(4, Ok(()), &published), Completion::Published));
+        assert!(matches!(
+            q.complete(4, Ok(()), &published),
+            Completion::Published
+        ));
         assert_eq!(published.load(), 4);
         q.wait_through(9);
-        assert_eq!(b.state_for_tests(), WAITING, "the abandoned leader is not woken");
+        assert_eq!(
+            b.state_for_tests(),
+            WAITING,
+            "the abandoned leader is not woken"
+        );
     }
 
     fn policy() -> crate::db::writer::WaitPolicy {

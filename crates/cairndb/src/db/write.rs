@@ -58,15 +58,15 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, MutexGuard};
 
 use super::open::{create_wal, new_memtable};
-use crate::statistics::{micros_since, HistogramType, Statistics};
-use super::write_control::{memtable_stall_log_line, Admission};
 use super::publish_queue::Completion;
+use super::write_control::{memtable_stall_log_line, Admission};
 use super::writer::{MemberInsert, Writer, DONE, GROUP_INSERTED, INSERT, LEADER, PUBLISHED};
 use super::{ColumnFamily, Db, DbInner, DbState, Imm, Queued};
 use crate::batch::{WriteBatch, DEFAULT_CF};
 use crate::error::{Error, Result};
 use crate::memtable::{insert_batch, MemTable};
 use crate::options::WriteOptions;
+use crate::statistics::{micros_since, HistogramType, Statistics};
 use crate::types::ValueKind;
 use crate::wal::LogWriter;
 
@@ -777,7 +777,11 @@ fn check_families(st: &DbState, batch: &WriteBatch) -> Result<()> {
 
 /// Whether `me` may lead now: it heads the queue and no leader is active (invariant 4).
 fn may_lead(st: &DbState, me: &Writer) -> bool {
-    !st.leader_active && st.writers.front().is_some_and(|q| std::ptr::eq(&*q.writer, me))
+    !st.leader_active
+        && st
+            .writers
+            .front()
+            .is_some_and(|q| std::ptr::eq(&*q.writer, me))
 }
 
 /// How a queued writer's wait ended.

@@ -167,10 +167,13 @@ impl Writer {
     /// Moves the state from `from` back to [`WAITING`] (invariant 3). Called by the writer's
     /// thread only.
     pub(super) fn reset(&self, from: u8) {
-        let moved =
-            self.state
-                .compare_exchange(from, WAITING, Ordering::AcqRel, Ordering::Acquire);
-        debug_assert!(moved.is_ok(), "writer state moved on from {from}: {moved:?}");
+        let moved = self
+            .state
+            .compare_exchange(from, WAITING, Ordering::AcqRel, Ordering::Acquire);
+        debug_assert!(
+            moved.is_ok(),
+            "writer state moved on from {from}: {moved:?}"
+        );
     }
 
     /// Waits until the state is one of `goal` (a mask) and returns it: spins, then yields while
@@ -300,7 +303,11 @@ mod tests {
                 w.reset(LEADER);
                 let mut batch = WriteBatch::new();
                 batch.put(b"k", b"v").unwrap();
-                let group = Arc::new(super::super::write::GroupInsert::new(Arc::clone(&w), 1, Vec::new()));
+                let group = Arc::new(super::super::write::GroupInsert::new(
+                    Arc::clone(&w),
+                    1,
+                    Vec::new(),
+                ));
                 w.hand_insert(MemberInsert {
                     batch,
                     index: 1,
@@ -311,7 +318,10 @@ mod tests {
                     std::thread::yield_now();
                 }
                 w.finish(Ok(()));
-                waiter.join().unwrap().unwrap_or_else(|e| panic!("round {round}: {e}"));
+                waiter
+                    .join()
+                    .unwrap()
+                    .unwrap_or_else(|e| panic!("round {round}: {e}"));
             }
         }
     }
