@@ -116,20 +116,26 @@ impl PublishQueue {
         own.inserted = true;
         let mut completion = Completion::Queued;
         let mut newest = None;
+        let mut woken = Vec::new();
         while q.groups.front().is_some_and(|g| g.inserted) {
             let g = q.groups.pop_front().expect("front exists");
             newest = Some(g.last);
             if g.last == last {
                 completion = Completion::Published;
             } else {
-                g.leader.publish_outcome(Ok(()));
+                woken.push(g.leader);
             }
         }
         if let Some(newest) = newest {
+            // Stored before any leader it covers is woken: a leader returns Ok to its callers,
+            // who must then read their own writes.
             published.publish(newest);
             if q.waiters > 0 {
                 self.published.notify_all();
             }
+        }
+        for leader in woken {
+            leader.publish_outcome(Ok(()));
         }
         completion
     }
@@ -218,6 +224,44 @@ mod tests {
             w.take_result().expect("published");
         }
         q.wait_through(20);
+    }
+
+    /// Regression (found by the kill9 suite as a stale read of a thread's own write): a leader
+    /// woken because another group published its group must find the published sequence
+    /// already covering its group, since it returns Ok to callers who then read their writes.
+    #[test]
+    fn a_leader_woken_by_another_groups_publication_finds_its_group_published() {
+        for _ in 0..300 {
+            let q = Arc::new(PublishQueue::default());
+            let published = Arc::new(PublishedSequence::new(0));
+            let a = leader();
+            q.register(1, Arc::clone(&a));
+            let (tx, rx) = std::sync::mpsc::channel();
+            let waiter = {
+                let (q, published) = (Arc::clone(&q), Arc::clone(&published));
+                std::thread::spawn(move || {
+                    let b = leader();
+                    q.register(2, Arc::clone(&b));
+                    assert!(matches!(
+                        q.complete(2, Ok(()), &published),
+                        Completion::Queued
+                    ));
+                    tx.send(()).unwrap();
+                    b.await_state(PUBLISHED, &policy(), &Default::default());
+                    b.take_result().expect("published");
+                    published.load()
+                })
+            };
+            rx.recv().unwrap();
+            assert!(matches!(
+                q.complete(1, Ok(()), &published),
+                Completion::Published
+            ));
+            assert!(
+                waiter.join().unwrap() >= 2,
+                "woken before its group was published"
+            );
+        }
     }
 
     /// A failed insert stops publication: the queued leaders get `Poisoned`, groups still
