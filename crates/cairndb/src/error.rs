@@ -77,6 +77,18 @@ pub enum Error {
     /// The handle was used after it was closed.
     #[error("the database is closed")]
     Closed,
+    /// A lock wait ran past its timeout (RocksDB's `TimedOut` with sub-code `LockTimeout`): a
+    /// transaction's `lock_timeout`, or a non-transactional write's `default_lock_timeout`.
+    #[error("timed out: {0}")]
+    TimedOut(String),
+    /// Waiting for a lock would close a cycle of transactions waiting on each other (RocksDB's
+    /// `Busy` with sub-code `Deadlock`); the waiter is refused and keeps its other locks. The
+    /// cycle is recorded in the transaction database's deadlock buffer.
+    #[error("deadlock: {0}")]
+    Deadlock(String),
+    /// The transaction ran past its `expiration` and its locks may have been taken by others.
+    #[error("expired: {0}")]
+    Expired(String),
     /// Another error with a description of what was being done.
     #[error("{context}: {source}")]
     Context {
@@ -113,6 +125,9 @@ impl Clone for Error {
             Error::Busy(s) => Error::Busy(s.clone()),
             Error::Poisoned(s) => Error::Poisoned(s.clone()),
             Error::Closed => Error::Closed,
+            Error::TimedOut(s) => Error::TimedOut(s.clone()),
+            Error::Deadlock(s) => Error::Deadlock(s.clone()),
+            Error::Expired(s) => Error::Expired(s.clone()),
             Error::Context { context, source } => Error::Context {
                 context: context.clone(),
                 source: source.clone(),
@@ -188,6 +203,22 @@ impl Error {
             Error::Corruption(c) => Some(c),
             _ => None,
         }
+    }
+
+    /// True for [`Error::Busy`]: a write conflict in a transaction (another writer changed the
+    /// key after the transaction's snapshot), a lock refused at its limit, a locked directory.
+    pub fn is_busy(&self) -> bool {
+        matches!(self.root(), Error::Busy(_))
+    }
+
+    /// True for [`Error::TimedOut`]: a lock wait ran past its timeout.
+    pub fn is_timed_out(&self) -> bool {
+        matches!(self.root(), Error::TimedOut(_))
+    }
+
+    /// True for [`Error::Deadlock`].
+    pub fn is_deadlock(&self) -> bool {
+        matches!(self.root(), Error::Deadlock(_))
     }
 
     /// True when this error, or the error it wraps, is an I/O error.

@@ -40,6 +40,9 @@
 //! - [`fs`]: the file-system interface every file operation goes through (RocksDB's `Env`), with
 //!   the real file system, an in-memory one, and error-injecting and power-cut-simulating ones
 //!   for testing programs built on CairnDB.
+//! - Transactions: [`TransactionDb`] (pessimistic: locks, `get_for_update`, deadlock detection,
+//!   savepoints) and [`OptimisticTransactionDb`] (conflicts checked at commit), both reading
+//!   their own writes through a [`WriteBatchWithIndex`].
 //! - [`MergeOperator`]s and [`CompactionFilter`]s, the user hooks of reads and compactions.
 //! - [`Error`]: one error type; damaged persisted bytes are reported as [`Error::Corruption`]
 //!   naming the file and offset, never as wrong data or a panic.
@@ -93,10 +96,11 @@ internal_modules!(
 
 pub mod fs;
 pub mod options;
+mod txn;
 #[cfg(test)]
 pub(crate) mod test_util;
 
-pub use batch::WriteBatch;
+pub use batch::{BaseDeltaIter, BatchLookup, WriteBatch, WriteBatchWithIndex};
 pub use compaction::{
     CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
 };
@@ -107,4 +111,9 @@ pub use db::{
 };
 pub use error::{Corruption, Error, Result};
 pub use merge::{MergeOperator, StringAppendOperator, UInt64AddOperator};
+pub use txn::{
+    DeadlockInfo, DeadlockPath, KeyLockInfo, OptimisticTransaction, OptimisticTransactionDb,
+    OptimisticTransactionDbOptions, OptimisticTransactionOptions, Transaction, TransactionDb,
+    TransactionDbOptions, TransactionId, TransactionOptions, TransactionState,
+};
 pub use types::{CompressionType, SequenceNumber, ValueKind};

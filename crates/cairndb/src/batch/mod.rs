@@ -25,6 +25,8 @@
 mod format;
 #[cfg(test)]
 mod tests;
+mod with_index;
+mod with_index_iter;
 
 use std::fmt;
 
@@ -32,6 +34,8 @@ pub use format::{
     has_value, tag_for, BatchEntry, HEADER_LEN, MAX_KEY_LEN, MAX_VALUE_LEN, TAG_CF_FLAG,
 };
 use format::{value_limit, RecordDecoder};
+pub use with_index::{BatchLookup, WriteBatchWithIndex};
+pub use with_index_iter::BaseDeltaIter;
 
 use crate::error::{Error, Result};
 use crate::types::{SequenceNumber, ValueKind, MAX_SEQUENCE};
@@ -346,6 +350,22 @@ impl WriteBatch {
         }
         self.set_count(count);
         Ok(())
+    }
+
+    /// Cuts the batch back to its first `count` records, which end at byte `data_size` (a
+    /// savepoint taken as `(data_size(), count())`). Used to roll a transaction back to a
+    /// savepoint.
+    ///
+    /// # Panics
+    /// If `(data_size, count)` is not a point this batch passed through (a bug in the caller).
+    pub(crate) fn truncate(&mut self, data_size: usize, count: u32) {
+        assert!(data_size >= HEADER_LEN && data_size <= self.rep.len() && count <= self.count);
+        self.rep.truncate(data_size);
+        self.set_count(count);
+        let (max_cf, has_merge) =
+            check_records(&self.rep, count).expect("a savepoint is a record boundary");
+        self.max_cf = max_cf;
+        self.has_merge = has_merge;
     }
 
     fn set_count(&mut self, count: u32) {

@@ -50,6 +50,7 @@
 mod checkpoint;
 mod column_family;
 mod compact;
+mod conflict;
 mod dynamic_options;
 mod flush;
 mod info_log;
