@@ -23,8 +23,12 @@
 //!    history (no value). The result is a `Put` at the newest operand's sequence number. When
 //!    the stripe ends first, the operands are combined with `partial_merge` if the operator can,
 //!    else kept as they are. A failed `full_merge` is [`Error::Corruption`]; nothing is written.
-//! 3. At the bottommost level a `Delete` hides nothing older than itself outside its stripe when
-//!    the key has no entry in an older stripe: it is dropped (with its stripe), else kept.
+//! 3. At the bottommost level a `Delete` of stripe 0 (no snapshot is older) hides nothing when
+//!    the key has no older entry: it is dropped (with its stripe), else kept. A `Delete` newer
+//!    than a snapshot is kept even then, although no read at any snapshot would miss it: a
+//!    transaction holding that snapshot checks the key's newest sequence number for a write
+//!    conflict (`db/conflict.rs`), and the deletion is such a write. (RocksDB drops it whatever
+//!    its stripe, and its transactions then miss that conflict.)
 //! 4. A `SingleDelete` looks at the next entry of its key. In the same stripe: a `Put` (or, a
 //!    contract violation, a `Merge`) is dropped together with it; another `SingleDelete` or a
 //!    `Delete` makes the first `SingleDelete` redundant, and it is dropped while the next entry
@@ -529,7 +533,7 @@ impl<I: InternalIterator> CompactionIterator<I> {
         stripe: usize,
         kind: ValueKind,
     ) -> Result<bool> {
-        if self.options.bottommost {
+        if self.options.bottommost && stripe == 0 {
             while let Some(p) = self.peek()? {
                 if !p.same_key || self.stripes.of(p.seq) != stripe {
                     break;
