@@ -26,10 +26,11 @@ declare -A SUITES=(
   [faults]="-p cairndb --test reliability_faults"
   [crash_points]="-p cairndb --test reliability_crash_points"
   [concurrency]="-p cairndb --test reliability_concurrency"
+  [transactions]="-p cairndb --test reliability_transactions"
   [kill9]="-p cairn-cli --test reliability_kill9"
   [concurrency_models]="-p cairndb --lib memtable::loom_models::"
 )
-ORDER=(model power_cut bit_flips faults crash_points concurrency kill9 concurrency_models)
+ORDER=(model power_cut bit_flips faults crash_points concurrency transactions kill9 concurrency_models)
 
 selected=("$@")
 if [ ${#selected[@]} -eq 0 ]; then
