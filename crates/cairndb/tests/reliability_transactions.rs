@@ -105,7 +105,7 @@ enum Mode {
 }
 
 enum Engine {
-    P(TransactionDb),
+    P(Box<TransactionDb>),
     O(OptimisticTransactionDb),
 }
 
@@ -129,7 +129,7 @@ fn options(rng: &mut SmallRng) -> Options {
 
 fn open(fs: Arc<dyn FileSystem>, opts: &Options, mode: Mode) -> Engine {
     match mode {
-        Mode::Pessimistic { .. } => Engine::P(
+        Mode::Pessimistic { .. } => Engine::P(Box::new(
             TransactionDb::open_cf_with_fs(
                 fs,
                 DIR,
@@ -138,7 +138,7 @@ fn open(fs: Arc<dyn FileSystem>, opts: &Options, mode: Mode) -> Engine {
                 Vec::new(),
             )
             .expect("open"),
-        ),
+        )),
         Mode::Optimistic => Engine::O(
             OptimisticTransactionDb::open_cf_with_fs(
                 fs,
@@ -232,8 +232,7 @@ fn check(
     opts: &Options,
     accounts: usize,
     done: &[Done],
-    cut_ticket: u64,
-    process_crash: bool,
+    (cut_ticket, process_crash): (u64, bool),
     c: &mut Counts,
     what: &str,
 ) {
@@ -457,8 +456,7 @@ fn cycle(seed: u64, c: &mut Counts) {
         &opts,
         accounts,
         &done,
-        cut_ticket,
-        crash.is_none(),
+        (cut_ticket, crash.is_none()),
         c,
         &what,
     );

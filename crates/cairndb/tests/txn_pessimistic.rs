@@ -529,7 +529,7 @@ fn without_deadlock_detection_lock_timeouts_end_the_cycle() {
     );
     assert!(outcomes
         .iter()
-        .all(|o| o.as_ref().err().map_or(true, Error::is_timed_out)));
+        .all(|o| o.as_ref().err().is_none_or(Error::is_timed_out)));
     assert!(db.deadlock_info_buffer().is_empty());
 }
 
@@ -699,8 +699,10 @@ fn max_write_batch_size_refuses_the_write_that_crosses_it() {
 #[test]
 fn column_families_iterators_and_merges_work_inside_transactions() {
     let db = open();
-    let mut o = cairndb::options::CfOptions::default();
-    o.merge_operator = Some(Arc::new(StringAppendOperator::new(b"+")));
+    let o = cairndb::options::CfOptions {
+        merge_operator: Some(Arc::new(StringAppendOperator::new(b"+"))),
+        ..Default::default()
+    };
     let other = db.db().create_column_family("other", o).expect("cf");
     db.put_cf(&w(), &other, b"m", b"base").expect("put");
     db.put(&w(), b"a", b"db").expect("put");

@@ -129,7 +129,7 @@ impl OptimisticTransactionDb {
         };
         OptimisticTransaction {
             otdb: self,
-            write_options: write_options.clone(),
+            write_options: *write_options,
             batch: WriteBatchWithIndex::new(),
             snapshot,
             tracked: Vec::new(),

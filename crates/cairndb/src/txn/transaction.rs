@@ -82,7 +82,7 @@ impl<'db> Transaction<'db> {
         let mut txn = Transaction {
             txn_db,
             shared,
-            write_options: write_options.clone(),
+            write_options: *write_options,
             lock_timeout: millis(timeout_ms),
             deadlock_detect_depth: options
                 .deadlock_detect
