@@ -21,6 +21,50 @@ pub const MAX_KEY_LEN: usize = 8 << 20;
 /// bounds what a damaged length field can make a reader believe.
 pub const MAX_VALUE_LEN: usize = 1 << 30;
 
+/// The largest name (XID) of a two-phase-commit transaction a marker accepts, in bytes.
+pub const MAX_XID_LEN: usize = 512;
+
+/// The tags of the two-phase-commit markers (`docs/format/write_batch.md`, "Markers"). A marker
+/// is at most one, right after the header, and is not a record: it is not counted and consumes
+/// no sequence number.
+pub const TAG_PREPARE: u8 = 0x30;
+/// See [`TAG_PREPARE`].
+pub const TAG_COMMIT: u8 = 0x31;
+/// See [`TAG_PREPARE`].
+pub const TAG_ROLLBACK: u8 = 0x32;
+
+/// What a two-phase-commit marker says of the records after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// The records are a prepared transaction's writes: logged, not applied.
+    Prepare,
+    /// The records are a prepared transaction's writes, committed: applied as any batch's.
+    Commit,
+    /// The prepared transaction is rolled back; no records follow.
+    Rollback,
+}
+
+impl MarkerKind {
+    /// The marker's tag.
+    pub fn tag(self) -> u8 {
+        match self {
+            MarkerKind::Prepare => TAG_PREPARE,
+            MarkerKind::Commit => TAG_COMMIT,
+            MarkerKind::Rollback => TAG_ROLLBACK,
+        }
+    }
+
+    /// The marker a tag stands for, if it is one.
+    pub fn from_tag(tag: u8) -> Option<Self> {
+        match tag {
+            TAG_PREPARE => Some(MarkerKind::Prepare),
+            TAG_COMMIT => Some(MarkerKind::Commit),
+            TAG_ROLLBACK => Some(MarkerKind::Rollback),
+            _ => None,
+        }
+    }
+}
+
 /// Set in a tag when a column-family id (varint32) follows the tag.
 pub const TAG_CF_FLAG: u8 = 0x10;
 
@@ -82,6 +126,30 @@ impl<'a> RecordDecoder<'a> {
     /// Starts at byte `pos` of `buf` (normally [`HEADER_LEN`]).
     pub fn new(buf: &'a [u8], pos: usize) -> Self {
         RecordDecoder { buf, pos }
+    }
+
+    /// Where the decoder is (bytes from the start of the batch).
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Decodes a two-phase-commit marker (tag and XID) at the decoder's position, if the byte
+    /// there is a marker tag; leaves the position unchanged otherwise.
+    ///
+    /// # Errors
+    /// Corruption when the XID is cut short, empty, or longer than [`MAX_XID_LEN`].
+    pub fn marker(&mut self) -> Result<Option<(MarkerKind, &'a [u8])>> {
+        let start = self.pos;
+        let Some(kind) = self.buf.get(start).copied().and_then(MarkerKind::from_tag) else {
+            return Ok(None);
+        };
+        let bad = |msg: &str| Error::corruption("", start as u64, format!("write batch: {msg}"));
+        self.pos += 1;
+        let xid = self.field(MAX_XID_LEN).map_err(&bad)?;
+        if xid.is_empty() {
+            return Err(bad("empty transaction name in a two-phase-commit marker"));
+        }
+        Ok(Some((kind, xid)))
     }
 
     /// True when every byte was consumed.

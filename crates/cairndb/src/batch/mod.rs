@@ -31,7 +31,8 @@ mod with_index_iter;
 use std::fmt;
 
 pub use format::{
-    has_value, tag_for, BatchEntry, HEADER_LEN, MAX_KEY_LEN, MAX_VALUE_LEN, TAG_CF_FLAG,
+    has_value, tag_for, BatchEntry, MarkerKind, HEADER_LEN, MAX_KEY_LEN, MAX_VALUE_LEN,
+    MAX_XID_LEN, TAG_CF_FLAG,
 };
 use format::{value_limit, RecordDecoder};
 pub use with_index::{BatchLookup, WriteBatchWithIndex};
@@ -72,6 +73,8 @@ pub struct WriteBatch {
     /// Some record is a `Merge`, so the commit path checks merge operators only for batches
     /// that hold merges.
     has_merge: bool,
+    /// Where the records start: right after the header, or after a two-phase-commit marker.
+    records_start: usize,
 }
 
 impl Default for WriteBatch {
@@ -98,6 +101,7 @@ impl WriteBatch {
             count: 0,
             max_cf: DEFAULT_CF,
             has_merge: false,
+            records_start: HEADER_LEN,
         }
     }
 
@@ -110,6 +114,7 @@ impl WriteBatch {
             count: 0,
             max_cf: DEFAULT_CF,
             has_merge: false,
+            records_start: HEADER_LEN,
         }
     }
 
@@ -140,13 +145,91 @@ impl WriteBatch {
                 format!("write batch: sequence {seq} + count {count} exceeds 56 bits"),
             ));
         }
-        let (max_cf, has_merge) = check_records(&bytes, count)?;
+        let mut decoder = RecordDecoder::new(&bytes, HEADER_LEN);
+        let marker = decoder.marker()?;
+        if marker.is_some_and(|(k, _)| k == MarkerKind::Rollback) && count != 0 {
+            return Err(Error::corruption(
+                "",
+                HEADER_LEN as u64,
+                "write batch: a rollback marker with records after it",
+            ));
+        }
+        let records_start = decoder.position();
+        let (max_cf, has_merge) = check_records(&bytes, records_start, count)?;
         Ok(WriteBatch {
             rep: bytes,
             count,
             max_cf,
             has_merge,
+            records_start,
         })
+    }
+
+    /// A batch of `records`' records behind a two-phase-commit marker of `kind` naming
+    /// transaction `xid` (`docs/format/write_batch.md`, "Markers"). The marker consumes no
+    /// sequence number and is not counted.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when `xid` is empty or longer than [`MAX_XID_LEN`], when
+    /// `records` already has a marker, or when a rollback marker is given records.
+    pub fn with_marker(kind: MarkerKind, xid: &[u8], records: &WriteBatch) -> Result<Self> {
+        if xid.is_empty() || xid.len() > MAX_XID_LEN {
+            return Err(Error::InvalidArgument(format!(
+                "a transaction name must be 1 to {MAX_XID_LEN} bytes, not {}",
+                xid.len()
+            )));
+        }
+        if records.marker().is_some() {
+            return Err(Error::InvalidArgument(
+                "the batch already has a two-phase-commit marker".into(),
+            ));
+        }
+        if kind == MarkerKind::Rollback && !records.is_empty() {
+            return Err(Error::InvalidArgument(
+                "a rollback marker carries no records".into(),
+            ));
+        }
+        let mut rep = Vec::with_capacity(records.rep.len() + xid.len() + 6);
+        rep.extend_from_slice(&records.rep[..HEADER_LEN]);
+        rep.push(kind.tag());
+        put_length_prefixed(&mut rep, xid);
+        let records_start = rep.len();
+        rep.extend_from_slice(&records.rep[records.records_start..]);
+        Ok(WriteBatch {
+            rep,
+            count: records.count,
+            max_cf: records.max_cf,
+            has_merge: records.has_merge,
+            records_start,
+        })
+    }
+
+    /// The batch's two-phase-commit marker and the transaction name it carries, if it has one.
+    pub fn marker(&self) -> Option<(MarkerKind, &[u8])> {
+        if self.records_start == HEADER_LEN {
+            return None;
+        }
+        let kind = MarkerKind::from_tag(self.rep[HEADER_LEN]).expect("a validated marker");
+        let mut d = RecordDecoder::new(&self.rep, HEADER_LEN);
+        let (_, xid) = d
+            .marker()
+            .expect("a validated marker")
+            .expect("a marker is there");
+        Some((kind, xid))
+    }
+
+    /// The records alone, without the marker (a copy; the sequence number is kept).
+    pub fn without_marker(&self) -> WriteBatch {
+        let mut rep = Vec::with_capacity(self.rep.len());
+        rep.extend_from_slice(&self.rep[..HEADER_LEN]);
+        rep.extend_from_slice(&self.rep[self.records_start..]);
+        WriteBatch {
+            rep,
+            count: self.count,
+            max_cf: self.max_cf,
+            has_merge: self.has_merge,
+            records_start: HEADER_LEN,
+        }
     }
 
     /// The encoded batch: what the WAL stores.
@@ -177,6 +260,7 @@ impl WriteBatch {
     /// Removes every record; keeps the sequence number and the buffer's capacity.
     pub fn clear(&mut self) {
         self.rep.truncate(HEADER_LEN);
+        self.records_start = HEADER_LEN;
         self.set_count(0);
         self.max_cf = DEFAULT_CF;
         self.has_merge = false;
@@ -185,6 +269,12 @@ impl WriteBatch {
     /// The largest column family id any record names (0: only the default family).
     pub fn max_column_family(&self) -> u32 {
         self.max_cf
+    }
+
+    /// Whether the batch is a prepared transaction's (a `Prepare` marker): logged, never applied
+    /// to the memtables.
+    pub fn is_prepare(&self) -> bool {
+        self.marker().is_some_and(|(k, _)| k == MarkerKind::Prepare)
     }
 
     /// Whether some record is a `Merge`.
@@ -305,8 +395,14 @@ impl WriteBatch {
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when the combined count would exceed `u32::MAX` or the
-    /// combined sequence range 56 bits; `self` is unchanged then.
+    /// combined sequence range 56 bits, or when either batch has a two-phase-commit marker (a
+    /// marked batch is a WAL record of its own); `self` is unchanged then.
     pub fn append(&mut self, other: &WriteBatch) -> Result<()> {
+        if self.records_start != HEADER_LEN || other.records_start != HEADER_LEN {
+            return Err(Error::InvalidArgument(
+                "write batch: a batch with a two-phase-commit marker cannot be combined".into(),
+            ));
+        }
         let count = self
             .count
             .checked_add(other.count)
@@ -324,7 +420,7 @@ impl WriteBatch {
     /// validated batches and lets callers use `?`.
     pub fn iter(&self) -> BatchIter<'_> {
         BatchIter {
-            decoder: RecordDecoder::new(&self.rep, HEADER_LEN),
+            decoder: RecordDecoder::new(&self.rep, self.records_start),
             remaining: self.count,
         }
     }
@@ -360,10 +456,11 @@ impl WriteBatch {
     /// If `(data_size, count)` is not a point this batch passed through (a bug in the caller).
     pub(crate) fn truncate(&mut self, data_size: usize, count: u32) {
         assert!(data_size >= HEADER_LEN && data_size <= self.rep.len() && count <= self.count);
+        assert_eq!(self.records_start, HEADER_LEN, "a marked batch is never truncated");
         self.rep.truncate(data_size);
         self.set_count(count);
-        let (max_cf, has_merge) =
-            check_records(&self.rep, count).expect("a savepoint is a record boundary");
+        let (max_cf, has_merge) = check_records(&self.rep, HEADER_LEN, count)
+            .expect("a savepoint is a record boundary");
         self.max_cf = max_cf;
         self.has_merge = has_merge;
     }
@@ -420,8 +517,8 @@ fn check_len(what: &str, len: usize, max: usize) -> Result<()> {
 /// Decodes every record after the header; the count must match `expected` exactly. Returns the
 /// largest column family id named.
 /// Validates the records; returns the largest column family id and whether any is a merge.
-fn check_records(bytes: &[u8], expected: u32) -> Result<(u32, bool)> {
-    let mut decoder = RecordDecoder::new(bytes, HEADER_LEN);
+fn check_records(bytes: &[u8], start: usize, expected: u32) -> Result<(u32, bool)> {
+    let mut decoder = RecordDecoder::new(bytes, start);
     let mut found: u32 = 0;
     let mut max_cf = DEFAULT_CF;
     let mut has_merge = false;
