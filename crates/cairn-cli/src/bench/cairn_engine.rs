@@ -299,10 +299,8 @@ impl BenchTxn for OptimisticTxn<'_> {
         Ok(self.txn.delete(key)?)
     }
 
-    /// CairnDB's optimistic transactions have no single delete: a delete, which tracks the key
-    /// the same way and, followed by the put randomtransaction makes, leaves the same value.
     fn single_delete(&mut self, key: &[u8]) -> Result<()> {
-        Ok(self.txn.delete(key)?)
+        Ok(self.txn.single_delete(key)?)
     }
 
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
