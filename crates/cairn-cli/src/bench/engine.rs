@@ -59,7 +59,7 @@ impl BenchError {
 }
 
 impl BenchError {
-    /// The engine's error under the context wrappers, if the error came from an engine.
+    /// The engine's error under the context wrappers, if the error came from CairnDB.
     fn engine_error(&self) -> Option<&cairndb::Error> {
         match self {
             BenchError::Cairn(e) => Some(e),
@@ -68,30 +68,68 @@ impl BenchError {
         }
     }
 
+    /// True when the error (under the context wrappers) came from RocksDB with the status code
+    /// `kind` (the crate parses the code from the message's `Status::ToString` prefix).
+    #[cfg(feature = "rocksdb")]
+    fn is_rocksdb(&self, kind: RocksStatus) -> bool {
+        use rocksdb::ErrorKind;
+        match self {
+            BenchError::RocksDb(e) => matches!(
+                (kind, e.kind()),
+                (RocksStatus::Busy, ErrorKind::Busy)
+                    | (RocksStatus::TimedOut, ErrorKind::TimedOut)
+                    | (RocksStatus::TryAgain, ErrorKind::TryAgain)
+                    | (RocksStatus::Expired, ErrorKind::Expired)
+            ),
+            BenchError::Context { source, .. } => source.is_rocksdb(kind),
+            _ => false,
+        }
+    }
+
+    /// Without the `rocksdb` feature no error comes from RocksDB.
+    #[cfg(not(feature = "rocksdb"))]
+    fn is_rocksdb(&self, kind: RocksStatus) -> bool {
+        let _ = kind;
+        false
+    }
+
     /// RocksDB's `Status::IsBusy`: a write conflict, or a lock past `max_num_locks`. A deadlock
     /// counts too: RocksDB reports one as `Busy` (sub-code `kDeadlock`).
     pub fn is_busy(&self) -> bool {
         self.engine_error()
             .is_some_and(|e| e.is_busy() || e.is_deadlock())
+            || self.is_rocksdb(RocksStatus::Busy)
     }
 
     /// RocksDB's `Status::IsTimedOut`: a lock wait ran past its timeout.
     pub fn is_timed_out(&self) -> bool {
         self.engine_error()
             .is_some_and(cairndb::Error::is_timed_out)
+            || self.is_rocksdb(RocksStatus::TimedOut)
     }
 
-    /// RocksDB's `Status::IsTryAgain`: an optimistic commit that could not check for conflicts.
-    /// CairnDB always can (its conflict check reads the tables), so never for CairnDB.
+    /// RocksDB's `Status::IsTryAgain`: an optimistic commit that could not check for conflicts
+    /// (RocksDB's memtable history was too short). CairnDB always can (its conflict check reads
+    /// the tables), so only for RocksDB.
     pub fn is_try_again(&self) -> bool {
-        false
+        self.is_rocksdb(RocksStatus::TryAgain)
     }
 
     /// RocksDB's `Status::IsExpired`: a transaction ran past its expiration.
     pub fn is_expired(&self) -> bool {
         self.engine_error()
             .is_some_and(|e| matches!(e.root(), cairndb::Error::Expired(_)))
+            || self.is_rocksdb(RocksStatus::Expired)
     }
+}
+
+/// The RocksDB status codes [`BenchError`]'s classification looks for.
+#[derive(Debug, Clone, Copy)]
+enum RocksStatus {
+    Busy,
+    TimedOut,
+    TryAgain,
+    Expired,
 }
 
 impl fmt::Display for BenchError {

@@ -316,7 +316,8 @@ pub struct BenchArgs {
     pub db: Option<PathBuf>,
     /// Open a TransactionDB (pessimistic transactions) for the whole run: randomtransaction runs
     /// its transactions on it, and the other benchmarks' writes lock their keys, as RocksDB's
-    /// TransactionDB::Put and Write do.
+    /// TransactionDB::Put and Write do. With --engine rocksdb, compact, waitforcompaction and
+    /// --multiread_batched are refused (the rocksdb crate's TransactionDB lacks them).
     #[arg(long = "transaction_db", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub transaction_db: bool,
     /// Open an OptimisticTransactionDB for the whole run: randomtransaction runs optimistic
@@ -498,19 +499,6 @@ impl BenchArgs {
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     args.validate()?;
     let options = args.engine_options()?;
-    if args.engine == EngineKind::Rocksdb && options.transaction_db != TransactionDbKind::None {
-        return Err(BenchError::Usage(format!(
-            "--engine rocksdb with --{}: RocksDB's {} is not built into cairn bench yet (the \
-             rocksdb engine opens a plain DB); randomtransaction without a transaction flag \
-             (plain write batches) runs on both engines",
-            if args.optimistic_transaction_db {
-                "optimistic_transaction_db"
-            } else {
-                "transaction_db"
-            },
-            options.transaction_db.name()
-        )));
-    }
     let report = match (args.engine, &args.suite) {
         (_, Some(name)) if name != "forestdb" => {
             return Err(BenchError::Usage(format!(

@@ -1145,8 +1145,4 @@ fn transaction_flags_are_checked() {
             .transaction_db,
         TransactionDbKind::Optimistic
     );
-    // The rocksdb engine opens a plain DB: a transaction database is refused, not ignored.
-    let err = crate::bench::run(&args(&["--engine=rocksdb", "--transaction_db", "--num=10"]))
-        .expect_err("rocksdb transactions");
-    assert!(err.to_string().contains("not built"), "{err}");
 }
