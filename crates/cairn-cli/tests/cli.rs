@@ -545,3 +545,132 @@ fn bench_options_errors_name_the_option() {
         "{t}"
     );
 }
+
+/// The number after `name:` in a result line's note (`( transactions:N aborts:M)`).
+fn note_count(line: &str, name: &str) -> u64 {
+    line.split(&format!("{name}:"))
+        .nth(1)
+        .and_then(|r| {
+            r.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or_else(|| panic!("no {name}: in {line}"))
+}
+
+#[test]
+fn bench_randomtransaction_runs_plain_pessimistic_and_optimistic_and_verifies() {
+    let modes: [(&[&str], &str); 3] = [
+        (&[], "( batches:300 )"),
+        (&["--transaction_db"], "( transactions:300 aborts:0)"),
+        (
+            &["--optimistic_transaction_db"],
+            "( transactions:300 aborts:0)",
+        ),
+    ];
+    for (flags, note) in modes {
+        let base = [
+            "bench",
+            "--benchmarks=fillrandom,randomtransaction,readrandom",
+            "--num=50",
+            "--writes=300",
+            "--reads=100",
+            "--seed=3",
+            "--histogram=1",
+        ];
+        let out = cairn(&[&base[..], flags].concat());
+        let t = text(&out);
+        assert!(out.status.success(), "{flags:?}: {t}");
+        let l = result_line(&t, "randomtransaction", 0);
+        assert!(
+            l.contains(" 300 operations;") && l.ends_with(note),
+            "{flags:?}: {l}"
+        );
+        assert!(
+            t.contains("Microseconds per op:"),
+            "kOthers' histogram: {t}"
+        );
+        // The fill and the reads still run on the transaction database.
+        assert!(
+            result_line(&t, "readrandom", 0).ends_with("of 100 found)"),
+            "{t}"
+        );
+        let verified = t.contains("\nRandomTransactionVerify Success.\n");
+        assert_eq!(verified, !flags.is_empty(), "{flags:?}: {t}");
+        assert!(!t.contains("FAILED"), "{t}");
+        if !flags.is_empty() {
+            assert!(
+                t.contains("Transactions: "),
+                "the header names the database: {t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bench_randomtransaction_on_threads_keeps_every_set_equal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("r.json");
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=randomtransaction",
+        "--transaction_db",
+        "--transaction_set_snapshot",
+        "--num=8",
+        "--writes=500",
+        "--threads=2",
+        "--transaction_sets=3",
+        "--transaction_lock_timeout=1",
+        "--seed=5",
+        &format!("--report_json={}", json.display()),
+    ]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    let l = result_line(&t, "randomtransaction", 0);
+    assert!(l.contains(" 1000 operations;"), "two threads of 500: {l}");
+    assert_eq!(
+        note_count(&l, "transactions"),
+        500,
+        "one thread's note: {l}"
+    );
+    assert!(note_count(&l, "aborts") <= 500, "{l}");
+    assert!(t.contains("\nRandomTransactionVerify Success.\n"), "{t}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parse");
+    assert_eq!(doc["steps"][0]["verified"], true, "{doc}");
+    assert_eq!(doc["flags"]["transaction_db"], true, "{doc}");
+}
+
+#[test]
+fn bench_randomtransaction_refuses_flags_it_cannot_honour() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--transaction_db", "--optimistic_transaction_db"],
+            "cannot be combined",
+        ),
+        (&["--transaction_sleep=10"], "--transaction_sleep"),
+        (&["--transaction_sets=0"], "--transaction_sets"),
+    ];
+    for (flags, want) in cases {
+        let base = ["bench", "--benchmarks=randomtransaction", "--num=10"];
+        let out = cairn(&[&base[..], flags].concat());
+        let t = text(&out);
+        assert!(!out.status.success(), "{flags:?} ran: {t}");
+        assert!(t.contains(want), "{flags:?}: {t}");
+        assert!(!t.contains("randomtransaction :"), "nothing ran: {t}");
+    }
+    // A transaction flag that has no effect on the database chosen is said so.
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=randomtransaction",
+        "--num=10",
+        "--optimistic_transaction_db",
+        "--transaction_set_snapshot",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("--transaction_set_snapshot applies to --transaction_db only"),
+        "{}",
+        text(&out)
+    );
+}

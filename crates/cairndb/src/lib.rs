@@ -96,9 +96,9 @@ internal_modules!(
 
 pub mod fs;
 pub mod options;
-mod txn;
 #[cfg(test)]
 pub(crate) mod test_util;
+mod txn;
 
 pub use batch::{BaseDeltaIter, BatchLookup, WriteBatch, WriteBatchWithIndex};
 pub use compaction::{

@@ -7,6 +7,11 @@
 //! so that they are validated as RocksDB would and take effect when those parts exist; today
 //! flushes accumulate in L0. `enable_pipelined_write` and `multiread_batched` have no CairnDB
 //! counterpart and are used by the RocksDB engine only.
+//!
+//! With `transaction_db` the database is opened as a [`TransactionDb`] (writes outside
+//! transactions lock their keys, as RocksDB's `TransactionDB::Put` and `Write`) or an
+//! [`OptimisticTransactionDb`] (writes go to its base database, as db_bench's `GetBaseDB`), with
+//! the default transaction-database options, as db_bench opens them.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,17 +25,31 @@ use cairndb::options::{
 };
 use cairndb::sstable::BlockCache;
 use cairndb::types::CompressionType;
-use cairndb::Db;
+use cairndb::{
+    Db, OptimisticTransaction, OptimisticTransactionDb, OptimisticTransactionDbOptions,
+    OptimisticTransactionOptions, Transaction, TransactionDb, TransactionDbOptions,
+    TransactionOptions,
+};
 
 use super::engine::{
-    BenchBatch, BenchEngine, BenchError, BenchIter, CacheType, CompactionStyle as BenchStyle,
-    Compression, EngineOptions, Result, WriteMode,
+    BenchBatch, BenchEngine, BenchError, BenchIter, BenchTxn, CacheType,
+    CompactionStyle as BenchStyle, Compression, EngineOptions, Result, TransactionDbKind,
+    TxnOptions, WriteMode,
 };
+
+/// The database as opened: plain, or a transaction database ([`EngineOptions::transaction_db`]).
+#[derive(Debug)]
+enum Handle {
+    Plain(Db),
+    /// Boxed: its lock table makes it several times larger than the other two.
+    Pessimistic(Box<TransactionDb>),
+    Optimistic(OptimisticTransactionDb),
+}
 
 /// A CairnDB database under test.
 #[derive(Debug)]
 pub struct CairnEngine {
-    db: Db,
+    handle: Handle,
     read_options: ReadOptions,
     /// The block cache the tables read through, kept for its statistics.
     cache: Option<Arc<BlockCache>>,
@@ -192,6 +211,111 @@ impl BenchIter for DbIter {
     }
 }
 
+impl CairnEngine {
+    /// The database (a transaction database's base database).
+    fn db(&self) -> &Db {
+        match &self.handle {
+            Handle::Plain(db) => db,
+            Handle::Pessimistic(t) => t.db(),
+            Handle::Optimistic(o) => o.db(),
+        }
+    }
+}
+
+/// A pessimistic transaction and the read options of its reads.
+#[derive(Debug)]
+struct PessimisticTxn<'a> {
+    txn: Transaction<'a>,
+    read: ReadOptions,
+}
+
+impl BenchTxn for PessimisticTxn<'_> {
+    fn has_snapshot(&self) -> bool {
+        self.txn.snapshot().is_some()
+    }
+
+    fn set_snapshot(&mut self) -> Result<()> {
+        self.txn.set_snapshot()?;
+        self.read.snapshot = self.txn.snapshot();
+        Ok(())
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.txn.get(&self.read, key)?)
+    }
+
+    fn get_for_update(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.txn.get_for_update(&self.read, key, true)?)
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        Ok(self.txn.delete(key)?)
+    }
+
+    fn single_delete(&mut self, key: &[u8]) -> Result<()> {
+        Ok(self.txn.single_delete(key)?)
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.txn.put(key, value)?)
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        Ok(self.txn.commit()?)
+    }
+
+    fn rollback(&mut self) -> Result<()> {
+        Ok(self.txn.rollback()?)
+    }
+}
+
+/// An optimistic transaction and the read options of its reads.
+#[derive(Debug)]
+struct OptimisticTxn<'a> {
+    txn: OptimisticTransaction<'a>,
+    read: ReadOptions,
+}
+
+impl BenchTxn for OptimisticTxn<'_> {
+    fn has_snapshot(&self) -> bool {
+        self.txn.snapshot().is_some()
+    }
+
+    fn set_snapshot(&mut self) -> Result<()> {
+        self.txn.set_snapshot()?;
+        self.read.snapshot = self.txn.snapshot();
+        Ok(())
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.txn.get(&self.read, key)?)
+    }
+
+    fn get_for_update(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self.txn.get_for_update(&self.read, key)?)
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        Ok(self.txn.delete(key)?)
+    }
+
+    fn single_delete(&mut self, key: &[u8]) -> Result<()> {
+        Ok(self.txn.single_delete(key)?)
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.txn.put(key, value)?)
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        Ok(self.txn.commit()?)
+    }
+
+    fn rollback(&mut self) -> Result<()> {
+        Ok(self.txn.rollback()?)
+    }
+}
+
 impl BenchEngine for CairnEngine {
     type Value<'a> = Vec<u8>;
     type WriteOptions = WriteOptions;
@@ -202,9 +326,21 @@ impl BenchEngine for CairnEngine {
         let opts = cairn_options(options)?;
         let cache = opts.cf.table.block_cache.clone();
         let statistics = opts.db.statistics.clone();
+        let handle =
+            match options.transaction_db {
+                TransactionDbKind::None => Handle::Plain(Db::open(dir, opts)?),
+                TransactionDbKind::Pessimistic => Handle::Pessimistic(Box::new(
+                    TransactionDb::open(dir, opts, TransactionDbOptions::default())?,
+                )),
+                TransactionDbKind::Optimistic => Handle::Optimistic(OptimisticTransactionDb::open(
+                    dir,
+                    opts,
+                    OptimisticTransactionDbOptions::default(),
+                )?),
+            };
         Ok(CairnEngine {
             statistics,
-            db: Db::open(dir, opts)?,
+            handle,
             read_options: ReadOptions::default(),
             cache,
         })
@@ -226,11 +362,17 @@ impl BenchEngine for CairnEngine {
     }
 
     fn put(&self, wo: &WriteOptions, key: &[u8], value: &[u8]) -> Result<()> {
-        Ok(self.db.put(wo, key, value)?)
+        match &self.handle {
+            Handle::Pessimistic(t) => Ok(t.put(wo, key, value)?),
+            _ => Ok(self.db().put(wo, key, value)?),
+        }
     }
 
     fn delete(&self, wo: &WriteOptions, key: &[u8]) -> Result<()> {
-        Ok(self.db.delete(wo, key)?)
+        match &self.handle {
+            Handle::Pessimistic(t) => Ok(t.delete(wo, key)?),
+            _ => Ok(self.db().delete(wo, key)?),
+        }
     }
 
     fn new_batch(&self) -> WriteBatch {
@@ -238,15 +380,18 @@ impl BenchEngine for CairnEngine {
     }
 
     fn write(&self, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
-        Ok(self.db.write(wo, batch)?)
+        match &self.handle {
+            Handle::Pessimistic(t) => Ok(t.write(wo, batch)?),
+            _ => Ok(self.db().write(wo, batch)?),
+        }
     }
 
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        Ok(self.db.get(&self.read_options, key)?)
+        Ok(self.db().get(&self.read_options, key)?)
     }
 
     fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        self.db
+        self.db()
             .multi_get(&self.read_options, keys)
             .into_iter()
             .map(|r| Ok(r?))
@@ -254,42 +399,73 @@ impl BenchEngine for CairnEngine {
     }
 
     fn iter(&self) -> Result<DbIter> {
-        Ok(self.db.iter(&self.read_options)?)
+        Ok(self.db().iter(&self.read_options)?)
     }
 
     fn flush(&self) -> Result<()> {
-        Ok(self.db.flush()?)
+        Ok(self.db().flush()?)
     }
 
     fn compact(&self) -> Result<()> {
-        Ok(self.db.compact_range(None, None)?)
+        Ok(self.db().compact_range(None, None)?)
     }
 
     fn wait_for_compaction(&self) -> Result<()> {
-        Ok(self.db.wait_for_compactions()?)
+        Ok(self.db().wait_for_compactions()?)
+    }
+
+    fn begin_transaction(
+        &self,
+        wo: &WriteOptions,
+        options: &TxnOptions,
+    ) -> Result<Box<dyn BenchTxn + '_>> {
+        let read = self.read_options.clone();
+        match &self.handle {
+            Handle::Pessimistic(t) => {
+                let o = TransactionOptions {
+                    set_snapshot: options.set_snapshot,
+                    lock_timeout: options.lock_timeout_ms,
+                    ..TransactionOptions::default()
+                };
+                let txn = t.begin_transaction(wo, &o)?;
+                Ok(Box::new(PessimisticTxn { txn, read }))
+            }
+            Handle::Optimistic(o) => {
+                let opts = OptimisticTransactionOptions {
+                    set_snapshot: options.set_snapshot,
+                };
+                let txn = o.begin_transaction(wo, &opts);
+                Ok(Box::new(OptimisticTxn { txn, read }))
+            }
+            Handle::Plain(_) => Err(BenchError::Usage(
+                "transactions need a transaction database: --transaction_db or \
+                 --optimistic_transaction_db"
+                    .to_string(),
+            )),
+        }
     }
 
     fn properties(&self) -> Vec<(String, String)> {
         let mut props = vec![
-            ("L0 files".to_string(), self.db.num_l0_files().to_string()),
+            ("L0 files".to_string(), self.db().num_l0_files().to_string()),
             (
                 "immutable memtables".to_string(),
-                self.db.num_immutable_memtables().to_string(),
+                self.db().num_immutable_memtables().to_string(),
             ),
             (
                 "last sequence".to_string(),
-                self.db.latest_sequence().to_string(),
+                self.db().latest_sequence().to_string(),
             ),
         ];
-        let cf = self.db.default_column_family();
+        let cf = self.db().default_column_family();
         let files: Vec<String> = self
-            .db
+            .db()
             .level_summary_cf(&cf)
             .iter()
             .map(|l| l.files.to_string())
             .collect();
         props.push(("files per level".to_string(), files.join(",")));
-        for (level, s) in self.db.compaction_stats_cf(&cf).levels.iter().enumerate() {
+        for (level, s) in self.db().compaction_stats_cf(&cf).levels.iter().enumerate() {
             if s.compactions > 0 {
                 props.push((
                     format!("compactions into L{level}"),
@@ -304,7 +480,7 @@ impl BenchEngine for CairnEngine {
                 ));
             }
         }
-        for (cause, delay, delayed, stops) in self.db.write_stalls() {
+        for (cause, delay, delayed, stops) in self.db().write_stalls() {
             if delayed > 0 || stops > 0 {
                 props.push((
                     format!("write stalls ({cause})"),
@@ -334,15 +510,15 @@ impl BenchEngine for CairnEngine {
     /// Flushed plus compacted bytes since open, from the engine's flush and compaction
     /// statistics (trivial moves write nothing). The WAL is not counted, as in RocksDB's W-Amp.
     fn table_bytes_written(&self) -> Option<u64> {
-        let cf = self.db.default_column_family();
+        let cf = self.db().default_column_family();
         let compacted: u64 = self
-            .db
+            .db()
             .compaction_stats_cf(&cf)
             .levels
             .iter()
             .map(|l| l.bytes_written)
             .sum();
-        Some(self.db.flush_stats_cf(&cf).bytes + compacted)
+        Some(self.db().flush_stats_cf(&cf).bytes + compacted)
     }
 
     fn write_amp_source(&self) -> &'static str {
@@ -352,7 +528,7 @@ impl BenchEngine for CairnEngine {
     /// The engine's own `rocksdb.stats` / `rocksdb.levelstats` property, as db_bench prints it.
     fn stats_report(&self, which: &str) -> String {
         let property = format!("rocksdb.{which}");
-        match self.db.property(&property) {
+        match self.db().property(&property) {
             Some(v) => v.trim_end().to_string(),
             None => format!("{property}: not available"),
         }
@@ -374,6 +550,10 @@ impl BenchEngine for CairnEngine {
     }
 
     fn close(self) -> Result<()> {
-        Ok(self.db.close()?)
+        match self.handle {
+            Handle::Plain(db) => Ok(db.close()?),
+            Handle::Pessimistic(t) => Ok(t.close()?),
+            Handle::Optimistic(o) => Ok(o.close()?),
+        }
     }
 }

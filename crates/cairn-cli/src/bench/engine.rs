@@ -13,6 +13,10 @@
 //!   option for is documented at the place where that engine ignores it.
 //! - The drivers (`workloads.rs`) use nothing engine-specific, so both engines run exactly the
 //!   same operations on the same keys and values.
+//! - Transactions ([`BenchTxn`], begun by [`BenchEngine::begin_transaction`]) exist only when the
+//!   engine was opened as a transaction database ([`EngineOptions::transaction_db`]); a
+//!   transaction is used by the thread that began it and ended (commit or rollback) or dropped
+//!   there.
 
 use std::fmt;
 use std::path::Path;
@@ -26,6 +30,9 @@ pub type Result<T> = std::result::Result<T, BenchError>;
 pub enum BenchError {
     /// A flag value or combination the benchmark cannot run with.
     Usage(String),
+    /// A value the benchmark read back that it cannot have written (randomtransaction's
+    /// counters), as db_bench's "unexpected value".
+    Inconsistent(String),
     /// An error returned by CairnDB.
     Cairn(cairndb::Error),
     /// An error returned by RocksDB.
@@ -51,10 +58,84 @@ impl BenchError {
     }
 }
 
+impl BenchError {
+    /// The engine's error under the context wrappers, if the error came from CairnDB.
+    fn engine_error(&self) -> Option<&cairndb::Error> {
+        match self {
+            BenchError::Cairn(e) => Some(e),
+            BenchError::Context { source, .. } => source.engine_error(),
+            _ => None,
+        }
+    }
+
+    /// True when the error (under the context wrappers) came from RocksDB with the status code
+    /// `kind` (the crate parses the code from the message's `Status::ToString` prefix).
+    #[cfg(feature = "rocksdb")]
+    fn is_rocksdb(&self, kind: RocksStatus) -> bool {
+        use rocksdb::ErrorKind;
+        match self {
+            BenchError::RocksDb(e) => matches!(
+                (kind, e.kind()),
+                (RocksStatus::Busy, ErrorKind::Busy)
+                    | (RocksStatus::TimedOut, ErrorKind::TimedOut)
+                    | (RocksStatus::TryAgain, ErrorKind::TryAgain)
+                    | (RocksStatus::Expired, ErrorKind::Expired)
+            ),
+            BenchError::Context { source, .. } => source.is_rocksdb(kind),
+            _ => false,
+        }
+    }
+
+    /// Without the `rocksdb` feature no error comes from RocksDB.
+    #[cfg(not(feature = "rocksdb"))]
+    fn is_rocksdb(&self, kind: RocksStatus) -> bool {
+        let _ = kind;
+        false
+    }
+
+    /// RocksDB's `Status::IsBusy`: a write conflict, or a lock past `max_num_locks`. A deadlock
+    /// counts too: RocksDB reports one as `Busy` (sub-code `kDeadlock`).
+    pub fn is_busy(&self) -> bool {
+        self.engine_error()
+            .is_some_and(|e| e.is_busy() || e.is_deadlock())
+            || self.is_rocksdb(RocksStatus::Busy)
+    }
+
+    /// RocksDB's `Status::IsTimedOut`: a lock wait ran past its timeout.
+    pub fn is_timed_out(&self) -> bool {
+        self.engine_error()
+            .is_some_and(cairndb::Error::is_timed_out)
+            || self.is_rocksdb(RocksStatus::TimedOut)
+    }
+
+    /// RocksDB's `Status::IsTryAgain`: an optimistic commit that could not check for conflicts
+    /// (RocksDB's memtable history was too short). CairnDB always can (its conflict check reads
+    /// the tables), so only for RocksDB.
+    pub fn is_try_again(&self) -> bool {
+        self.is_rocksdb(RocksStatus::TryAgain)
+    }
+
+    /// RocksDB's `Status::IsExpired`: a transaction ran past its expiration.
+    pub fn is_expired(&self) -> bool {
+        self.engine_error()
+            .is_some_and(|e| matches!(e.root(), cairndb::Error::Expired(_)))
+            || self.is_rocksdb(RocksStatus::Expired)
+    }
+}
+
+/// The RocksDB status codes [`BenchError`]'s classification looks for.
+#[derive(Debug, Clone, Copy)]
+enum RocksStatus {
+    Busy,
+    TimedOut,
+    TryAgain,
+    Expired,
+}
+
 impl fmt::Display for BenchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BenchError::Usage(m) => write!(f, "{m}"),
+            BenchError::Usage(m) | BenchError::Inconsistent(m) => write!(f, "{m}"),
             BenchError::Cairn(e) => write!(f, "{e}"),
             #[cfg(feature = "rocksdb")]
             BenchError::RocksDb(e) => write!(f, "rocksdb: {e}"),
@@ -66,7 +147,7 @@ impl fmt::Display for BenchError {
 impl std::error::Error for BenchError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            BenchError::Usage(_) => None,
+            BenchError::Usage(_) | BenchError::Inconsistent(_) => None,
             BenchError::Cairn(e) => Some(e),
             #[cfg(feature = "rocksdb")]
             BenchError::RocksDb(e) => Some(e),
@@ -242,6 +323,111 @@ pub struct EngineOptions {
     /// The background I/O rate limiter (db_bench's `--rate_limiter_bytes_per_sec`), `None`
     /// for none.
     pub rate_limiter: Option<RateLimit>,
+    /// Open a transaction database (db_bench's `--transaction_db` and
+    /// `--optimistic_transaction_db`), with RocksDB's default database-wide transaction options,
+    /// as db_bench does.
+    pub transaction_db: TransactionDbKind,
+}
+
+/// Which database db_bench opens: a plain one, a `TransactionDB` or an
+/// `OptimisticTransactionDB`.
+///
+/// As in db_bench, every benchmark of the run uses it: with a `TransactionDB`, writes outside
+/// transactions (the fills, overwrite, deletes) lock their keys as RocksDB's `TransactionDB::Put`
+/// and `Write` do; an `OptimisticTransactionDB`'s writes outside transactions go to its base
+/// database (db_bench's `GetBaseDB`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionDbKind {
+    /// A plain database (no transaction flag).
+    #[default]
+    None,
+    /// `TransactionDB`: pessimistic transactions (`--transaction_db`).
+    Pessimistic,
+    /// `OptimisticTransactionDB` (`--optimistic_transaction_db`).
+    Optimistic,
+}
+
+impl TransactionDbKind {
+    /// RocksDB's class name, for the header.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransactionDbKind::None => "none",
+            TransactionDbKind::Pessimistic => "TransactionDB",
+            TransactionDbKind::Optimistic => "OptimisticTransactionDB",
+        }
+    }
+}
+
+/// The options of one transaction (RocksDB's `TransactionOptions` as db_bench's
+/// randomtransaction sets them). An optimistic database uses only `set_snapshot`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TxnOptions {
+    /// `set_snapshot`: take a snapshot at begin.
+    pub set_snapshot: bool,
+    /// `lock_timeout` in milliseconds (pessimistic only; negative: the database's default).
+    pub lock_timeout_ms: i64,
+}
+
+/// A transaction as randomtransaction uses it (RocksDB's `Transaction`, pessimistic or
+/// optimistic). Reads see the transaction's own writes; they read the latest committed state
+/// until [`BenchTxn::set_snapshot`], then the snapshot.
+///
+/// Errors are the engine's, classified by [`BenchError::is_busy`], [`BenchError::is_timed_out`],
+/// [`BenchError::is_try_again`] and [`BenchError::is_expired`].
+pub trait BenchTxn {
+    /// True when the transaction has a snapshot (`GetSnapshot() != nullptr`).
+    fn has_snapshot(&self) -> bool;
+
+    /// Takes a new snapshot (`SetSnapshot()`) and reads at it from now on (db_bench sets
+    /// `read_options.snapshot` to it).
+    ///
+    /// # Errors
+    /// The engine's error taking it.
+    fn set_snapshot(&mut self) -> Result<()>;
+
+    /// `Get`: the value of `key` as the transaction sees it.
+    ///
+    /// # Errors
+    /// The engine's read error.
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// `GetForUpdate` (exclusive): locks `key` (pessimistic) or tracks it for the commit's
+    /// conflict check (optimistic), then reads it as [`BenchTxn::get`].
+    ///
+    /// # Errors
+    /// A lock timeout, a write conflict with the snapshot, the read's error.
+    fn get_for_update(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// `Delete` of `key` in the transaction.
+    ///
+    /// # Errors
+    /// As [`BenchTxn::get_for_update`] when the key was not locked yet.
+    fn delete(&mut self, key: &[u8]) -> Result<()>;
+
+    /// `SingleDelete` of `key` in the transaction.
+    ///
+    /// # Errors
+    /// As [`BenchTxn::delete`].
+    fn single_delete(&mut self, key: &[u8]) -> Result<()>;
+
+    /// `Put` of `key` = `value` in the transaction.
+    ///
+    /// # Errors
+    /// As [`BenchTxn::delete`].
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+
+    /// `Commit`.
+    ///
+    /// # Errors
+    /// An optimistic conflict (`Busy`), an expired transaction, the write's error.
+    fn commit(&mut self) -> Result<()>;
+
+    /// `Rollback`.
+    ///
+    /// # Errors
+    /// The engine's error.
+    fn rollback(&mut self) -> Result<()>;
 }
 
 /// db_bench's rate-limiter flags: `NewGenericRateLimiter(bytes_per_sec, refill_period_us,
@@ -425,6 +611,24 @@ pub trait BenchEngine: Sized + Sync {
     /// # Errors
     /// The engine's background error.
     fn wait_for_compaction(&self) -> Result<()>;
+
+    /// Begins a transaction whose commit writes with `wo`, on a database opened as a
+    /// transaction database ([`EngineOptions::transaction_db`]).
+    ///
+    /// # Errors
+    /// [`BenchError::Usage`] when the engine was opened without transactions or cannot run
+    /// them (the default); the engine's error beginning one.
+    fn begin_transaction(
+        &self,
+        wo: &Self::WriteOptions,
+        options: &TxnOptions,
+    ) -> Result<Box<dyn BenchTxn + '_>> {
+        let _ = (wo, options);
+        Err(BenchError::Usage(format!(
+            "{}: transactions are not available for this engine",
+            self.describe()
+        )))
+    }
 
     /// A few engine-specific facts for the summary (files per level, memtables, cache use).
     fn properties(&self) -> Vec<(String, String)>;

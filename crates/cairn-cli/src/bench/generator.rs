@@ -62,6 +62,28 @@ impl Random64 {
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
+
+    /// RocksDB's `Random64::Uniform(n)`: `std::uniform_int_distribution<uint64_t>(0, n - 1)`
+    /// over the generator, as libstdc++ (GCC 11 and later) computes it for a 64-bit generator:
+    /// Lemire's multiply-and-reject with a 128-bit product (`_S_nd`). Requires `n > 0`.
+    pub fn uniform(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0);
+        let mut product = u128::from(self.next_u64()) * u128::from(n);
+        let mut low = product as u64;
+        if low < n {
+            let threshold = n.wrapping_neg() % n;
+            while low < threshold {
+                product = u128::from(self.next_u64()) * u128::from(n);
+                low = product as u64;
+            }
+        }
+        (product >> 64) as u64
+    }
+
+    /// RocksDB's `Random64::OneIn(n)`: `uniform(n) == 0`. Requires `n > 0`.
+    pub fn one_in(&mut self, n: u64) -> bool {
+        self.uniform(n) == 0
+    }
 }
 
 /// The largest `num` [`unique_random_order`] accepts: every draw of its shuffle then fits the
@@ -203,6 +225,49 @@ mod tests {
         let mut r = Random64::new(5489);
         let v = (0..10_000).map(|_| r.next_u64()).last();
         assert_eq!(v, Some(9_981_545_732_273_789_042));
+    }
+
+    /// Reference outputs of `std::uniform_int_distribution<uint64_t>(0, n - 1)` over
+    /// `std::mt19937_64 g(42)` (RocksDB's `Random64::Uniform`), compiled with GCC 12 /
+    /// libstdc++: three rounds over the bounds below, then the generator's next output.
+    #[test]
+    fn uniform_matches_libstdcxx_uniform_int_distribution() {
+        let bounds = [2, 10, 20, 3, 100, 7, 1 << 63, 0xFFFF_FFFF_FFFF_FFF1];
+        let expected: [u64; 24] = [
+            1,
+            6,
+            15,
+            0,
+            90,
+            0,
+            5_299_475_676_119_306_768,
+            6_878_563_960_102_566_138,
+            0,
+            3,
+            0,
+            1,
+            68,
+            4,
+            7_623_575_904_737_143_654,
+            17_445_057_953_250_372_377,
+            1,
+            4,
+            0,
+            0,
+            74,
+            1,
+            3_922_284_076_844_483_212,
+            1_845_540_734_139_632_327,
+        ];
+        let mut r = Random64::new(42);
+        let got: Vec<u64> = (0..3)
+            .flat_map(|_| bounds.to_vec())
+            .map(|n| r.uniform(n))
+            .collect();
+        assert_eq!(got, expected);
+        assert_eq!(r.next_u64(), 2_654_745_661_507_182_789);
+        let mut r = Random64::new(7);
+        assert_eq!((0..1000).filter(|_| r.one_in(2)).count(), 514);
     }
 
     /// Reference outputs of `std::mt19937 rng(seed); std::shuffle(v.begin(), v.end(), rng)` on

@@ -20,7 +20,8 @@
 //! - [`report`], [`histogram`]: results, db_bench's result line and histogram block.
 //! - [`metrics`]: CPU, `/proc/self/io`, RSS, live keys; [`monitor`]: the CSV reporter, the
 //!   progress line and `--stats_interval_seconds`; [`keydist`]: `--key_dist=zipfian`;
-//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb`.
+//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb`; [`randomtxn`]:
+//!   `randomtransaction` and its verification.
 //!
 //! Benchmarks and db_bench flags not taken are refused with a clear error (clap names an
 //! unknown flag) rather than approximated.
@@ -34,6 +35,7 @@ mod keydist;
 mod metrics;
 mod monitor;
 mod plots;
+mod randomtxn;
 mod report;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_engine;
@@ -47,7 +49,10 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 
 pub use engine::BenchError;
-use engine::{CacheType, CompactionStyle, Compression, EngineOptions, RateLimit, Result};
+use engine::{
+    CacheType, CompactionStyle, Compression, EngineOptions, RateLimit, Result, TransactionDbKind,
+    TxnOptions,
+};
 
 /// The engine `cairn bench` runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
@@ -72,8 +77,8 @@ pub struct BenchArgs {
     /// Comma-separated benchmarks, run in order on one database: fillseq, fillbatch, fillrandom,
     /// filluniquerandom, fillsync, overwrite, updaterandom, readrandom, multireadrandom, readseq,
     /// readreverse, seekrandom, readwhilewriting, readrandomwriterandom, deleterandom,
-    /// deleteseq, flush, compact, waitforcompaction, stats, levelstats. Fills start from a
-    /// fresh database.
+    /// deleteseq, randomtransaction, flush, compact, waitforcompaction, stats, levelstats. Fills
+    /// start from a fresh database.
     #[arg(
         long = "benchmarks",
         default_value = "fillseq,fillrandom,readrandom,readseq,seekrandom"
@@ -309,6 +314,37 @@ pub struct BenchArgs {
     /// Where the database goes; a temporary directory (removed at the end) when absent.
     #[arg(long = "db")]
     pub db: Option<PathBuf>,
+    /// Open a TransactionDB (pessimistic transactions) for the whole run: randomtransaction runs
+    /// its transactions on it, and the other benchmarks' writes lock their keys, as RocksDB's
+    /// TransactionDB::Put and Write do. With --engine rocksdb, compact, waitforcompaction and
+    /// --multiread_batched are refused (the rocksdb crate's TransactionDB lacks them).
+    #[arg(long = "transaction_db", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub transaction_db: bool,
+    /// Open an OptimisticTransactionDB for the whole run: randomtransaction runs optimistic
+    /// transactions on it; the other benchmarks write to its base database. Cannot be combined
+    /// with --transaction_db.
+    #[arg(long = "optimistic_transaction_db", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub optimistic_transaction_db: bool,
+    /// Sets of keys in randomtransaction: each transaction increments one key of every set
+    /// (1 to 9999).
+    #[arg(long = "transaction_sets", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=randomtxn::MAX_SETS))]
+    pub transaction_sets: u64,
+    /// With --transaction_db, every transaction takes a snapshot when it begins (SetSnapshot);
+    /// no effect on the other databases, as in db_bench.
+    #[arg(long = "transaction_set_snapshot", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub transaction_set_snapshot: bool,
+    /// With --transaction_db, milliseconds a transaction waits for a lock before it is aborted
+    /// (its lock_timeout).
+    #[arg(long = "transaction_lock_timeout", default_value_t = 100)]
+    pub transaction_lock_timeout: u64,
+    /// db_bench's flag of microseconds to sleep between a read and a write of randomtransaction.
+    /// db_bench 11.9 defines it but never uses it; only 0 is accepted here.
+    #[arg(
+        long = "transaction_sleep",
+        default_value_t = 0,
+        allow_hyphen_values = true
+    )]
+    pub transaction_sleep: i32,
 }
 
 /// Parses a boolean as gflags does: true/false, 1/0, yes/no, t/f, y/n.
@@ -343,9 +379,56 @@ impl BenchArgs {
         count_or_num(self.deletes, self.num)
     }
 
-    /// Checks the flags that do not depend on the engine.
+    /// The database the run opens (`--transaction_db`, `--optimistic_transaction_db`; db_bench
+    /// prefers the optimistic one when both are given, which [`BenchArgs::validate`] refuses).
+    fn transaction_kind(&self) -> TransactionDbKind {
+        if self.optimistic_transaction_db {
+            TransactionDbKind::Optimistic
+        } else if self.transaction_db {
+            TransactionDbKind::Pessimistic
+        } else {
+            TransactionDbKind::None
+        }
+    }
+
+    /// randomtransaction's `TransactionOptions` (pessimistic transactions).
+    fn txn_options(&self) -> TxnOptions {
+        TxnOptions {
+            set_snapshot: self.transaction_set_snapshot,
+            lock_timeout_ms: i64::try_from(self.transaction_lock_timeout).unwrap_or(i64::MAX),
+        }
+    }
+
+    /// Checks the flags that do not depend on the engine; warns on stderr about transaction
+    /// flags that have no effect with the database chosen.
     fn validate(&self) -> Result<()> {
         let usage = |m: &str| Err(BenchError::Usage(m.to_string()));
+        if self.transaction_db && self.optimistic_transaction_db {
+            return usage(
+                "--transaction_db and --optimistic_transaction_db cannot be combined: choose one \
+                 kind of transaction database",
+            );
+        }
+        if self.transaction_sleep != 0 {
+            return usage(
+                "--transaction_sleep: db_bench 11.9 defines the flag but never uses it, so it has \
+                 no meaning to reproduce; only 0 is accepted",
+            );
+        }
+        if !self.transaction_db {
+            if self.transaction_set_snapshot {
+                eprintln!(
+                    "cairn bench: warning: --transaction_set_snapshot applies to --transaction_db \
+                     only; it has no effect here (as in db_bench)"
+                );
+            }
+            if self.transaction_lock_timeout != 100 {
+                eprintln!(
+                    "cairn bench: warning: --transaction_lock_timeout applies to \
+                     --transaction_db only; it has no effect here (as in db_bench)"
+                );
+            }
+        }
         if self.key_size == 0 || self.value_size > (1 << 20) {
             return usage("--key_size must be at least 1 and --value_size at most 1 MiB");
         }
@@ -403,6 +486,7 @@ impl BenchArgs {
                 refill_period_us: self.rate_limiter_refill_period_us,
                 bg_reads: self.rate_limit_bg_reads,
             }),
+            transaction_db: self.transaction_kind(),
         })
     }
 }
@@ -443,6 +527,16 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         }
     };
     write_reports(args, &report)?;
+    if report.steps.iter().any(|s| s.verified == Some(false)) && randomtxn::check_cannot_fail(args)
+    {
+        // db_bench prints FAILED!! and exits 0. Where a correct engine always passes the check,
+        // a failure is an engine error and fails the run.
+        eprintln!(
+            "cairn bench: RandomTransactionVerify FAILED: the sums of the sets differ, which \
+             transactions that work cannot cause here"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -37,6 +37,8 @@ pub enum OpKind {
     Seek,
     /// `kUpdate`.
     Update,
+    /// `kOthers` (randomtransaction's transactions).
+    Others,
 }
 
 impl OpKind {
@@ -48,6 +50,7 @@ impl OpKind {
             OpKind::Delete => "delete",
             OpKind::Seek => "seek",
             OpKind::Update => "update",
+            OpKind::Others => "op",
         }
     }
 }

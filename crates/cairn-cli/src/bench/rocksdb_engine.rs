@@ -10,6 +10,35 @@
 //! Not reproduced: db_bench's `--index_shortening_mode` default of 2
 //! (`kShortenSeparatorsAndSuccessor`; the crate has no setter, so RocksDB's default
 //! `kShortenSeparators` applies, which changes only the last index key of each file).
+//!
+//! # Transaction databases
+//! With [`EngineOptions::transaction_db`] the database is opened as db_bench opens it: a
+//! `TransactionDB` with default `TransactionDBOptions`, or an `OptimisticTransactionDB`, with the
+//! same `Options` as a plain database. Writes outside transactions go, as in db_bench, through
+//! the `TransactionDB` (`TransactionDB::Put`, `Delete` and `Write` lock their keys), or to an
+//! `OptimisticTransactionDB`'s base database (db_bench's `GetBaseDB`): puts and deletes through
+//! the crate's base-database calls; write batches through `OptimisticTransactionDB::Write`, the
+//! crate's only batch write there, which refuses range deletions and otherwise passes the batch
+//! to the base database unchanged. Reads, iterators, flushes and properties use the same
+//! database the writes use.
+//!
+//! What the rocksdb crate (0.25) lacks, and what is done instead:
+//! - `TransactionDB` has no `CompactRange`, `WaitForCompact`, batched `MultiGet`, nor a way to
+//!   reach its base database (db_bench calls these on the `TransactionDB`, which forwards them):
+//!   `compact`, `waitforcompaction` and multireadrandom with `--multiread_batched` fail with a
+//!   usage error on a `TransactionDB` instead of being skipped. Its property calls exist only for
+//!   the `MultiThreaded` mode, so it is opened in that mode.
+//! - `Transaction` has no `SetSnapshot` (nor does RocksDB's C API): the C++ transaction is begun
+//!   at the first operation, and a [`BenchTxn::set_snapshot`] before it makes that begin take the
+//!   snapshot (`TransactionOptions::set_snapshot`, which RocksDB implements by calling
+//!   `SetSnapshot` in `BeginTransaction`), which is `BeginTransaction` followed by `SetSnapshot`
+//!   with nothing in between. randomtransaction sets its snapshot right after the begin; a
+//!   `set_snapshot` after an operation is refused with a usage error.
+//! - `Transaction` has no `SingleDelete` (nor has the C API): a `Delete` stands for it (the same
+//!   lock or conflict tracking; the put randomtransaction makes next leaves the same value).
+//! - db_bench names its transactions and prepares 9 in 10 pessimistic ones; randomtransaction
+//!   here does not (see `randomtxn.rs`), and db_bench reuses one transaction object per thread,
+//!   which the crate cannot (its begin passes no old transaction).
 
 use std::path::Path;
 
@@ -18,14 +47,66 @@ use std::sync::Mutex;
 use rocksdb::statistics::Ticker;
 use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompactionStyle, DBCompressionType,
-    DBPinnableSlice, DBRawIterator, Options, ReadOptions, WriteBatch, WriteOptions, DB,
-    DEFAULT_COLUMN_FAMILY_NAME,
+    DBPinnableSlice, DBRawIterator, DBRawIteratorWithThreadMode, MultiThreaded,
+    OptimisticTransactionDB, OptimisticTransactionOptions, Options, ReadOptions, SingleThreaded,
+    Transaction, TransactionDB, TransactionDBOptions, TransactionOptions, WriteBatch,
+    WriteBatchWithTransaction, WriteOptions, DB, DEFAULT_COLUMN_FAMILY_NAME,
 };
 
 use super::engine::{
-    BenchBatch, BenchEngine, BenchError, BenchIter, CacheType, CompactionStyle, Compression,
-    EngineOptions, Result, WriteMode,
+    BenchBatch, BenchEngine, BenchError, BenchIter, BenchTxn, CacheType, CompactionStyle,
+    Compression, EngineOptions, Result, TransactionDbKind, TxnOptions, WriteMode,
 };
+
+/// A `TransactionDB`, in the thread mode whose property calls the crate provides.
+type TxnDb = TransactionDB<MultiThreaded>;
+
+/// An `OptimisticTransactionDB`, in the thread mode of the crate's `DB`.
+type OptDb = OptimisticTransactionDB<SingleThreaded>;
+
+/// The database as opened: plain, or a transaction database ([`EngineOptions::transaction_db`]).
+enum Handle {
+    Plain(DB),
+    Pessimistic(TxnDb),
+    Optimistic(OptDb),
+}
+
+impl Handle {
+    fn path(&self) -> &Path {
+        match self {
+            Handle::Plain(db) => db.path(),
+            Handle::Pessimistic(db) => db.path(),
+            Handle::Optimistic(db) => db.path(),
+        }
+    }
+
+    /// `GetProperty`.
+    fn property_value(&self, name: &str) -> std::result::Result<Option<String>, rocksdb::Error> {
+        match self {
+            Handle::Plain(db) => db.property_value(name),
+            Handle::Pessimistic(db) => db.property_value(name),
+            Handle::Optimistic(db) => db.property_value(name),
+        }
+    }
+
+    /// `GetIntProperty`.
+    fn property_int_value(&self, name: &str) -> std::result::Result<Option<u64>, rocksdb::Error> {
+        match self {
+            Handle::Plain(db) => db.property_int_value(name),
+            Handle::Pessimistic(db) => db.property_int_value(name),
+            Handle::Optimistic(db) => db.property_int_value(name),
+        }
+    }
+}
+
+/// The usage error for an operation the crate does not offer on a `TransactionDB`.
+fn not_on_transaction_db(what: &str) -> BenchError {
+    BenchError::Usage(format!(
+        "{what} with --transaction_db: the rocksdb crate's TransactionDB has no such call and no \
+         way to reach its base database (db_bench calls it on the TransactionDB); run it without \
+         --transaction_db or with --optimistic_transaction_db"
+    ))
+}
 
 /// Read options shared by the benchmark threads.
 struct SharedReadOptions(ReadOptions);
@@ -37,7 +118,7 @@ unsafe impl Sync for SharedReadOptions {}
 
 /// A RocksDB database under test.
 pub struct RocksDbEngine {
-    db: DB,
+    db: Handle,
     read_options: SharedReadOptions,
     /// The options the database was opened with, kept for their `Statistics` (`--statistics`);
     /// in a mutex because `Options` is not `Sync`.
@@ -53,6 +134,7 @@ impl std::fmt::Debug for RocksDbEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RocksDbEngine")
             .field("path", &self.db.path())
+            .field("kind", &self.kind())
             .field("version", &self.version)
             .finish_non_exhaustive()
     }
@@ -220,68 +302,350 @@ fn rocksdb_version(dir: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
-impl BenchBatch for WriteBatch {
+/// The engine's write options: RocksDB's, and the mode they were made from (a transaction,
+/// begun later, gets its own copy, as the crate's `WriteOptions` cannot be cloned).
+pub struct RocksWriteOptions {
+    options: WriteOptions,
+    mode: WriteMode,
+}
+
+impl std::fmt::Debug for RocksWriteOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocksWriteOptions")
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+/// RocksDB's write options for `mode`.
+fn rocksdb_write_options(mode: WriteMode) -> WriteOptions {
+    let mut wo = WriteOptions::default();
+    wo.set_sync(mode.sync);
+    wo.disable_wal(mode.disable_wal);
+    wo
+}
+
+/// A write batch of the kind the database's `Write` takes (the crate types a transaction
+/// database's batches apart; the C++ `WriteBatch` is the same).
+pub enum RocksBatch {
+    /// For a plain `DB`.
+    Plain(WriteBatch),
+    /// For a `TransactionDB` or an `OptimisticTransactionDB`.
+    Txn(WriteBatchWithTransaction<true>),
+}
+
+impl std::fmt::Debug for RocksBatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kind, len) = match self {
+            RocksBatch::Plain(b) => ("plain", b.len()),
+            RocksBatch::Txn(b) => ("transaction", b.len()),
+        };
+        f.debug_struct("RocksBatch")
+            .field("kind", &kind)
+            .field("len", &len)
+            .finish()
+    }
+}
+
+impl BenchBatch for RocksBatch {
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        WriteBatch::put(self, key, value);
+        match self {
+            RocksBatch::Plain(b) => b.put(key, value),
+            RocksBatch::Txn(b) => b.put(key, value),
+        }
         Ok(())
     }
 
     fn delete(&mut self, key: &[u8]) -> Result<()> {
-        WriteBatch::delete(self, key);
+        match self {
+            RocksBatch::Plain(b) => b.delete(key),
+            RocksBatch::Txn(b) => b.delete(key),
+        }
         Ok(())
     }
 }
 
-impl BenchIter for DBRawIterator<'_> {
+/// An iterator of the database as opened.
+pub enum RocksIter<'a> {
+    /// Over a plain `DB`.
+    Plain(DBRawIterator<'a>),
+    /// Over a `TransactionDB` (`TransactionDB::NewIterator`).
+    Pessimistic(DBRawIteratorWithThreadMode<'a, TxnDb>),
+    /// Over an `OptimisticTransactionDB`'s base database.
+    Optimistic(DBRawIteratorWithThreadMode<'a, OptDb>),
+}
+
+impl std::fmt::Debug for RocksIter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RocksIter")
+            .field("valid", &self.valid())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Calls `$body` with `$it` bound to the iterator inside `$iter`, whatever the database kind.
+macro_rules! on_iter {
+    ($iter:expr, $it:ident => $body:expr) => {
+        match $iter {
+            RocksIter::Plain($it) => $body,
+            RocksIter::Pessimistic($it) => $body,
+            RocksIter::Optimistic($it) => $body,
+        }
+    };
+}
+
+impl BenchIter for RocksIter<'_> {
     fn seek_to_first(&mut self) {
-        DBRawIterator::seek_to_first(self);
+        on_iter!(self, it => it.seek_to_first());
     }
 
     fn seek_to_last(&mut self) {
-        DBRawIterator::seek_to_last(self);
+        on_iter!(self, it => it.seek_to_last());
     }
 
     fn seek(&mut self, target: &[u8]) {
-        DBRawIterator::seek(self, target);
+        on_iter!(self, it => it.seek(target));
     }
 
     fn next(&mut self) {
-        DBRawIterator::next(self);
+        on_iter!(self, it => it.next());
     }
 
     fn prev(&mut self) {
-        DBRawIterator::prev(self);
+        on_iter!(self, it => it.prev());
     }
 
     fn valid(&self) -> bool {
-        DBRawIterator::valid(self)
+        on_iter!(self, it => it.valid())
     }
 
     fn key(&self) -> &[u8] {
-        DBRawIterator::key(self).expect("key() requires valid()")
+        on_iter!(self, it => it.key()).expect("key() requires valid()")
     }
 
     fn value(&self) -> &[u8] {
-        DBRawIterator::value(self).expect("value() requires valid()")
+        on_iter!(self, it => it.value()).expect("value() requires valid()")
     }
 
     fn status(&self) -> Result<()> {
-        Ok(DBRawIterator::status(self)?)
+        Ok(on_iter!(self, it => it.status())?)
+    }
+}
+
+/// How a transaction of one kind of database is begun (the crate's two `transaction_opt`s).
+trait TxnBegin<'a> {
+    /// The database type the crate's `Transaction` is typed with.
+    type Db: 'a;
+
+    /// Begins the C++ transaction with the options given at [`BenchEngine::begin_transaction`],
+    /// with a snapshot taken at the begin if `snapshot` (`set_snapshot` in its options).
+    fn begin(&mut self, wo: &WriteOptions, snapshot: bool) -> Transaction<'a, Self::Db>;
+}
+
+/// A pessimistic transaction's database and `TransactionOptions`.
+struct PessimisticBegin<'a> {
+    db: &'a TxnDb,
+    options: TransactionOptions,
+}
+
+impl<'a> TxnBegin<'a> for PessimisticBegin<'a> {
+    type Db = TxnDb;
+
+    fn begin(&mut self, wo: &WriteOptions, snapshot: bool) -> Transaction<'a, TxnDb> {
+        if snapshot {
+            self.options.set_snapshot(true);
+        }
+        self.db.transaction_opt(wo, &self.options)
+    }
+}
+
+/// An optimistic transaction's database and `OptimisticTransactionOptions`.
+struct OptimisticBegin<'a> {
+    db: &'a OptDb,
+    options: OptimisticTransactionOptions,
+}
+
+impl<'a> TxnBegin<'a> for OptimisticBegin<'a> {
+    type Db = OptDb;
+
+    fn begin(&mut self, wo: &WriteOptions, snapshot: bool) -> Transaction<'a, OptDb> {
+        if snapshot {
+            self.options.set_snapshot(true);
+        }
+        self.db.transaction_opt(wo, &self.options)
+    }
+}
+
+/// Where a [`RocksTxn`] is.
+enum TxnState<'a, D> {
+    /// Not begun in RocksDB yet: begun at the first operation (see the module documentation).
+    Pending,
+    /// Begun.
+    Live(Transaction<'a, D>),
+    /// Committed or rolled back (the C++ transaction is destroyed).
+    Ended,
+}
+
+/// A RocksDB transaction, pessimistic or optimistic, and the read options of its reads.
+struct RocksTxn<'a, B: TxnBegin<'a>> {
+    begin: B,
+    /// The write options of the commit.
+    write: WriteOptions,
+    /// Reads at the latest state, or at the transaction's snapshot after `set_snapshot` (as
+    /// db_bench sets `read_options.snapshot`); the snapshot belongs to the transaction, which
+    /// outlives every read through these options.
+    read: ReadOptions,
+    state: TxnState<'a, B::Db>,
+    /// `GetSnapshot() != nullptr`: `set_snapshot` was in the options or was called.
+    has_snapshot: bool,
+    /// `set_snapshot` was called before the begin: the begin takes the snapshot and the reads
+    /// use it.
+    snapshot_at_begin: bool,
+}
+
+impl<'a, B: TxnBegin<'a>> RocksTxn<'a, B> {
+    fn new(begin: B, mode: WriteMode, set_snapshot: bool) -> Self {
+        RocksTxn {
+            begin,
+            write: rocksdb_write_options(mode),
+            read: ReadOptions::default(),
+            state: TxnState::Pending,
+            has_snapshot: set_snapshot,
+            snapshot_at_begin: false,
+        }
+    }
+
+    /// The C++ transaction, begun now if it was not yet.
+    fn txn(&mut self) -> Result<&Transaction<'a, B::Db>> {
+        if let TxnState::Pending = self.state {
+            let txn = self.begin.begin(&self.write, self.snapshot_at_begin);
+            if self.snapshot_at_begin {
+                // The crate's handle to the transaction's snapshot; `set_snapshot` copies the C++
+                // `Snapshot*` (owned by the transaction) into the read options.
+                let snapshot = txn.snapshot();
+                self.read.set_snapshot(&snapshot);
+            }
+            self.state = TxnState::Live(txn);
+        }
+        match &self.state {
+            TxnState::Live(txn) => Ok(txn),
+            _ => Err(BenchError::Usage(
+                "the transaction was already committed or rolled back".to_string(),
+            )),
+        }
+    }
+}
+
+impl<'a, B: TxnBegin<'a>> BenchTxn for RocksTxn<'a, B> {
+    fn has_snapshot(&self) -> bool {
+        self.has_snapshot
+    }
+
+    fn set_snapshot(&mut self) -> Result<()> {
+        match self.state {
+            TxnState::Pending => {
+                self.snapshot_at_begin = true;
+                self.has_snapshot = true;
+                Ok(())
+            }
+            _ => Err(BenchError::Usage(
+                "set_snapshot after the transaction's first operation: the rocksdb crate's \
+                 Transaction has no SetSnapshot, so a snapshot can only be taken at the begin"
+                    .to_string(),
+            )),
+        }
+    }
+
+    fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.txn()?;
+        let TxnState::Live(txn) = &self.state else {
+            unreachable!("txn() began it")
+        };
+        Ok(txn.get_opt(key, &self.read)?)
+    }
+
+    fn get_for_update(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.txn()?;
+        let TxnState::Live(txn) = &self.state else {
+            unreachable!("txn() began it")
+        };
+        Ok(txn.get_for_update_opt(key, true, &self.read)?)
+    }
+
+    fn delete(&mut self, key: &[u8]) -> Result<()> {
+        Ok(self.txn()?.delete(key)?)
+    }
+
+    /// The crate's `Transaction` has no `SingleDelete` (RocksDB's C API has no
+    /// `rocksdb_transaction_single_delete`): a `Delete`, which locks or tracks the key the same
+    /// way and, followed by the put randomtransaction makes, leaves the same value.
+    fn single_delete(&mut self, key: &[u8]) -> Result<()> {
+        Ok(self.txn()?.delete(key)?)
+    }
+
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        Ok(self.txn()?.put(key, value)?)
+    }
+
+    /// A transaction without operations commits nothing and is not begun in RocksDB.
+    fn commit(&mut self) -> Result<()> {
+        match std::mem::replace(&mut self.state, TxnState::Ended) {
+            TxnState::Live(txn) => Ok(txn.commit()?),
+            TxnState::Pending => Ok(()),
+            TxnState::Ended => Err(BenchError::Usage(
+                "commit of a transaction already committed or rolled back".to_string(),
+            )),
+        }
+    }
+
+    /// A rollback after a failed commit does nothing: the failed commit destroyed the C++
+    /// transaction, which releases its locks as a rollback does.
+    fn rollback(&mut self) -> Result<()> {
+        match std::mem::replace(&mut self.state, TxnState::Ended) {
+            TxnState::Live(txn) => Ok(txn.rollback()?),
+            TxnState::Pending | TxnState::Ended => Ok(()),
+        }
+    }
+}
+
+impl RocksDbEngine {
+    /// Which database was opened.
+    fn kind(&self) -> TransactionDbKind {
+        match self.db {
+            Handle::Plain(_) => TransactionDbKind::None,
+            Handle::Pessimistic(_) => TransactionDbKind::Pessimistic,
+            Handle::Optimistic(_) => TransactionDbKind::Optimistic,
+        }
     }
 }
 
 impl BenchEngine for RocksDbEngine {
     type Value<'a> = RocksValue<'a>;
-    type WriteOptions = WriteOptions;
-    type Batch = WriteBatch;
-    type Iter<'a> = DBRawIterator<'a>;
+    type WriteOptions = RocksWriteOptions;
+    type Batch = RocksBatch;
+    type Iter<'a> = RocksIter<'a>;
 
     fn open(dir: &Path, options: &EngineOptions) -> Result<Self> {
         let opts = rocksdb_options(options)?;
         // The default column family is named so that batched MultiGet can be given its handle;
         // it gets the same options (`DB::open_cf` would give it RocksDB's defaults).
         let default_cf = ColumnFamilyDescriptor::new(DEFAULT_COLUMN_FAMILY_NAME, opts.clone());
-        let db = DB::open_cf_descriptors(&opts, dir, [default_cf])?;
+        let db = match options.transaction_db {
+            TransactionDbKind::None => {
+                Handle::Plain(DB::open_cf_descriptors(&opts, dir, [default_cf])?)
+            }
+            // db_bench: `TransactionDB::Open(options, txn_db_options, ...)` with default
+            // TransactionDBOptions.
+            TransactionDbKind::Pessimistic => Handle::Pessimistic(TxnDb::open_cf_descriptors(
+                &opts,
+                &TransactionDBOptions::default(),
+                dir,
+                [default_cf],
+            )?),
+            TransactionDbKind::Optimistic => {
+                Handle::Optimistic(OptDb::open_cf_descriptors(&opts, dir, [default_cf])?)
+            }
+        };
         Ok(RocksDbEngine {
             db,
             read_options: SharedReadOptions(ReadOptions::default()),
@@ -294,84 +658,203 @@ impl BenchEngine for RocksDbEngine {
     }
 
     fn describe(&self) -> String {
+        let kind = match self.kind() {
+            TransactionDbKind::None => String::new(),
+            kind => format!(", opened as {}", kind.name()),
+        };
         format!(
-            "rocksdb (RocksDB version {}, bundled by the rocksdb crate)",
+            "rocksdb (RocksDB version {}, bundled by the rocksdb crate{kind})",
             self.version
         )
     }
 
-    fn write_options(&self, mode: WriteMode) -> Result<WriteOptions> {
+    fn write_options(&self, mode: WriteMode) -> Result<RocksWriteOptions> {
         if mode.sync && mode.disable_wal {
             return Err(BenchError::Usage(
                 "--sync with --disable_wal: there is no WAL to sync".to_string(),
             ));
         }
-        let mut wo = WriteOptions::default();
-        wo.set_sync(mode.sync);
-        wo.disable_wal(mode.disable_wal);
-        Ok(wo)
+        Ok(RocksWriteOptions {
+            options: rocksdb_write_options(mode),
+            mode,
+        })
     }
 
-    fn put(&self, wo: &WriteOptions, key: &[u8], value: &[u8]) -> Result<()> {
-        Ok(self.db.put_opt(key, value, wo)?)
+    fn put(&self, wo: &RocksWriteOptions, key: &[u8], value: &[u8]) -> Result<()> {
+        let wo = &wo.options;
+        match &self.db {
+            Handle::Plain(db) => db.put_opt(key, value, wo)?,
+            // `TransactionDB::Put`: locks the key.
+            Handle::Pessimistic(db) => db.put_opt(key, value, wo)?,
+            // The base database's `Put`.
+            Handle::Optimistic(db) => db.put_opt(key, value, wo)?,
+        }
+        Ok(())
     }
 
-    fn delete(&self, wo: &WriteOptions, key: &[u8]) -> Result<()> {
-        Ok(self.db.delete_opt(key, wo)?)
+    fn delete(&self, wo: &RocksWriteOptions, key: &[u8]) -> Result<()> {
+        let wo = &wo.options;
+        match &self.db {
+            Handle::Plain(db) => db.delete_opt(key, wo)?,
+            // `TransactionDB::Delete`: locks the key.
+            Handle::Pessimistic(db) => db.delete_opt(key, wo)?,
+            // The base database's `Delete`.
+            Handle::Optimistic(db) => db.delete_opt(key, wo)?,
+        }
+        Ok(())
     }
 
-    fn new_batch(&self) -> WriteBatch {
-        WriteBatch::default()
+    fn new_batch(&self) -> RocksBatch {
+        match self.db {
+            Handle::Plain(_) => RocksBatch::Plain(WriteBatch::default()),
+            Handle::Pessimistic(_) | Handle::Optimistic(_) => {
+                RocksBatch::Txn(WriteBatchWithTransaction::default())
+            }
+        }
     }
 
-    fn write(&self, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
-        Ok(self.db.write_opt(batch, wo)?)
+    fn write(&self, wo: &RocksWriteOptions, batch: RocksBatch) -> Result<()> {
+        let wo = &wo.options;
+        match (&self.db, batch) {
+            (Handle::Plain(db), RocksBatch::Plain(b)) => db.write_opt(b, wo)?,
+            // `TransactionDB::Write`: locks the batch's keys.
+            (Handle::Pessimistic(db), RocksBatch::Txn(b)) => db.write_opt(b, wo)?,
+            // `OptimisticTransactionDB::Write`: the base database's `Write` (see the module
+            // documentation).
+            (Handle::Optimistic(db), RocksBatch::Txn(b)) => db.write_opt(b, wo)?,
+            _ => {
+                return Err(BenchError::Usage(
+                    "a write batch made for another kind of database".to_string(),
+                ))
+            }
+        }
+        Ok(())
     }
 
     fn get(&self, key: &[u8]) -> Result<Option<RocksValue<'_>>> {
-        Ok(self
-            .db
-            .get_pinned_opt(key, &self.read_options.0)?
-            .map(RocksValue::Pinned))
+        let ro = &self.read_options.0;
+        let value = match &self.db {
+            Handle::Plain(db) => db.get_pinned_opt(key, ro)?,
+            Handle::Pessimistic(db) => db.get_pinned_opt(key, ro)?,
+            Handle::Optimistic(db) => db.get_pinned_opt(key, ro)?,
+        };
+        Ok(value.map(RocksValue::Pinned))
     }
 
     fn multi_get(&self, keys: &[&[u8]]) -> Result<Vec<Option<RocksValue<'_>>>> {
+        let ro = &self.read_options.0;
         if self.multiread_batched {
-            let cf = self
-                .db
-                .cf_handle(DEFAULT_COLUMN_FAMILY_NAME)
-                .expect("opened with the default column family named");
-            self.db
-                .batched_multi_get_cf_opt(cf, keys.iter().copied(), false, &self.read_options.0)
+            let values = match &self.db {
+                Handle::Plain(db) => {
+                    let cf = db
+                        .cf_handle(DEFAULT_COLUMN_FAMILY_NAME)
+                        .expect("opened with the default column family named");
+                    db.batched_multi_get_cf_opt(cf, keys.iter().copied(), false, ro)
+                }
+                Handle::Optimistic(db) => {
+                    let cf = db
+                        .cf_handle(DEFAULT_COLUMN_FAMILY_NAME)
+                        .expect("opened with the default column family named");
+                    db.batched_multi_get_cf_opt(cf, keys.iter().copied(), false, ro)
+                }
+                Handle::Pessimistic(_) => {
+                    return Err(not_on_transaction_db(
+                        "--multiread_batched (batched MultiGet)",
+                    ))
+                }
+            };
+            values
                 .into_iter()
                 .map(|r| Ok(r?.map(RocksValue::Pinned)))
                 .collect()
         } else {
-            self.db
-                .multi_get_opt(keys, &self.read_options.0)
+            let values = match &self.db {
+                Handle::Plain(db) => db.multi_get_opt(keys, ro),
+                Handle::Pessimistic(db) => db.multi_get_opt(keys, ro),
+                Handle::Optimistic(db) => db.multi_get_opt(keys, ro),
+            };
+            values
                 .into_iter()
                 .map(|r| Ok(r?.map(RocksValue::Owned)))
                 .collect()
         }
     }
 
-    fn iter(&self) -> Result<DBRawIterator<'_>> {
-        Ok(self.db.raw_iterator_opt(ReadOptions::default()))
+    fn iter(&self) -> Result<RocksIter<'_>> {
+        Ok(match &self.db {
+            Handle::Plain(db) => RocksIter::Plain(db.raw_iterator_opt(ReadOptions::default())),
+            Handle::Pessimistic(db) => {
+                RocksIter::Pessimistic(db.raw_iterator_opt(ReadOptions::default()))
+            }
+            Handle::Optimistic(db) => {
+                RocksIter::Optimistic(db.raw_iterator_opt(ReadOptions::default()))
+            }
+        })
     }
 
     fn flush(&self) -> Result<()> {
-        Ok(self.db.flush()?)
+        match &self.db {
+            Handle::Plain(db) => db.flush()?,
+            Handle::Pessimistic(db) => db.flush()?,
+            Handle::Optimistic(db) => db.flush()?,
+        }
+        Ok(())
     }
 
     fn compact(&self) -> Result<()> {
-        self.db.compact_range::<&[u8], &[u8]>(None, None);
+        match &self.db {
+            Handle::Plain(db) => db.compact_range::<&[u8], &[u8]>(None, None),
+            Handle::Optimistic(db) => db.compact_range::<&[u8], &[u8]>(None, None),
+            Handle::Pessimistic(_) => return Err(not_on_transaction_db("compact (CompactRange)")),
+        }
         Ok(())
     }
 
     fn wait_for_compaction(&self) -> Result<()> {
-        Ok(self
-            .db
-            .wait_for_compact(&rocksdb::WaitForCompactOptions::default())?)
+        let o = rocksdb::WaitForCompactOptions::default();
+        match &self.db {
+            Handle::Plain(db) => db.wait_for_compact(&o)?,
+            Handle::Optimistic(db) => db.wait_for_compact(&o)?,
+            Handle::Pessimistic(_) => {
+                return Err(not_on_transaction_db("waitforcompaction (WaitForCompact)"))
+            }
+        }
+        Ok(())
+    }
+
+    fn begin_transaction(
+        &self,
+        wo: &RocksWriteOptions,
+        options: &TxnOptions,
+    ) -> Result<Box<dyn BenchTxn + '_>> {
+        match &self.db {
+            Handle::Pessimistic(db) => {
+                let mut o = TransactionOptions::default();
+                o.set_snapshot(options.set_snapshot);
+                o.set_lock_timeout(options.lock_timeout_ms);
+                let begin = PessimisticBegin { db, options: o };
+                Ok(Box::new(RocksTxn::new(
+                    begin,
+                    wo.mode,
+                    options.set_snapshot,
+                )))
+            }
+            Handle::Optimistic(db) => {
+                let mut o = OptimisticTransactionOptions::default();
+                o.set_snapshot(options.set_snapshot);
+                let begin = OptimisticBegin { db, options: o };
+                Ok(Box::new(RocksTxn::new(
+                    begin,
+                    wo.mode,
+                    options.set_snapshot,
+                )))
+            }
+            Handle::Plain(_) => Err(BenchError::Usage(
+                "transactions need a transaction database: --transaction_db or \
+                 --optimistic_transaction_db"
+                    .to_string(),
+            )),
+        }
     }
 
     fn properties(&self) -> Vec<(String, String)> {

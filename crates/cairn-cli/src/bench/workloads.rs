@@ -15,6 +15,11 @@
 //! Under each db_bench result line come the lines db_bench does not print (efficiency,
 //! per-second throughput, latency percentiles; see `report.rs` and `metrics.rs`), and every step
 //! is recorded for `--report_json` and `--report_dir`.
+//!
+//! `randomtransaction` (`randomtxn.rs`) on a transaction database is followed, as in db_bench,
+//! by `RandomTransactionVerify`, whose line comes last in the step's block; the step's JSON
+//! record says whether it passed (`verified`). Its keys are not db_bench's integer keys, so
+//! its puts are not counted for write and space amplification.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -23,11 +28,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use super::drivers::{self, Ctx, KeyOrder};
-use super::engine::{BenchEngine, BenchError, EngineOptions, Result, WriteMode};
+use super::engine::{BenchEngine, BenchError, EngineOptions, Result, TransactionDbKind, WriteMode};
 use super::generator::{unique_random_order, MAX_UNIQUE_RANDOM_NUM};
 use super::keydist::KeyDist;
 use super::metrics::{dir_bytes, Efficiency, KeyTracker, ProcSample};
 use super::monitor::{Monitor, MonitorConfig};
+use super::randomtxn;
 use super::report::{LatencyPercentiles, OpKind, SeriesStats, Stats};
 use super::threads::{run_threads, RateLimiter, Shared, StepStats, ThreadState};
 use super::BenchArgs;
@@ -51,6 +57,7 @@ pub const BENCHMARKS: &[&str] = &[
     "readrandomwriterandom",
     "deleterandom",
     "deleteseq",
+    "randomtransaction",
     "flush",
     "compact",
     "waitforcompaction",
@@ -95,6 +102,10 @@ pub struct StepReport {
     /// readwhilewriting's background writer, reported apart as db_bench keeps it out of the
     /// result line.
     pub writer: Option<WriterReport>,
+    /// randomtransaction on a transaction database: whether db_bench's check that every set's
+    /// sum is equal passed (`RandomTransactionVerify`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verified: Option<bool>,
 }
 
 /// The background writer of readwhilewriting.
@@ -250,6 +261,21 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
         "Writes:     sync={} disable_wal={} batch_size={}",
         args.sync, args.disable_wal, args.batch_size
     ));
+    match o.transaction_db {
+        TransactionDbKind::None => {}
+        TransactionDbKind::Pessimistic => println(format!(
+            "Transactions: {} (randomtransaction: sets={} lock_timeout={} ms set_snapshot={})",
+            o.transaction_db.name(),
+            args.transaction_sets,
+            args.transaction_lock_timeout,
+            args.transaction_set_snapshot
+        )),
+        TransactionDbKind::Optimistic => println(format!(
+            "Transactions: {} (randomtransaction: sets={})",
+            o.transaction_db.name(),
+            args.transaction_sets
+        )),
+    }
     let cache = o
         .block_cache
         .map_or("none".to_string(), |(kind, capacity)| {
@@ -395,7 +421,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             .benchmark(name)
             .map_err(|e| e.context(name.to_string()))?;
         let after = self.sample();
-        let report = self.step_report(name, &step, &before, &after);
+        let mut report = self.step_report(name, &step, &before, &after);
         let mut out = report.result_line.clone();
         for line in self.extra_lines(&report, &step) {
             out.push('\n');
@@ -407,6 +433,26 @@ impl<'a, E: BenchEngine> Run<'a, E> {
                 out.push('\n');
                 out.push_str(blocks.trim_end());
             }
+        }
+        // db_bench's post-processing step, after the benchmark's report: the check of
+        // randomtransaction, on transaction databases only (plain batches lose updates when
+        // threads race, so db_bench checks nothing then).
+        if name == "randomtransaction" && self.args.transaction_kind() != TransactionDbKind::None {
+            let check = randomtxn::verify(
+                self.engine(),
+                self.args.transaction_sets,
+                self.seed_base as u32,
+            )
+            .map_err(|e| e.context("RandomTransactionVerify"))?;
+            for line in &check.lines {
+                out.push('\n');
+                out.push_str(line);
+            }
+            if !check.passed && !randomtxn::check_cannot_fail(self.args) {
+                out.push('\n');
+                out.push_str(randomtxn::OPTIMISTIC_RACE_NOTE);
+            }
+            report.verified = Some(check.passed);
         }
         self.steps.push(report);
         Ok(out)
@@ -453,6 +499,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             throughput: SeriesStats::of(s.full_seconds()),
             efficiency,
             writer,
+            verified: None,
         }
     }
 
@@ -637,6 +684,10 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             "updaterandom" => {
                 let total = drivers::readwrites(args) * n as u64;
                 self.on_threads(name, n, total, |c, t, _| drivers::updaterandom(c, t))
+            }
+            "randomtransaction" => {
+                let total = drivers::readwrites(args) * n as u64;
+                self.on_threads(name, n, total, |c, t, _| randomtxn::randomtransaction(c, t))
             }
             // db_bench's Compact runs on every thread; one compaction of the whole key range is
             // done here, but the threads' seeds are taken so later benchmarks draw as db_bench's.

@@ -349,6 +349,8 @@ impl LockManager {
         // Breadth-first from the holders; `queue[i].1` is the index of the waiter that led there.
         let mut queue: Vec<(TransactionId, Option<usize>)> =
             holders.iter().map(|&h| (h, None)).collect();
+        let mut visited: std::collections::HashSet<TransactionId> =
+            holders.iter().copied().collect();
         let mut found = None;
         let mut limit_exceeded = false;
         let mut i = 0;
@@ -364,7 +366,11 @@ impl LockManager {
             }
             if let Some(w) = waits.get(&id) {
                 for &next in &w.for_ids {
-                    queue.push((next, Some(i)));
+                    // A transaction met before needs no second visit (a cycle among others,
+                    // waiting out their timeouts, must not make the search run to its depth).
+                    if visited.insert(next) {
+                        queue.push((next, Some(i)));
+                    }
                 }
             }
             i += 1;

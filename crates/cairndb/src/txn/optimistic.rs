@@ -222,6 +222,24 @@ impl OptimisticTransaction<'_> {
         self.batch.delete_cf(cf, key)
     }
 
+    /// RocksDB's `SingleDelete` of `key` in the default column family.
+    ///
+    /// # Errors
+    /// As [`OptimisticTransaction::put`].
+    pub fn single_delete(&mut self, key: &[u8]) -> Result<()> {
+        self.track(None, key)?;
+        self.batch.single_delete(key)
+    }
+
+    /// [`OptimisticTransaction::single_delete`] in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`OptimisticTransaction::put`].
+    pub fn single_delete_cf(&mut self, cf: &ColumnFamily, key: &[u8]) -> Result<()> {
+        self.track(Some(cf), key)?;
+        self.batch.single_delete_cf(cf, key)
+    }
+
     /// Adds merge operand `operand` for `key` in the default column family.
     ///
     /// # Errors
