@@ -1,6 +1,7 @@
 //! Arbitrary bytes as a write batch (a WAL record payload): decoding must never panic or allocate
 //! without bound, and a batch that decodes must re-encode to exactly the same bytes when rebuilt
-//! through the public API from its entries (the encoding is canonical, `docs/format/write_batch.md`).
+//! through the public API from its entries and its two-phase-commit marker (the encoding is
+//! canonical, `docs/format/write_batch.md`).
 #![no_main]
 
 use cairndb::batch::WriteBatch;
@@ -24,6 +25,9 @@ fuzz_target!(|data: &[u8]| {
         r.expect("a decoded entry is within the writing limits");
     }
     assert_eq!(rebuilt.count(), batch.count());
+    if let Some((kind, xid)) = batch.marker() {
+        rebuilt = WriteBatch::with_marker(kind, xid, &rebuilt).expect("a decoded marker is valid");
+    }
     rebuilt.set_sequence(batch.sequence());
     assert_eq!(rebuilt.data(), data);
 });

@@ -471,6 +471,18 @@ impl WriteBatchWithIndex {
         }
     }
 
+    /// An indexed batch holding `batch`'s records (a prepared transaction recovered from the
+    /// WAL).
+    pub(crate) fn from_batch(batch: WriteBatch) -> Self {
+        let mut w = WriteBatchWithIndex {
+            batch,
+            index: Vec::new(),
+            savepoints: Vec::new(),
+        };
+        w.rebuild_index();
+        w
+    }
+
     /// Rebuilds the index from the batch (after a rollback to a savepoint).
     fn rebuild_index(&mut self) {
         self.index.clear();

@@ -51,6 +51,11 @@ impl DbInner {
         };
         let written = MutexGuard::unlocked(st, || pending.write());
         let result = st.versions.finish_apply(pending, written);
+        // A flush may have made committed prepared transactions durable: their WALs are freed
+        // by the next change (`two_phase.rs`, invariant 2).
+        if result.is_ok() && !st.prepared.is_empty() {
+            super::two_phase::refresh_log_floor(st);
+        }
         self.cond.notify_all();
         result
     }

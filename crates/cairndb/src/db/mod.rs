@@ -63,6 +63,7 @@ mod properties;
 mod publish_queue;
 mod read;
 pub(crate) mod sequence;
+mod two_phase;
 mod write;
 pub mod write_control;
 mod writer;
@@ -216,6 +217,8 @@ impl CfState {
 /// Everything the state mutex guards.
 struct DbState {
     versions: VersionSet,
+    /// Prepared transactions by name, with the WALs they pin (`two_phase.rs`).
+    prepared: BTreeMap<Vec<u8>, two_phase::Pin>,
     /// `None` only after close.
     wal: Option<LogWriter>,
     wal_number: u64,
@@ -317,6 +320,8 @@ struct DbInner {
     /// unique across column families.
     range_dels: Mutex<HashMap<u64, Arc<[RangeTombstone]>>>,
     report: RecoveryReport,
+    /// Prepared transactions recovery left unresolved, until the transaction layer takes them.
+    recovered_prepared: Mutex<Vec<(Vec<u8>, WriteBatch)>>,
     /// Database-wide write, WAL and flush counters (`internal_stats.rs`).
     counters: internal_stats::DbCounters,
     /// While non-zero, obsolete files are kept (a checkpoint is linking and copying them).

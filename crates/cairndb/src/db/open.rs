@@ -31,7 +31,7 @@ use super::flush::build_l0_table;
 use super::write_control::WriteController;
 use super::writer;
 use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, RecoveryReport};
-use crate::batch::WriteBatch;
+use crate::batch::{MarkerKind, WriteBatch};
 use crate::compaction::plan::RunningCompactions;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
@@ -285,6 +285,7 @@ fn open_inner(
             memtable_waits: (std::time::Duration::ZERO, 0),
             write_control: WriteController::new(&options.db),
             writers: VecDeque::new(),
+            prepared: BTreeMap::new(),
             leader_active: false,
             _lock: Some(lock),
         }),
@@ -299,6 +300,7 @@ fn open_inner(
         publish_queue: Default::default(),
         options,
         report,
+        recovered_prepared: Mutex::new(Vec::new()),
         counters: super::internal_stats::DbCounters::new(statistics),
         deletions_paused: std::sync::atomic::AtomicUsize::new(0),
         info_log,
@@ -424,6 +426,8 @@ struct Replayed {
     tables: Vec<(u32, FileMetaData)>,
     /// Keeps those tables' numbers live until the edit that records them.
     pending: Vec<PendingOutput>,
+    /// Prepared transactions without a commit or rollback record, by name.
+    prepared: BTreeMap<Vec<u8>, WriteBatch>,
 }
 
 /// One family during replay.
@@ -439,6 +443,27 @@ struct ReplayCf {
 /// WALs (invariant 2).
 fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Result<()> {
     let mut st = inner.state.lock();
+    // Prepared transactions outlive the replayed WALs, which go below: their prepare records
+    // are written again into the new WAL, synced, and pinned there before the MANIFEST moves
+    // every family past the old WALs (docs/design/transactions.md, "Two-phase commit").
+    if !replayed.prepared.is_empty() {
+        let wal = st.wal.as_mut().ok_or(Error::Closed)?;
+        for (xid, records) in &replayed.prepared {
+            let record = WriteBatch::with_marker(MarkerKind::Prepare, xid, records)?;
+            wal.add_record(record.data())?;
+        }
+        wal.flush()?;
+        wal.sync()?;
+        for (xid, records) in &replayed.prepared {
+            let record = WriteBatch::with_marker(MarkerKind::Prepare, xid, records)?;
+            super::two_phase::record_marker(&mut st, &record, wal_number);
+        }
+        *inner.recovered_prepared.lock() = replayed
+            .prepared
+            .iter()
+            .map(|(x, b)| (x.clone(), b.clone()))
+            .collect();
+    }
     let mut edits: BTreeMap<u32, VersionEdit> = st
         .cfs
         .keys()
@@ -525,6 +550,7 @@ fn replay_logs(
         mems: Vec::new(),
         tables: Vec::new(),
         pending: Vec::new(),
+        prepared: BTreeMap::new(),
     };
     let mode = options.db.wal_recovery_mode;
     let mut last = versions.last_sequence();
@@ -547,7 +573,23 @@ fn replay_logs(
                         e.in_file(reader.path())
                             .context(format!("WAL record at offset {}", rec.offset))
                     })?;
-                    sealed = batch.count() == 0;
+                    sealed = batch.count() == 0 && batch.marker().is_none();
+                    // Two-phase commit (docs/design/transactions.md): a prepare is kept aside,
+                    // a rollback drops it, a commit resolves it and is applied as any batch.
+                    match batch.marker() {
+                        Some((MarkerKind::Prepare, xid)) => {
+                            out.prepared.insert(xid.to_vec(), batch.without_marker());
+                            continue;
+                        }
+                        Some((MarkerKind::Rollback, xid)) => {
+                            out.prepared.remove(xid);
+                            continue;
+                        }
+                        Some((MarkerKind::Commit, xid)) => {
+                            out.prepared.remove(xid);
+                        }
+                        None => {}
+                    }
                     apply_replayed(&batch, number, &cfs, &mut last)?;
                     report.batches_replayed += u64::from(!sealed);
                     flush_full(fs, dir, options, versions, &mut cfs, &mut out)?;

@@ -277,6 +277,60 @@ impl DbInner {
         result
     }
 
+    /// Writes a two-phase-commit `Prepare` or `Rollback` record, or the `Commit` record of a
+    /// transaction without writes (`batch`, marked), to the WAL alone: no sequence numbers, no
+    /// memtable. It takes the leader's place for the write, so
+    /// no group writes the WAL meanwhile, and follows contract 5 for a synced record (retired
+    /// WALs first). Then it updates the prepared transactions' WAL pins (`two_phase.rs`).
+    pub(super) fn write_wal_only(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
+        let mut st = self.state.lock();
+        loop {
+            self.check_writable(&st)?;
+            if !st.leader_active {
+                break;
+            }
+            self.cond.wait(&mut st);
+        }
+        st.leader_active = true;
+        if sync {
+            while st.syncing_retired_wals {
+                self.cond.wait(&mut st);
+            }
+            if let Err(e) = self.check_writable(&st) {
+                self.end_leadership(st);
+                return Err(e);
+            }
+        }
+        let Some(mut wal) = st.wal.take() else {
+            self.end_leadership(st);
+            return Err(Error::Closed);
+        };
+        let mut retired = if sync {
+            std::mem::take(&mut st.unsynced_wals)
+        } else {
+            Vec::new()
+        };
+        st.leader_syncing_wals = !retired.is_empty();
+        let written = MutexGuard::unlocked(&mut st, || {
+            sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
+            append_wal(&mut wal, batch, sync, self.counters.stats())
+                .map_err(|e| (e, "WAL write failed"))
+        });
+        if std::mem::take(&mut st.leader_syncing_wals) {
+            self.cond.notify_all();
+        }
+        st.wal = Some(wal);
+        if let Err((e, what)) = written {
+            st.poisoned = Some(format!("{what}: {e}"));
+            self.end_leadership(st);
+            return Err(e);
+        }
+        let wal_number = st.wal_number;
+        super::two_phase::record_marker(&mut st, batch, wal_number);
+        self.end_leadership(st);
+        Ok(())
+    }
+
     /// Passes leadership to the new head of the queue (invariant 4). The wake-up happens with
     /// the mutex released, so writers queueing meanwhile do not wait for it.
     fn end_leadership(&self, mut st: MutexGuard<'_, DbState>) {
@@ -396,6 +450,10 @@ impl DbInner {
             outcomes.extend(poisoned(&writers[1..], &why));
             st.poisoned = Some(why);
             return Stage::Finished(Err(e), outcomes);
+        }
+        if used_wal && combined.marker().is_some() {
+            let wal_number = st.wal_number;
+            super::two_phase::record_marker(st, &combined, wal_number);
         }
         Stage::Written(Written {
             combined,
@@ -629,7 +687,7 @@ impl DbInner {
         if st.cfs.len() < 2 {
             return Ok(());
         }
-        let oldest = st.versions.min_log_number_to_keep();
+        let oldest = st.versions.min_cf_log_number();
         st.retired_wal_bytes = st.retired_wal_bytes.split_off(&oldest);
         if st.wal_limit_switched == oldest {
             return Ok(());

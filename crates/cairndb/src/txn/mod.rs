@@ -7,8 +7,9 @@
 //!
 //! - `options.rs`: the options of both databases and of their transactions.
 //! - `lock_manager.rs`: the striped lock table, lock waits, expiry and deadlock detection.
-//! - `transaction.rs`: a pessimistic transaction.
-//! - `transaction_db.rs`: the pessimistic database, and writes outside transactions.
+//! - `transaction.rs`: a pessimistic transaction, with two-phase commit (`set_name`, `prepare`).
+//! - `transaction_db.rs`: the pessimistic database, writes outside transactions, and the
+//!   prepared transactions no handle holds (recovered, or whose handle was dropped).
 //! - `optimistic.rs`: the optimistic database and its transactions.
 
 mod lock_manager;

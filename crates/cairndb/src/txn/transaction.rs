@@ -16,6 +16,9 @@
 //!    `InvalidArgument`, and holds no lock.
 //! 4. Rolling back to a savepoint removes the writes made since, releases the locks first taken
 //!    since, and restores the snapshot the transaction had then.
+//! 5. A prepared transaction (two-phase commit) keeps its locks and its name until its commit
+//!    or rollback record is written; it accepts nothing else. Its handle may be dropped: the
+//!    database keeps it (`TransactionDb::get_all_prepared_transactions`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -35,6 +38,9 @@ use crate::types::SequenceNumber;
 pub enum TransactionState {
     /// Begun; reads and writes are accepted.
     Started,
+    /// Prepared (two-phase commit): its writes are in the WAL, its locks held; it takes no
+    /// more writes and waits for `commit` or `rollback`.
+    Prepared,
     /// Its batch was written.
     Committed,
     /// Rolled back, or its commit failed: nothing of it was written.
@@ -65,6 +71,18 @@ pub struct Transaction<'db> {
     locks: Vec<(u32, HashMap<Vec<u8>, bool>)>,
     savepoints: Vec<SavePoint>,
     state: TransactionState,
+    /// The name (XID) of a two-phase-commit transaction, registered with the database.
+    name: Option<Vec<u8>>,
+}
+
+/// What a prepared transaction is when no handle holds it: kept by its [`TransactionDb`] with
+/// its locks, and handed out by `get_all_prepared_transactions`.
+#[derive(Debug)]
+pub(super) struct PreparedTxn {
+    pub(super) shared: Arc<TxnShared>,
+    pub(super) name: Vec<u8>,
+    pub(super) batch: WriteBatchWithIndex,
+    pub(super) locks: Vec<(u32, HashMap<Vec<u8>, bool>)>,
 }
 
 impl<'db> Transaction<'db> {
@@ -94,11 +112,100 @@ impl<'db> Transaction<'db> {
             locks: Vec::new(),
             savepoints: Vec::new(),
             state: TransactionState::Started,
+            name: None,
         };
         if options.set_snapshot {
             txn.set_snapshot()?;
         }
         Ok(txn)
+    }
+
+    /// A prepared transaction handed out again (`TransactionDb::get_all_prepared_transactions`).
+    pub(super) fn from_prepared(txn_db: &'db TransactionDb, p: PreparedTxn) -> Self {
+        Transaction {
+            txn_db,
+            shared: p.shared,
+            write_options: WriteOptions::default(),
+            lock_timeout: millis(txn_db.options().transaction_lock_timeout),
+            deadlock_detect_depth: None,
+            max_write_batch_size: 0,
+            skip_concurrency_control: false,
+            batch: p.batch,
+            snapshot: None,
+            locks: p.locks,
+            savepoints: Vec::new(),
+            state: TransactionState::Prepared,
+            name: Some(p.name),
+        }
+    }
+
+    /// Names the transaction (RocksDB's `SetName`; MySQL's XID), which `prepare` needs. A name
+    /// is unique among the database's live named transactions.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the transaction already has a name or ended, when the
+    /// name is empty or longer than 512 bytes, or when another live transaction has it.
+    pub fn set_name(&mut self, name: &str) -> Result<()> {
+        self.check_started()?;
+        if self.name.is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "transaction {} already has a name",
+                self.shared.id
+            )));
+        }
+        if name.is_empty() || name.len() > crate::batch::MAX_XID_LEN {
+            return Err(Error::InvalidArgument(format!(
+                "a transaction name must be 1 to {} bytes",
+                crate::batch::MAX_XID_LEN
+            )));
+        }
+        self.txn_db.register_name(name.as_bytes())?;
+        self.name = Some(name.as_bytes().to_vec());
+        Ok(())
+    }
+
+    /// The transaction's name, if it has one.
+    pub fn name(&self) -> Option<&[u8]> {
+        self.name.as_deref()
+    }
+
+    /// The write options its commit (or prepare) writes with.
+    pub fn set_write_options(&mut self, write_options: &WriteOptions) {
+        self.write_options = *write_options;
+    }
+
+    /// First phase of two-phase commit: writes the transaction's batch to the WAL under its
+    /// name (synced when its write options say so), not yet visible; the transaction keeps its
+    /// locks and takes no more writes. After a crash it comes back prepared
+    /// (`TransactionDb::get_all_prepared_transactions`) until `commit` or `rollback`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] without a name, with `disable_wal`, or when not started;
+    /// [`Error::Expired`]; the WAL's errors.
+    pub fn prepare(&mut self) -> Result<()> {
+        self.check_started()?;
+        let Some(name) = self.name.clone() else {
+            return Err(Error::InvalidArgument(
+                "cannot prepare a transaction that has not been named".into(),
+            ));
+        };
+        if self.shared.locks_stolen()
+            || self
+                .shared
+                .expires_at
+                .is_some_and(|t| std::time::Instant::now() >= t)
+        {
+            return Err(Error::Expired(format!(
+                "transaction {} ran past its expiration",
+                self.shared.id
+            )));
+        }
+        self.txn_db
+            .db()
+            .write_prepare(&self.write_options, &name, self.batch.batch())?;
+        self.savepoints.clear();
+        self.state = TransactionState::Prepared;
+        Ok(())
     }
 
     /// The transaction's id (unique within its database), as deadlock reports name it.
@@ -369,6 +476,19 @@ impl<'db> Transaction<'db> {
     /// it ran past its `expiration` (nothing is written; roll it back); the write's errors
     /// (the transaction is then rolled back: nothing of it was written).
     pub fn commit(&mut self) -> Result<()> {
+        if self.state == TransactionState::Prepared {
+            let name = self
+                .name
+                .clone()
+                .expect("a prepared transaction has a name");
+            let batch = std::mem::take(&mut self.batch).into_batch();
+            self.txn_db
+                .db()
+                .write_commit_prepared(&self.write_options, &name, &batch)?;
+            self.release_all();
+            self.state = TransactionState::Committed;
+            return Ok(());
+        }
         self.check_started()?;
         if !self.shared.begin_commit() {
             return Err(Error::Expired(format!(
@@ -396,6 +516,19 @@ impl<'db> Transaction<'db> {
     /// # Errors
     /// [`Error::InvalidArgument`] when the transaction already ended.
     pub fn rollback(&mut self) -> Result<()> {
+        if self.state == TransactionState::Prepared {
+            let name = self
+                .name
+                .clone()
+                .expect("a prepared transaction has a name");
+            self.txn_db
+                .db()
+                .write_rollback_prepared(&self.write_options, &name)?;
+            self.batch.clear();
+            self.release_all();
+            self.state = TransactionState::RolledBack;
+            return Ok(());
+        }
         self.check_started()?;
         self.batch.clear();
         self.release_all();
@@ -412,6 +545,10 @@ impl<'db> Transaction<'db> {
             ))),
             TransactionState::RolledBack => Err(Error::InvalidArgument(format!(
                 "transaction {} has already been rolled back",
+                self.shared.id
+            ))),
+            TransactionState::Prepared => Err(Error::InvalidArgument(format!(
+                "transaction {} is prepared: only commit or rollback",
                 self.shared.id
             ))),
         }
@@ -523,14 +660,29 @@ impl<'db> Transaction<'db> {
         }
         self.savepoints.clear();
         self.snapshot = None;
+        if let Some(name) = self.name.take() {
+            self.txn_db.unregister_name(&name);
+        }
     }
 }
 
 impl Drop for Transaction<'_> {
     /// An unfinished transaction is rolled back: its locks are released, nothing is written.
     fn drop(&mut self) {
-        if self.state == TransactionState::Started {
-            self.release_all();
+        match self.state {
+            TransactionState::Started => self.release_all(),
+            // A prepared transaction outlives its handle: the database keeps it, locks held,
+            // until a handle from `get_all_prepared_transactions` commits or rolls it back.
+            TransactionState::Prepared => {
+                let name = self.name.take().expect("a prepared transaction has a name");
+                self.txn_db.keep_prepared(PreparedTxn {
+                    shared: Arc::clone(&self.shared),
+                    name,
+                    batch: std::mem::take(&mut self.batch),
+                    locks: std::mem::take(&mut self.locks),
+                });
+            }
+            TransactionState::Committed | TransactionState::RolledBack => {}
         }
     }
 }

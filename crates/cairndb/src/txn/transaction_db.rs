@@ -16,13 +16,16 @@ use std::time::{Duration, Instant};
 
 use super::lock_manager::{DeadlockPath, LockManager, LockRequest, TransactionId, TxnShared};
 use super::options::{TransactionDbOptions, TransactionOptions};
-use super::transaction::{millis, Transaction};
+use super::transaction::{millis, PreparedTxn, Transaction};
 use crate::batch::WriteBatch;
+use crate::batch::WriteBatchWithIndex;
 use crate::db::{ColumnFamily, ColumnFamilyDescriptor, Db};
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
 use crate::options::{Options, WriteOptions};
 use crate::types::ValueKind;
+use parking_lot::Mutex;
+use std::collections::{HashMap, HashSet};
 
 /// A held lock, as [`TransactionDb::lock_status`] reports it (RocksDB's `KeyLockInfo`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +72,10 @@ pub struct TransactionDb {
     options: TransactionDbOptions,
     locks: LockManager,
     next_id: AtomicU64,
+    /// Names of live named transactions (two-phase commit), unique.
+    names: Mutex<HashSet<Vec<u8>>>,
+    /// Prepared transactions no handle holds: recovered at open, or whose handle was dropped.
+    prepared: Mutex<Vec<PreparedTxn>>,
 }
 
 impl TransactionDb {
@@ -110,7 +117,7 @@ impl TransactionDb {
     ) -> Result<Self> {
         txn_db_options.validate()?;
         let db = Db::open_cf_with_fs(fs, path, options, families)?;
-        Ok(TransactionDb {
+        let txn_db = TransactionDb {
             db,
             locks: LockManager::new(
                 txn_db_options.num_stripes,
@@ -119,7 +126,11 @@ impl TransactionDb {
             ),
             options: txn_db_options,
             next_id: AtomicU64::new(1),
-        })
+            names: Mutex::new(HashSet::new()),
+            prepared: Mutex::new(Vec::new()),
+        };
+        txn_db.recover_prepared()?;
+        Ok(txn_db)
     }
 
     /// The database, for reads, snapshots, column families, flushes and properties. Writes made
@@ -135,6 +146,76 @@ impl TransactionDb {
 
     pub(super) fn locks(&self) -> &LockManager {
         &self.locks
+    }
+
+    /// Takes the prepared transactions recovery found, with their locks and names.
+    fn recover_prepared(&self) -> Result<()> {
+        for (name, records) in self.db.take_recovered_prepared() {
+            let shared = TxnShared::new(self.next_id.fetch_add(1, Ordering::Relaxed), None);
+            let mut locks: Vec<(u32, HashMap<Vec<u8>, bool>)> = Vec::new();
+            for r in records.iter() {
+                let r = r?;
+                let req = LockRequest {
+                    cf: r.cf,
+                    key: r.key,
+                    exclusive: true,
+                    timeout: Some(Duration::ZERO),
+                    deadlock_detect_depth: None,
+                };
+                self.locks.lock(&shared, &req).map_err(|e| {
+                    Error::corruption(
+                        "",
+                        0,
+                        format!("two prepared transactions write the same key: {e}"),
+                    )
+                })?;
+                let i = match locks.iter().position(|(c, _)| *c == r.cf) {
+                    Some(i) => i,
+                    None => {
+                        locks.push((r.cf, HashMap::new()));
+                        locks.len() - 1
+                    }
+                };
+                locks[i].1.insert(r.key.to_vec(), true);
+            }
+            self.register_name(&name)?;
+            self.prepared.lock().push(PreparedTxn {
+                shared,
+                name,
+                batch: WriteBatchWithIndex::from_batch(records),
+                locks,
+            });
+        }
+        Ok(())
+    }
+
+    pub(super) fn register_name(&self, name: &[u8]) -> Result<()> {
+        if !self.names.lock().insert(name.to_vec()) {
+            return Err(Error::InvalidArgument(format!(
+                "transaction name {:?} is in use by a live transaction",
+                String::from_utf8_lossy(name)
+            )));
+        }
+        Ok(())
+    }
+
+    pub(super) fn unregister_name(&self, name: &[u8]) {
+        self.names.lock().remove(name);
+    }
+
+    pub(super) fn keep_prepared(&self, p: PreparedTxn) {
+        self.prepared.lock().push(p);
+    }
+
+    /// The prepared transactions no handle holds (RocksDB's `GetAllPreparedTransactions`):
+    /// those recovery found, and those whose handle was dropped. Each is handed out once, in
+    /// the `Prepared` state, holding its locks; commit or roll it back. Dropping it again puts
+    /// it back.
+    pub fn get_all_prepared_transactions(&self) -> Vec<Transaction<'_>> {
+        std::mem::take(&mut *self.prepared.lock())
+            .into_iter()
+            .map(|p| Transaction::from_prepared(self, p))
+            .collect()
     }
 
     /// Begins a transaction whose commit writes with `write_options`.

@@ -45,6 +45,9 @@ mod tag {
     /// Advisory (a reader that drops it only restarts round-robin compaction at each level's
     /// first file), hence the safe-to-ignore bit.
     pub const COMPACT_CURSOR: u32 = 14 | super::SAFE_IGNORE_MASK;
+    /// Not safe to ignore: a reader that dropped it would start WAL replay above a WAL that
+    /// holds a prepared transaction and lose it.
+    pub const MIN_LOG_NUMBER_TO_KEEP: u32 = 15;
 }
 
 /// Tags of the optional fields inside a new-file field. Persisted, like [`tag`].
@@ -177,6 +180,10 @@ pub struct VersionEdit {
     pub log_number: Option<u64>,
     /// The log being compacted when this edit was written (kept for RocksDB compatibility).
     pub prev_log_number: Option<u64>,
+    /// The floor of two-phase commit: no WAL numbered at or above it may be deleted or skipped
+    /// by replay, whatever the column families' log numbers say, because it may hold a prepared
+    /// transaction not yet durably resolved; 0 for none. The latest value wins.
+    pub min_log_number_to_keep: Option<u64>,
     /// The next file number to hand out.
     pub next_file_number: Option<u64>,
     /// The last sequence number used.
@@ -287,6 +294,7 @@ impl VersionEdit {
         let counters = [
             (tag::LOG_NUMBER, self.log_number),
             (tag::PREV_LOG_NUMBER, self.prev_log_number),
+            (tag::MIN_LOG_NUMBER_TO_KEEP, self.min_log_number_to_keep),
             (tag::NEXT_FILE_NUMBER, self.next_file_number),
             (tag::LAST_SEQUENCE, self.last_sequence),
             (
@@ -359,6 +367,7 @@ impl VersionEdit {
             tag::COMPARATOR => self.comparator = Some(utf8(p)?),
             tag::LOG_NUMBER => self.log_number = Some(whole_varint(p)?),
             tag::PREV_LOG_NUMBER => self.prev_log_number = Some(whole_varint(p)?),
+            tag::MIN_LOG_NUMBER_TO_KEEP => self.min_log_number_to_keep = Some(whole_varint(p)?),
             tag::NEXT_FILE_NUMBER => self.next_file_number = Some(whole_varint(p)?),
             tag::LAST_SEQUENCE => self.last_sequence = Some(whole_varint(p)?),
             tag::COLUMN_FAMILY => self.column_family = whole_varint32(p)?,

@@ -159,6 +159,7 @@ pub(super) struct Replay {
     max_number_seen: u64,
     last_sequence: SequenceNumber,
     prev_log_number: u64,
+    log_floor: u64,
     max_column_family: u32,
     saw_next_file_number: bool,
     saw_last_sequence: bool,
@@ -185,6 +186,7 @@ impl Replay {
             max_number_seen: 0,
             last_sequence: 0,
             prev_log_number: 0,
+            log_floor: 0,
             max_column_family: 0,
             saw_next_file_number: false,
             saw_last_sequence: false,
@@ -209,6 +211,7 @@ impl Replay {
             next_file_number: state.next_file_number,
             last_sequence: state.last_sequence,
             prev_log_number: state.prev_log_number,
+            log_floor: state.log_floor,
             max_column_family: state.max_column_family,
             ..Replay::empty(opts)
         }
@@ -251,6 +254,9 @@ impl Replay {
         }
         if let Some(n) = e.prev_log_number {
             self.prev_log_number = n;
+        }
+        if let Some(n) = e.min_log_number_to_keep {
+            self.log_floor = n;
         }
         if let Some(m) = e.max_column_family {
             self.max_column_family = self.max_column_family.max(m);
@@ -311,6 +317,7 @@ impl Replay {
             next_file_number: self.next_file_number.max(self.max_number_seen + 1),
             last_sequence: self.last_sequence,
             prev_log_number: self.prev_log_number,
+            log_floor: self.log_floor,
             max_column_family: self.max_column_family,
         })
     }

@@ -141,6 +141,9 @@ pub(super) struct State {
     pub(super) next_file_number: u64,
     pub(super) last_sequence: SequenceNumber,
     pub(super) prev_log_number: u64,
+    /// The persisted floor of two-phase commit (`VersionEdit::min_log_number_to_keep`); 0 for
+    /// none.
+    pub(super) log_floor: u64,
     pub(super) max_column_family: u32,
 }
 
@@ -195,6 +198,9 @@ pub struct VersionSet {
     /// A change is between [`begin_apply`](Self::begin_apply) and
     /// [`finish_apply`](Self::finish_apply): its MANIFEST write may be running.
     apply_in_flight: bool,
+    /// The floor of two-phase commit the database asked for ([`VersionSet::set_log_floor`]),
+    /// written with the next change; `state.log_floor` is the one written.
+    pending_log_floor: u64,
 }
 
 impl VersionSet {
@@ -256,11 +262,13 @@ impl VersionSet {
         state: State,
         manifest_number: u64,
     ) -> VersionSet {
+        let pending_log_floor = state.log_floor;
         let mut set = VersionSet {
             fs,
             dir: dir.to_path_buf(),
             opts,
             state,
+            pending_log_floor,
             manifest: None,
             manifest_number,
             roll_at_bytes: 0,
@@ -425,6 +433,9 @@ impl VersionSet {
             last.next_file_number = Some(last.next_file_number.map_or(next, |n| n.max(next)));
             let seq = self.state.last_sequence;
             last.last_sequence = Some(last.last_sequence.map_or(seq, |s| s.max(seq)));
+            if self.pending_log_floor != self.state.log_floor {
+                last.min_log_number_to_keep = Some(self.pending_log_floor);
+            }
         }
         Ok(out)
     }
@@ -453,6 +464,8 @@ impl VersionSet {
             next_file_number: Some(s.next_file_number),
             last_sequence: Some(s.last_sequence),
             prev_log_number: Some(s.prev_log_number),
+            // Only a database with prepared transactions carries the field (manifest.md).
+            min_log_number_to_keep: (s.log_floor != 0).then_some(s.log_floor),
             max_column_family: Some(s.max_column_family),
             ..VersionEdit::default()
         }];
@@ -551,12 +564,34 @@ impl VersionSet {
     /// The smallest log number any live column family still needs: WALs numbered below it are
     /// obsolete. It is 0 while some family has never recorded a log number.
     pub fn min_log_number_to_keep(&self) -> u64 {
+        let mut min = self.min_cf_log_number();
+        // Both the persisted floor and one not yet persisted hold WALs back (the lower wins):
+        // a raised floor frees WALs only once the MANIFEST says so.
+        for floor in [self.state.log_floor, self.pending_log_floor] {
+            if floor != 0 {
+                min = min.min(floor);
+            }
+        }
+        min
+    }
+
+    /// The smallest log number of any column family: WALs below it hold no data any family
+    /// still needs (prepared transactions aside, see [`min_log_number_to_keep`](Self::min_log_number_to_keep)).
+    pub fn min_cf_log_number(&self) -> u64 {
         self.state
             .cfs
             .values()
             .map(|cf| cf.log_number)
             .min()
             .unwrap_or(0)
+    }
+
+    /// Sets the floor of two-phase commit (0: none): the smallest WAL holding a prepared
+    /// transaction not durably resolved. It holds WALs back at once and is written with the
+    /// next change (`log_and_apply`), which is what lets the column families' log numbers pass
+    /// it.
+    pub fn set_log_floor(&mut self, floor: u64) {
+        self.pending_log_floor = floor;
     }
 
     /// The current version of column family `cf`, or `None` if there is no such family.

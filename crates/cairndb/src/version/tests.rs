@@ -85,6 +85,7 @@ fn version_edit() -> impl Strategy<Value = VersionEdit> {
         any::<Option<u64>>(),
         any::<Option<u64>>(),
         prop::option::of(0..=MAX_SEQUENCE),
+        any::<Option<u64>>(),
     );
     let family = (
         any::<u32>(),
@@ -104,6 +105,7 @@ fn version_edit() -> impl Strategy<Value = VersionEdit> {
         prev_log_number: c.3,
         next_file_number: c.4,
         last_sequence: c.5,
+        min_log_number_to_keep: c.6,
         column_family: f.0,
         column_family_drop: f.2 && f.1.is_none(),
         column_family_add: f.1,

@@ -1,0 +1,210 @@
+//! Two-phase commit: prepare, commit and roll back prepared transactions, and their recovery
+//! after a crash and a power cut: a prepared transaction comes back prepared, its writes
+//! invisible and its keys locked, until it is committed or rolled back; its WAL outlives flushes
+//! that would otherwise delete it.
+
+mod common;
+
+use std::sync::Arc;
+
+use cairndb::fs::{CrashOptions, MemFs};
+use cairndb::options::{ReadOptions, WriteOptions};
+use cairndb::{Error, TransactionDb, TransactionDbOptions, TransactionOptions, TransactionState};
+
+fn open(fs: &MemFs) -> TransactionDb {
+    TransactionDb::open_cf_with_fs(
+        fs.shared(),
+        common::DIR,
+        common::opts(),
+        TransactionDbOptions::default(),
+        Vec::new(),
+    )
+    .expect("open")
+}
+
+fn synced() -> WriteOptions {
+    WriteOptions {
+        sync: true,
+        ..WriteOptions::default()
+    }
+}
+
+fn no_wait() -> TransactionOptions {
+    TransactionOptions {
+        lock_timeout: 0,
+        ..TransactionOptions::default()
+    }
+}
+
+fn get(db: &TransactionDb, key: &[u8]) -> Option<Vec<u8>> {
+    db.db().get(&ReadOptions::default(), key).expect("get")
+}
+
+#[test]
+fn prepare_then_commit_or_rollback() {
+    let fs = MemFs::new();
+    let db = open(&fs);
+    let mut t = db
+        .begin_transaction(&synced(), &TransactionOptions::default())
+        .expect("begin");
+    t.put(b"a", b"1").expect("put");
+    assert!(
+        matches!(t.prepare(), Err(Error::InvalidArgument(_))),
+        "needs a name"
+    );
+    t.set_name("xid-1").expect("name");
+    t.prepare().expect("prepare");
+    assert_eq!(t.state(), TransactionState::Prepared);
+    assert_eq!(get(&db, b"a"), None, "prepared writes are invisible");
+    assert!(
+        matches!(t.put(b"b", b"2"), Err(Error::InvalidArgument(_))),
+        "no writes after prepare"
+    );
+    t.commit().expect("commit");
+    assert_eq!(get(&db, b"a"), Some(b"1".to_vec()));
+
+    let mut t = db
+        .begin_transaction(&synced(), &TransactionOptions::default())
+        .expect("begin");
+    t.set_name("xid-2").expect("name");
+    t.put(b"c", b"3").expect("put");
+    t.prepare().expect("prepare");
+    t.rollback().expect("rollback");
+    assert_eq!(get(&db, b"c"), None);
+    assert!(db.lock_status().is_empty());
+}
+
+#[test]
+fn names_are_unique_among_live_transactions() {
+    let fs = MemFs::new();
+    let db = open(&fs);
+    let mut t1 = db
+        .begin_transaction(&synced(), &TransactionOptions::default())
+        .expect("begin");
+    t1.set_name("same").expect("name");
+    let mut t2 = db
+        .begin_transaction(&synced(), &TransactionOptions::default())
+        .expect("begin");
+    assert!(matches!(
+        t2.set_name("same"),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(
+        matches!(t1.set_name("other"), Err(Error::InvalidArgument(_))),
+        "named twice"
+    );
+    assert!(matches!(t2.set_name(""), Err(Error::InvalidArgument(_))));
+    t1.commit().expect("commit");
+    t2.set_name("same").expect("free once t1 ended");
+}
+
+#[test]
+fn prepared_transactions_survive_a_crash_with_their_locks() {
+    let fs = MemFs::new();
+    {
+        let db = open(&fs);
+        let mut p = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("b");
+        p.set_name("prepared").expect("name");
+        p.put(b"p", b"pending").expect("put");
+        p.prepare().expect("prepare");
+        let mut c = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("b");
+        c.set_name("committed").expect("name");
+        c.put(b"c", b"done").expect("put");
+        c.prepare().expect("prepare");
+        c.commit().expect("commit");
+        let mut r = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("b");
+        r.set_name("rolled back").expect("name");
+        r.put(b"r", b"never").expect("put");
+        r.prepare().expect("prepare");
+        r.rollback().expect("rollback");
+        // The handle goes; the prepared transaction stays with the database.
+        drop(p);
+        assert_eq!(db.get_all_prepared_transactions().len(), 1);
+    }
+    for crash in [None, Some(CrashOptions::synced_only())] {
+        let files = match crash {
+            None => fs.process_crash_clone(),
+            Some(o) => fs.crash_clone(o),
+        };
+        let db = open(&files);
+        assert_eq!(get(&db, b"c"), Some(b"done".to_vec()));
+        assert_eq!(get(&db, b"r"), None);
+        assert_eq!(get(&db, b"p"), None, "still invisible");
+        let mut other = db.begin_transaction(&synced(), &no_wait()).expect("begin");
+        assert!(other.put(b"p", b"x").expect_err("locked").is_timed_out());
+        other.rollback().expect("rollback");
+        drop(other);
+        let prepared = db.get_all_prepared_transactions();
+        assert_eq!(prepared.len(), 1, "{crash:?}");
+        assert_eq!(prepared[0].name(), Some(&b"prepared"[..]));
+        assert_eq!(prepared[0].state(), TransactionState::Prepared);
+        // Reopen again without resolving: still prepared.
+        drop(prepared);
+        drop(db);
+        let db = open(&files);
+        let mut prepared = db.get_all_prepared_transactions();
+        assert_eq!(prepared.len(), 1);
+        prepared[0].set_write_options(&synced());
+        prepared[0].commit().expect("commit");
+        drop(prepared);
+        assert_eq!(get(&db, b"p"), Some(b"pending".to_vec()));
+        drop(db);
+        let db = open(&files);
+        assert!(db.get_all_prepared_transactions().is_empty());
+        assert_eq!(get(&db, b"p"), Some(b"pending".to_vec()));
+    }
+}
+
+#[test]
+fn a_prepared_transactions_wal_outlives_flushes() {
+    let fs = MemFs::new();
+    let wal_files = |fs: &MemFs| {
+        fs.shared()
+            .list(std::path::Path::new(common::DIR))
+            .expect("list")
+            .into_iter()
+            .filter(|n| n.ends_with(".log"))
+            .count()
+    };
+    {
+        let db = open(&fs);
+        let mut p = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("b");
+        p.set_name("long").expect("name");
+        p.put(b"held", b"v").expect("put");
+        p.prepare().expect("prepare");
+        for round in 0..5 {
+            for i in 0..200 {
+                db.put(
+                    &WriteOptions::default(),
+                    format!("k{round}-{i}").as_bytes(),
+                    &[b'x'; 400],
+                )
+                .expect("put");
+            }
+            db.db().flush().expect("flush");
+        }
+        assert!(wal_files(&fs) > 1, "the prepare's WAL is kept");
+        drop(p);
+    }
+    let files = fs.crash_clone(CrashOptions::synced_only());
+    let db = open(&files);
+    let mut prepared = db.get_all_prepared_transactions();
+    assert_eq!(prepared.len(), 1);
+    prepared[0].set_write_options(&synced());
+    prepared[0].commit().expect("commit");
+    drop(prepared);
+    db.db().flush().expect("flush");
+    // A change after the flush writes the lowered floor; then the old WALs can go.
+    db.put(&WriteOptions::default(), b"z", b"z").expect("put");
+    db.db().flush().expect("flush");
+    assert_eq!(get(&db, b"held"), Some(b"v".to_vec()));
+    let _ = Arc::new(());
+}
