@@ -208,3 +208,22 @@ fn a_prepared_transactions_wal_outlives_flushes() {
     assert_eq!(get(&db, b"held"), Some(b"v".to_vec()));
     let _ = Arc::new(());
 }
+
+#[test]
+fn a_marked_batch_is_refused_outside_transactions() {
+    let fs = MemFs::new();
+    let db = open(&fs);
+    let mut records = cairndb::WriteBatch::new();
+    records.put(b"k", b"v").expect("put");
+    for kind in [
+        cairndb::batch::MarkerKind::Prepare,
+        cairndb::batch::MarkerKind::Commit,
+    ] {
+        let marked = cairndb::WriteBatch::with_marker(kind, b"x", &records).expect("marked");
+        assert!(matches!(
+            db.db().write(&WriteOptions::default(), marked),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+    assert_eq!(get(&db, b"k"), None, "nothing written");
+}

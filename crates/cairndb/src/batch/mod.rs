@@ -456,11 +456,14 @@ impl WriteBatch {
     /// If `(data_size, count)` is not a point this batch passed through (a bug in the caller).
     pub(crate) fn truncate(&mut self, data_size: usize, count: u32) {
         assert!(data_size >= HEADER_LEN && data_size <= self.rep.len() && count <= self.count);
-        assert_eq!(self.records_start, HEADER_LEN, "a marked batch is never truncated");
+        assert_eq!(
+            self.records_start, HEADER_LEN,
+            "a marked batch is never truncated"
+        );
         self.rep.truncate(data_size);
         self.set_count(count);
-        let (max_cf, has_merge) = check_records(&self.rep, HEADER_LEN, count)
-            .expect("a savepoint is a record boundary");
+        let (max_cf, has_merge) =
+            check_records(&self.rep, HEADER_LEN, count).expect("a savepoint is a record boundary");
         self.max_cf = max_cf;
         self.has_merge = has_merge;
     }

@@ -104,7 +104,7 @@ impl Db {
         if batch.is_empty() {
             return self.inner.write_wal_only(&batch, opts.sync);
         }
-        self.write(opts, batch)
+        self.write_unchecked(opts, batch)
     }
 
     /// Writes prepared transaction `xid`'s rollback marker to the WAL.

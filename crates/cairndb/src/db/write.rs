@@ -76,9 +76,21 @@ impl Db {
     /// # Errors
     /// [`Error::Closed`] after close; [`Error::Poisoned`] after an earlier WAL failure; the
     /// WAL's I/O error (which poisons the database); [`Error::InvalidArgument`] for invalid
-    /// write options or a batch naming a column family that does not exist (nothing of the
-    /// batch is applied).
+    /// write options, a batch naming a column family that does not exist, or a batch with a
+    /// two-phase-commit marker (only transactions write those; nothing of the batch is
+    /// applied).
     pub fn write(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        if batch.marker().is_some() {
+            return Err(Error::InvalidArgument(
+                "a batch with a two-phase-commit marker is written by transactions only".into(),
+            ));
+        }
+        self.write_unchecked(opts, batch)
+    }
+
+    /// [`Db::write`] without the marker check: the commit of a prepared transaction
+    /// (`two_phase.rs`).
+    pub(super) fn write_unchecked(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
         opts.validate()?;
         let Some(stats) = self.inner.counters.stats() else {
             return self.inner.commit(opts, batch);

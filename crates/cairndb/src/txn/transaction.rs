@@ -481,10 +481,13 @@ impl<'db> Transaction<'db> {
                 .name
                 .clone()
                 .expect("a prepared transaction has a name");
-            let batch = std::mem::take(&mut self.batch).into_batch();
-            self.txn_db
-                .db()
-                .write_commit_prepared(&self.write_options, &name, &batch)?;
+            // On error the transaction stays prepared, its batch and locks kept.
+            self.txn_db.db().write_commit_prepared(
+                &self.write_options,
+                &name,
+                self.batch.batch(),
+            )?;
+            self.batch.clear();
             self.release_all();
             self.state = TransactionState::Committed;
             return Ok(());
