@@ -281,9 +281,13 @@ impl<'a> BaseDeltaIter<'a> {
             let base_key = self.base.valid().then(|| self.base.key());
             // A base key a batch range deletion covers and the batch does not write is hidden.
             if let Some(b) = base_key {
-                let rewritten = self.delta.is_some_and(|(d, _)| d == b)
-                    || self.keys.is_some_and(|k| k.contains_key(b));
-                if !rewritten && self.index.is_some_and(|i| i.range_deleted(b)) {
+                // The range test first: without batch range deletions (the common case) no
+                // base key pays a map lookup.
+                let covered = self.index.is_some_and(|i| i.range_deleted(b));
+                if covered
+                    && self.delta.is_none_or(|(d, _)| d != b)
+                    && self.keys.is_none_or(|k| !k.contains_key(b))
+                {
                     self.advance_base();
                     continue;
                 }

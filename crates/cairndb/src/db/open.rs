@@ -447,16 +447,19 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
     // are written again into the new WAL, synced, and pinned there before the MANIFEST moves
     // every family past the old WALs (docs/design/transactions.md, "Two-phase commit").
     if !replayed.prepared.is_empty() {
+        let records = replayed
+            .prepared
+            .iter()
+            .map(|(xid, b)| WriteBatch::with_marker(MarkerKind::Prepare, xid, b))
+            .collect::<Result<Vec<_>>>()?;
         let wal = st.wal.as_mut().ok_or(Error::Closed)?;
-        for (xid, records) in &replayed.prepared {
-            let record = WriteBatch::with_marker(MarkerKind::Prepare, xid, records)?;
+        for record in &records {
             wal.add_record(record.data())?;
         }
         wal.flush()?;
         wal.sync()?;
-        for (xid, records) in &replayed.prepared {
-            let record = WriteBatch::with_marker(MarkerKind::Prepare, xid, records)?;
-            super::two_phase::record_marker(&mut st, &record, wal_number);
+        for record in &records {
+            super::two_phase::record_marker(&mut st, record, wal_number);
         }
         *inner.recovered_prepared.lock() = replayed
             .prepared

@@ -376,10 +376,6 @@ impl OptimisticTransaction<'_> {
     fn track(&mut self, cf: Option<&ColumnFamily>, key: &[u8]) -> Result<()> {
         self.check_open()?;
         let id = cf.map_or(0, ColumnFamily::id);
-        let since = match self.snapshot() {
-            Some(s) => s,
-            None => self.otdb.db.latest_sequence(),
-        };
         let i = match self.tracked.iter().position(|(_, c, _)| *c == id) {
             Some(i) => i,
             None => {
@@ -387,7 +383,15 @@ impl OptimisticTransaction<'_> {
                 self.tracked.len() - 1
             }
         };
-        self.tracked[i].2.entry(key.to_vec()).or_insert(since);
+        // A key tracked before keeps its first check point: no copy, no sequence load.
+        if self.tracked[i].2.contains_key(key) {
+            return Ok(());
+        }
+        let since = match self.snapshot() {
+            Some(s) => s,
+            None => self.otdb.db.latest_sequence(),
+        };
+        self.tracked[i].2.insert(key.to_vec(), since);
         Ok(())
     }
 }
