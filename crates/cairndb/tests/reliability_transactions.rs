@@ -5,6 +5,24 @@
 //! snapshot reads, that the total never changes; then the process crashes or the power goes
 //! while they run, and the recovered database is checked.
 //!
+//! In a quarter of the cycles the pessimistic transfers use two-phase commit: each is named and
+//! prepared (its `sync` as its commit's), then committed, or rolled back (1 in 8) and tried
+//! again under a new name. The thread that triggers the crash first prepares one more transfer,
+//! flushes the memtables half of the time (so that the prepare's WAL would be deleted if it were
+//! not kept), and resolves that transfer only after the crash: every such cycle crashes with a
+//! transaction in doubt. The recovered database is opened as a `TransactionDb` and counts:
+//! - `lost_prepared`: a durable prepare (returned before the crash, and synced if the power
+//!   went) whose transaction is neither recovered prepared nor, committed before the crash,
+//!   present;
+//! - `prepared_visible`: a recovered prepared transaction whose writes are visible;
+//! - `resurrected`: a recovered prepared transaction that was never prepared before the crash,
+//!   or whose commit or rollback was durable before it, or one left after its recovered
+//!   resolution and a reopen;
+//! - `unlocked`: a recovered prepared transaction whose keys another transaction could lock;
+//! - after the check commits or rolls back each recovered prepared transaction (at random) and
+//!   reopens, `balance_mismatches` and `total_mismatches` count again, and `resolution_lost`
+//!   counts a committed one whose writes are missing or a rolled-back one whose writes appear.
+//!
 //! Every transfer also writes a marker key `t/<thread>/<n>` with its amount, so the recovered
 //! database says which transfers it holds. Each transfer takes a ticket from a global counter
 //! before its commit starts and another after its commit returned. A cycle counts:
@@ -29,7 +47,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -61,6 +79,17 @@ struct Counts {
     lost_acked: u64,
     lost_synced: u64,
     prefix_violations: u64,
+    two_phase_cycles: u64,
+    transfers_prepared: u64,
+    prepared_rolled_back: u64,
+    prepared_recovered: u64,
+    prepared_committed_at_check: u64,
+    locks_checked: u64,
+    lost_prepared: u64,
+    prepared_visible: u64,
+    resurrected: u64,
+    unlocked: u64,
+    resolution_lost: u64,
     process_crashes: u64,
     power_cuts: u64,
     first_failure: Option<String>,
@@ -94,14 +123,44 @@ fn parse(v: &[u8]) -> i64 {
         .expect("number")
 }
 
+/// A prepared transfer as its thread saw it, once resolved.
+#[derive(Debug, Clone)]
+struct Prep {
+    name: Vec<u8>,
+    marker: Vec<u8>,
+    /// Its first account, which it locks.
+    account: usize,
+    /// Tickets before and after `prepare`.
+    start: u64,
+    acked: u64,
+    synced: bool,
+    committed: bool,
+    /// Tickets before and after its commit or rollback.
+    resolve_start: u64,
+    resolve_acked: u64,
+}
+
 /// Which engine and which transaction options a cycle uses.
 #[derive(Debug, Clone, Copy)]
 enum Mode {
     Pessimistic {
         snapshot: bool,
         deadlock_detect: bool,
+        two_phase: bool,
     },
     Optimistic,
+}
+
+impl Mode {
+    fn two_phase(self) -> bool {
+        matches!(
+            self,
+            Mode::Pessimistic {
+                two_phase: true,
+                ..
+            }
+        )
+    }
 }
 
 enum Engine {
@@ -152,66 +211,176 @@ fn open(fs: Arc<dyn FileSystem>, opts: &Options, mode: Mode) -> Engine {
     }
 }
 
-/// One transfer of `amount` from `a` to `b`, with its marker; `Ok(false)` on a conflict.
-fn transfer(
-    engine: &Engine,
+/// What one try of a transfer came to.
+enum Outcome {
+    /// Committed: the tickets before and after the commit.
+    Committed(u64, u64),
+    /// A conflict (lock timeout, deadlock, `Busy`): nothing written.
+    Conflict,
+    /// Prepared, then rolled back (two-phase commit only).
+    RolledBack,
+}
+
+/// The shared state of a cycle's threads.
+struct Shared<'a> {
+    engine: &'a Engine,
+    mode: Mode,
+    ticket: &'a AtomicU64,
+    prepares: &'a Mutex<Vec<Prep>>,
+}
+
+fn is_conflict(e: &cairndb::Error) -> bool {
+    e.is_busy() || e.is_timed_out() || e.is_deadlock()
+}
+
+/// The pessimistic options of `mode`.
+fn txn_options(mode: Mode) -> TransactionOptions {
+    let Mode::Pessimistic {
+        snapshot,
+        deadlock_detect,
+        ..
+    } = mode
+    else {
+        unreachable!("pessimistic")
+    };
+    TransactionOptions {
+        set_snapshot: snapshot,
+        deadlock_detect,
+        lock_timeout: if deadlock_detect { 60_000 } else { 20 },
+        ..TransactionOptions::default()
+    }
+}
+
+/// Begins a pessimistic transfer and writes it; `None` on a conflict (rolled back).
+fn write_transfer<'d>(
+    db: &'d TransactionDb,
     mode: Mode,
     w: &WriteOptions,
     (a, b, amount): (usize, usize, i64),
     marker: &[u8],
-    ticket: &AtomicU64,
-) -> cairndb::Result<Option<(u64, u64)>> {
+) -> cairndb::Result<Option<cairndb::Transaction<'d>>> {
     let r = ReadOptions::default();
-    let conflict = |e: &cairndb::Error| e.is_busy() || e.is_timed_out() || e.is_deadlock();
-    match (engine, mode) {
-        (
-            Engine::P(db),
-            Mode::Pessimistic {
-                snapshot,
-                deadlock_detect,
-            },
-        ) => {
-            let opts = TransactionOptions {
-                set_snapshot: snapshot,
-                deadlock_detect,
-                lock_timeout: if deadlock_detect { 60_000 } else { 20 },
-                ..TransactionOptions::default()
-            };
-            let mut t = db.begin_transaction(w, &opts)?;
-            let step = (|| {
-                let va = parse(&t.get_for_update(&r, &account(a), true)?.expect("account"));
-                let vb = parse(&t.get_for_update(&r, &account(b), true)?.expect("account"));
-                t.put(&account(a), (va - amount).to_string().as_bytes())?;
-                t.put(&account(b), (vb + amount).to_string().as_bytes())?;
-                t.put(marker, format!("{a} {b} {amount}").as_bytes())
-            })();
-            match step {
-                Ok(()) => {}
-                Err(e) if conflict(&e) => {
-                    t.rollback()?;
-                    return Ok(None);
-                }
-                Err(e) => return Err(e),
-            }
-            let start = ticket.fetch_add(1, Ordering::SeqCst);
-            t.commit()?;
-            Ok(Some((start, ticket.fetch_add(1, Ordering::SeqCst))))
+    let mut t = db.begin_transaction(w, &txn_options(mode))?;
+    let step = (|| {
+        let va = parse(&t.get_for_update(&r, &account(a), true)?.expect("account"));
+        let vb = parse(&t.get_for_update(&r, &account(b), true)?.expect("account"));
+        t.put(&account(a), (va - amount).to_string().as_bytes())?;
+        t.put(&account(b), (vb + amount).to_string().as_bytes())?;
+        t.put(marker, format!("{a} {b} {amount}").as_bytes())
+    })();
+    match step {
+        Ok(()) => Ok(Some(t)),
+        Err(e) if is_conflict(&e) => {
+            t.rollback()?;
+            Ok(None)
         }
-        (Engine::O(db), _) => {
+        Err(e) => Err(e),
+    }
+}
+
+/// A prepared transfer waiting for its resolution.
+struct InDoubt<'d> {
+    txn: cairndb::Transaction<'d>,
+    prep: Prep,
+}
+
+/// Writes and prepares a transfer named `name`; `None` on a conflict.
+fn prepare_transfer<'d>(
+    db: &'d TransactionDb,
+    sh: &Shared<'_>,
+    w: &WriteOptions,
+    transfer: (usize, usize, i64),
+    marker: &[u8],
+    name: &str,
+) -> cairndb::Result<Option<InDoubt<'d>>> {
+    let Some(mut t) = write_transfer(db, sh.mode, w, transfer, marker)? else {
+        return Ok(None);
+    };
+    t.set_name(name)?;
+    let start = sh.ticket.fetch_add(1, Ordering::SeqCst);
+    t.prepare()?;
+    let acked = sh.ticket.fetch_add(1, Ordering::SeqCst);
+    Ok(Some(InDoubt {
+        txn: t,
+        prep: Prep {
+            name: name.as_bytes().to_vec(),
+            marker: marker.to_vec(),
+            account: transfer.0,
+            start,
+            acked,
+            synced: w.sync,
+            committed: false,
+            resolve_start: u64::MAX,
+            resolve_acked: u64::MAX,
+        },
+    }))
+}
+
+/// Commits or rolls back a prepared transfer and records it.
+fn resolve(sh: &Shared<'_>, mut d: InDoubt<'_>, commit: bool) -> cairndb::Result<Outcome> {
+    d.prep.resolve_start = sh.ticket.fetch_add(1, Ordering::SeqCst);
+    if commit {
+        d.txn.commit()?;
+    } else {
+        d.txn.rollback()?;
+    }
+    d.prep.resolve_acked = sh.ticket.fetch_add(1, Ordering::SeqCst);
+    d.prep.committed = commit;
+    let outcome = if commit {
+        Outcome::Committed(d.prep.resolve_start, d.prep.resolve_acked)
+    } else {
+        Outcome::RolledBack
+    };
+    sh.prepares.lock().expect("prepares").push(d.prep);
+    Ok(outcome)
+}
+
+/// One try of a transfer of `amount` from `a` to `b`, with its marker. With two-phase commit
+/// it is prepared under `name` and rolled back instead of committed when `roll_back`.
+fn transfer(
+    sh: &Shared<'_>,
+    w: &WriteOptions,
+    transfer: (usize, usize, i64),
+    marker: &[u8],
+    (name, roll_back): (&str, bool),
+) -> cairndb::Result<Outcome> {
+    let r = ReadOptions::default();
+    let (a, b, amount) = transfer;
+    match sh.engine {
+        Engine::P(db) if sh.mode.two_phase() => {
+            match prepare_transfer(db, sh, w, transfer, marker, name)? {
+                Some(d) => resolve(sh, d, !roll_back),
+                None => Ok(Outcome::Conflict),
+            }
+        }
+        Engine::P(db) => {
+            let Some(mut t) = write_transfer(db, sh.mode, w, transfer, marker)? else {
+                return Ok(Outcome::Conflict);
+            };
+            let start = sh.ticket.fetch_add(1, Ordering::SeqCst);
+            t.commit()?;
+            Ok(Outcome::Committed(
+                start,
+                sh.ticket.fetch_add(1, Ordering::SeqCst),
+            ))
+        }
+        Engine::O(db) => {
             let mut t = db.begin_transaction(w, &OptimisticTransactionOptions::default());
             let va = parse(&t.get_for_update(&r, &account(a))?.expect("account"));
             let vb = parse(&t.get_for_update(&r, &account(b))?.expect("account"));
             t.put(&account(a), (va - amount).to_string().as_bytes())?;
             t.put(&account(b), (vb + amount).to_string().as_bytes())?;
             t.put(marker, format!("{a} {b} {amount}").as_bytes())?;
-            let start = ticket.fetch_add(1, Ordering::SeqCst);
+            let start = sh.ticket.fetch_add(1, Ordering::SeqCst);
             match t.commit() {
-                Ok(()) => Ok(Some((start, ticket.fetch_add(1, Ordering::SeqCst)))),
-                Err(e) if conflict(&e) => Ok(None),
+                Ok(()) => Ok(Outcome::Committed(
+                    start,
+                    sh.ticket.fetch_add(1, Ordering::SeqCst),
+                )),
+                Err(e) if is_conflict(&e) => Ok(Outcome::Conflict),
                 Err(e) => Err(e),
             }
         }
-        _ => unreachable!("engine and mode agree"),
     }
 }
 
@@ -226,38 +395,54 @@ fn total_at(db: &cairndb::Db, accounts: usize, snapshot: Option<u64>) -> i64 {
         .sum()
 }
 
-/// Checks a recovered database against what the threads were told.
-fn check(
-    files: &MemFs,
-    opts: &Options,
+/// The crash: the ticket taken when the files were cloned, and whether it was a process crash
+/// (else a power cut).
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    ticket: u64,
+    process_crash: bool,
+}
+
+impl Cut {
+    /// Whether a write acknowledged before the cut must survive it.
+    fn keeps(self, synced: bool) -> bool {
+        self.process_crash || synced
+    }
+}
+
+/// What the threads were told during a cycle.
+struct Run {
+    mode: Mode,
     accounts: usize,
-    done: &[Done],
-    (cut_ticket, process_crash): (u64, bool),
+    done: Vec<Done>,
+    prepares: Vec<Prep>,
+}
+
+/// Checks the balances of `db` against its transfer markers and returns everything it holds;
+/// `None` when the initial balances are not there (nothing else may be).
+fn check_balances(
+    db: &cairndb::Db,
+    accounts: usize,
     c: &mut Counts,
     what: &str,
-) {
-    let db = cairndb::Db::open_with_fs(files.shared(), DIR, opts.clone()).expect("recover");
+) -> Option<BTreeMap<Vec<u8>, Vec<u8>>> {
     let r = ReadOptions::default();
-    let all = common::scan(&db);
+    let all = common::scan(db);
     if !all.contains_key(&account(0)) {
         // The cut came before the initial balances were durable: nothing else may be there.
         if all.keys().any(|k| k.starts_with(b"t/")) {
             c.balance_mismatches += 1;
             c.fail(format!("{what}: transfers without accounts"));
         }
-        return;
+        return None;
     }
     let mut expected: BTreeMap<usize, i64> = (0..accounts).map(|i| (i, INITIAL)).collect();
-    let mut present = 0;
-    for (k, v) in all.range(b"t/".to_vec()..b"t0".to_vec()) {
-        let _ = k;
+    for v in all.range(b"t/".to_vec()..b"t0".to_vec()).map(|(_, v)| v) {
         let text = std::str::from_utf8(v).expect("utf8");
         let parts: Vec<i64> = text.split(' ').map(|p| p.parse().expect("n")).collect();
         *expected.get_mut(&(parts[0] as usize)).expect("a") -= parts[2];
         *expected.get_mut(&(parts[1] as usize)).expect("b") += parts[2];
-        present += 1;
     }
-    c.transfers_recovered += present;
     for (i, want) in &expected {
         let got = parse(&db.get(&r, &account(*i)).expect("get").expect("account"));
         if got != *want {
@@ -267,14 +452,26 @@ fn check(
             ));
         }
     }
-    if total_at(&db, accounts, None) != INITIAL * accounts as i64 {
+    if total_at(db, accounts, None) != INITIAL * accounts as i64 {
         c.total_mismatches += 1;
-        c.fail(format!("{what}: the recovered total changed"));
+        c.fail(format!("{what}: the total changed"));
     }
+    Some(all)
+}
+
+/// Checks the committed transfers a recovered database holds (D1, D2, D3).
+fn check_commits(
+    all: &BTreeMap<Vec<u8>, Vec<u8>>,
+    done: &[Done],
+    cut: Cut,
+    c: &mut Counts,
+    what: &str,
+) {
     let is_present = |d: &Done| all.contains_key(&d.marker);
-    for d in done.iter().filter(|d| d.acked < cut_ticket) {
+    c.transfers_recovered += done.iter().filter(|d| is_present(d)).count() as u64;
+    for d in done.iter().filter(|d| d.acked < cut.ticket) {
         if !is_present(d) {
-            if process_crash {
+            if cut.process_crash {
                 c.lost_acked += 1;
                 c.fail(format!("{what}: acknowledged transfer {:?} lost", d.marker));
             } else if d.synced {
@@ -297,7 +494,217 @@ fn check(
             ));
         }
     }
+}
+
+/// Checks a recovered database against what the threads were told.
+fn check(
+    files: &MemFs,
+    opts: &Options,
+    run: &Run,
+    cut: Cut,
+    seed: u64,
+    c: &mut Counts,
+    what: &str,
+) {
+    if !run.mode.two_phase() {
+        let db = cairndb::Db::open_with_fs(files.shared(), DIR, opts.clone()).expect("recover");
+        if let Some(all) = check_balances(&db, run.accounts, c, what) {
+            check_commits(&all, &run.done, cut, c, what);
+        }
+        db.close().expect("close");
+        return;
+    }
+    let open = || {
+        TransactionDb::open_cf_with_fs(
+            files.shared(),
+            DIR,
+            opts.clone(),
+            TransactionDbOptions::default(),
+            Vec::new(),
+        )
+        .expect("recover")
+    };
+    let db = open();
+    let recovered = db.get_all_prepared_transactions();
+    let Some(all) = check_balances(db.db(), run.accounts, c, what) else {
+        if !recovered.is_empty() {
+            c.resurrected += 1;
+            c.fail(format!("{what}: prepared transactions without accounts"));
+        }
+        return;
+    };
+    check_commits(&all, &run.done, cut, c, what);
+    let resolved = check_prepared(&db, recovered, &all, run, cut, seed, c, what);
     db.close().expect("close");
+    drop(db);
+    // The resolutions hold across a reopen, and nothing is prepared any more.
+    let db = open();
+    let left = db.get_all_prepared_transactions();
+    if !left.is_empty() {
+        c.resurrected += left.len() as u64;
+        c.fail(format!(
+            "{what}: prepared transactions left after their resolution"
+        ));
+    }
+    drop(left);
+    let Some(after) = check_balances(db.db(), run.accounts, c, what) else {
+        c.resolution_lost += 1;
+        c.fail(format!(
+            "{what}: the accounts are gone after the resolutions"
+        ));
+        return;
+    };
+    for (marker, committed) in resolved {
+        let want = committed || all.contains_key(&marker);
+        if after.contains_key(&marker) != want {
+            c.resolution_lost += 1;
+            c.fail(format!(
+                "{what}: transfer {marker:?} resolved (commit {committed}) is present: {}",
+                !want
+            ));
+        }
+    }
+    db.close().expect("close");
+}
+
+/// Checks the prepared transactions a recovered database lists against the prepares the threads
+/// made, checks that they hold their locks, then commits or rolls back each (at random).
+/// Returns each resolved transaction's marker and whether it was committed.
+#[allow(clippy::too_many_arguments)]
+fn check_prepared(
+    db: &TransactionDb,
+    recovered: Vec<cairndb::Transaction<'_>>,
+    all: &BTreeMap<Vec<u8>, Vec<u8>>,
+    run: &Run,
+    cut: Cut,
+    seed: u64,
+    c: &mut Counts,
+    what: &str,
+) -> Vec<(Vec<u8>, bool)> {
+    let by_name: HashMap<&[u8], &Prep> = run
+        .prepares
+        .iter()
+        .map(|p| (p.name.as_slice(), p))
+        .collect();
+    let names: HashSet<Vec<u8>> = recovered
+        .iter()
+        .map(|t| {
+            t.name()
+                .expect("a prepared transaction has a name")
+                .to_vec()
+        })
+        .collect();
+    c.prepared_recovered += recovered.len() as u64;
+    for name in &names {
+        let Some(p) = by_name.get(name.as_slice()) else {
+            c.resurrected += 1;
+            c.fail(format!("{what}: {name:?} was never prepared"));
+            continue;
+        };
+        if p.start > cut.ticket {
+            c.resurrected += 1;
+            c.fail(format!("{what}: {name:?} was prepared after the crash"));
+        }
+        if p.resolve_acked < cut.ticket && cut.keeps(p.synced) {
+            c.resurrected += 1;
+            c.fail(format!("{what}: {name:?} was resolved before the crash"));
+        }
+        if p.committed && all.contains_key(&p.marker) {
+            c.prepared_visible += 1;
+            c.fail(format!("{what}: prepared {name:?} has its writes visible"));
+        }
+    }
+    for p in &run.prepares {
+        if p.acked >= cut.ticket || !cut.keeps(p.synced) || names.contains(&p.name) {
+            continue;
+        }
+        // A durable prepare not listed must have been resolved: committed (and present), or
+        // rolled back by a rollback that began before the crash.
+        let resolved = if p.committed {
+            all.contains_key(&p.marker)
+        } else {
+            p.resolve_start < cut.ticket
+        };
+        if !resolved {
+            c.lost_prepared += 1;
+            c.fail(format!("{what}: prepared {:?} lost", p.name));
+        }
+    }
+    // Their locks are held: another transaction cannot lock their first account.
+    if let Some(p) = recovered
+        .iter()
+        .find_map(|t| by_name.get(t.name().expect("named")))
+    {
+        let no_wait = TransactionOptions {
+            lock_timeout: 0,
+            ..TransactionOptions::default()
+        };
+        let mut probe = db
+            .begin_transaction(&WriteOptions::default(), &no_wait)
+            .expect("begin");
+        match probe.get_for_update(&ReadOptions::default(), &account(p.account), true) {
+            Err(e) if e.is_timed_out() || e.is_busy() => c.locks_checked += 1,
+            other => {
+                c.unlocked += 1;
+                c.fail(format!(
+                    "{what}: {:?} is prepared, yet its account locked: {other:?}",
+                    p.name
+                ));
+            }
+        }
+        probe.rollback().expect("rollback");
+    }
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x2bc);
+    let synced = WriteOptions {
+        sync: true,
+        ..WriteOptions::default()
+    };
+    let mut resolved = Vec::new();
+    for mut t in recovered {
+        let marker = by_name
+            .get(t.name().expect("named"))
+            .map(|p| p.marker.clone());
+        t.set_write_options(&synced);
+        let commit = rng.gen_bool(0.5);
+        if commit {
+            t.commit().expect("commit a recovered prepared transaction");
+            c.prepared_committed_at_check += 1;
+        } else {
+            t.rollback()
+                .expect("roll back a recovered prepared transaction");
+        }
+        if let Some(m) = marker {
+            resolved.push((m, commit));
+        }
+    }
+    resolved
+}
+
+/// Prepares the transfer left in doubt at the crash (two-phase cycles), retrying on conflicts.
+fn prepare_in_doubt<'d>(
+    db: &'d TransactionDb,
+    sh: &Shared<'_>,
+    tid: usize,
+    accounts: usize,
+    rng: &mut SmallRng,
+) -> InDoubt<'d> {
+    let a = rng.gen_range(0..accounts);
+    let b = (a + rng.gen_range(1..accounts)) % accounts;
+    let amount = rng.gen_range(1..20);
+    let w = WriteOptions {
+        sync: rng.gen_bool(0.5),
+        ..WriteOptions::default()
+    };
+    let marker = format!("t/{tid}/doubt").into_bytes();
+    for attempt in 0.. {
+        let name = format!("x/{tid}/doubt/{attempt}");
+        if let Some(d) =
+            prepare_transfer(db, sh, &w, (a, b, amount), &marker, &name).expect("prepare")
+        {
+            return d;
+        }
+    }
+    unreachable!("retried until prepared")
 }
 
 fn cycle(seed: u64, c: &mut Counts) {
@@ -308,6 +715,7 @@ fn cycle(seed: u64, c: &mut Counts) {
         m => Mode::Pessimistic {
             snapshot: m == 2,
             deadlock_detect: m == 3,
+            two_phase: rng.gen_ratio(1, 3),
         },
     };
     let accounts = rng.gen_range(4..24);
@@ -333,7 +741,9 @@ fn cycle(seed: u64, c: &mut Counts) {
     let ticket = AtomicU64::new(0);
     let finished = AtomicU64::new(0);
     let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
+    let prepares: Mutex<Vec<Prep>> = Mutex::new(Vec::new());
     let conflicts = AtomicU64::new(0);
+    let rolled_back = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let reader_checks = AtomicU64::new(0);
     let reader_bad = AtomicU64::new(0);
@@ -344,10 +754,16 @@ fn cycle(seed: u64, c: &mut Counts) {
     };
     let seeds: Vec<u64> = (0..THREADS).map(|_| rng.gen()).collect();
     let cut: Mutex<Option<(MemFs, u64)>> = Mutex::new(None);
+    let sh = Shared {
+        engine: &engine,
+        mode,
+        ticket: &ticket,
+        prepares: &prepares,
+    };
     thread::scope(|s| {
         for (tid, &tseed) in seeds.iter().enumerate() {
-            let (engine, ticket, done, conflicts, finished, cut, mem) =
-                (&engine, &ticket, &done, &conflicts, &finished, &cut, &mem);
+            let (sh, done, conflicts, rolled_back, finished, cut, mem) =
+                (&sh, &done, &conflicts, &rolled_back, &finished, &cut, &mem);
             s.spawn(move || {
                 let mut rng = SmallRng::seed_from_u64(tseed);
                 for n in 0..per_thread {
@@ -360,11 +776,13 @@ fn cycle(seed: u64, c: &mut Counts) {
                         ..WriteOptions::default()
                     };
                     let marker = format!("t/{tid}/{n:04}").into_bytes();
-                    loop {
-                        match transfer(engine, mode, &w, (a, b, amount), &marker, ticket)
+                    for attempt in 0.. {
+                        let name = format!("x/{tid}/{n}/{attempt}");
+                        let roll_back = rng.gen_ratio(1, 8);
+                        match transfer(sh, &w, (a, b, amount), &marker, (&name, roll_back))
                             .expect("transfer")
                         {
-                            Some((start, acked)) => {
+                            Outcome::Committed(start, acked) => {
                                 done.lock().expect("done").push(Done {
                                     marker: marker.clone(),
                                     start,
@@ -373,19 +791,46 @@ fn cycle(seed: u64, c: &mut Counts) {
                                 });
                                 break;
                             }
-                            None => {
+                            Outcome::Conflict => {
                                 conflicts.fetch_add(1, Ordering::Relaxed);
+                            }
+                            Outcome::RolledBack => {
+                                rolled_back.fetch_add(1, Ordering::Relaxed);
                             }
                         }
                     }
-                    // The crash happens while the threads run, after `cut_after` transfers.
+                    // The crash happens while the threads run, after `cut_after` transfers;
+                    // with two-phase commit, this thread's transfer in doubt is prepared.
                     if finished.fetch_add(1, Ordering::SeqCst) as usize == cut_after {
-                        let at = ticket.fetch_add(1, Ordering::SeqCst);
+                        let in_doubt = match sh.engine {
+                            Engine::P(db) if mode.two_phase() => {
+                                let d = prepare_in_doubt(db, sh, tid, accounts, &mut rng);
+                                if rng.gen_bool(0.5) {
+                                    db.db().flush().expect("flush");
+                                }
+                                Some(d)
+                            }
+                            _ => None,
+                        };
+                        let at = sh.ticket.fetch_add(1, Ordering::SeqCst);
                         let files = match crash {
                             None => mem.process_crash_clone(),
                             Some(o) => mem.crash_clone(o),
                         };
                         *cut.lock().expect("cut") = Some((files, at));
+                        if let Some(d) = in_doubt {
+                            let (marker, synced) = (d.prep.marker.clone(), d.prep.synced);
+                            if let Outcome::Committed(start, acked) =
+                                resolve(sh, d, rng.gen_bool(0.5)).expect("resolve")
+                            {
+                                done.lock().expect("done").push(Done {
+                                    marker,
+                                    start,
+                                    acked,
+                                    synced,
+                                });
+                            }
+                        }
                     }
                 }
             });
@@ -431,8 +876,12 @@ fn cycle(seed: u64, c: &mut Counts) {
         reader.join().expect("reader");
     });
     let done = done.into_inner().expect("done");
+    let prepares = prepares.into_inner().expect("prepares");
     c.transfers_committed += done.len() as u64;
     c.transfers_synced += done.iter().filter(|d| d.synced).count() as u64;
+    c.transfers_prepared += prepares.len() as u64;
+    c.prepared_rolled_back += rolled_back.load(Ordering::Relaxed);
+    c.two_phase_cycles += u64::from(mode.two_phase());
     c.conflicts += conflicts.load(Ordering::Relaxed);
     c.reader_checks += reader_checks.load(Ordering::Relaxed);
     c.total_mismatches += reader_bad.load(Ordering::Relaxed);
@@ -451,15 +900,17 @@ fn cycle(seed: u64, c: &mut Counts) {
         None => c.process_crashes += 1,
         Some(_) => c.power_cuts += 1,
     }
-    check(
-        &files,
-        &opts,
+    let run = Run {
+        mode,
         accounts,
-        &done,
-        (cut_ticket, crash.is_none()),
-        c,
-        &what,
-    );
+        done,
+        prepares,
+    };
+    let cut = Cut {
+        ticket: cut_ticket,
+        process_crash: crash.is_none(),
+    };
+    check(&files, &opts, &run, cut, seed, c, &what);
     c.cycles += 1;
 }
 
@@ -486,6 +937,17 @@ fn suite(volume: Volume) {
             ("lost_acked", c.lost_acked),
             ("lost_synced", c.lost_synced),
             ("prefix_violations", c.prefix_violations),
+            ("two_phase_cycles", c.two_phase_cycles),
+            ("transfers_prepared", c.transfers_prepared),
+            ("prepared_rolled_back", c.prepared_rolled_back),
+            ("prepared_recovered", c.prepared_recovered),
+            ("prepared_committed_at_check", c.prepared_committed_at_check),
+            ("locks_checked", c.locks_checked),
+            ("lost_prepared", c.lost_prepared),
+            ("prepared_visible", c.prepared_visible),
+            ("resurrected", c.resurrected),
+            ("unlocked", c.unlocked),
+            ("resolution_lost", c.resolution_lost),
         ],
         &[
             "total_mismatches",
@@ -493,12 +955,20 @@ fn suite(volume: Volume) {
             "lost_acked",
             "lost_synced",
             "prefix_violations",
+            "lost_prepared",
+            "prepared_visible",
+            "resurrected",
+            "unlocked",
+            "resolution_lost",
         ],
         &[
             ("transfers_committed", cycles * 30),
             ("transfers_recovered", cycles * 5),
             ("reader_checks", cycles),
             ("conflicts", cycles / 10),
+            ("transfers_prepared", cycles * 3),
+            ("prepared_recovered", cycles / 16),
+            ("locks_checked", cycles / 16),
         ],
     );
 }

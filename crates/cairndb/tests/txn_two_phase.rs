@@ -209,6 +209,46 @@ fn a_prepared_transactions_wal_outlives_flushes() {
     let _ = Arc::new(());
 }
 
+/// A commit record not yet synced when a flush puts its writes into a table: the flush syncs the
+/// WAL first, because the prepare's WAL stays and is replayed (two_phase.rs invariant 4). Without
+/// that sync a power cut would keep the synced prepare, lose the commit, and recovery would list
+/// a transaction as prepared whose writes are visible.
+#[test]
+fn a_flushed_commit_survives_a_power_cut_with_its_prepare() {
+    let fs = MemFs::new();
+    {
+        let db = open(&fs);
+        // Another prepared transaction keeps the floor at the first WAL.
+        let mut hold = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("b");
+        hold.set_name("hold").expect("name");
+        hold.put(b"held", b"h").expect("put");
+        hold.prepare().expect("prepare");
+        let mut t = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("b");
+        t.set_name("t").expect("name");
+        t.put(b"k", b"v").expect("put");
+        t.prepare().expect("prepare");
+        t.set_write_options(&WriteOptions::default());
+        t.commit().expect("commit, unsynced");
+        db.db().flush().expect("flush");
+        drop(hold);
+    }
+    let files = fs.crash_clone(CrashOptions::synced_only());
+    let db = open(&files);
+    let prepared = db.get_all_prepared_transactions();
+    let names: Vec<&[u8]> = prepared.iter().filter_map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        vec![b"hold".as_slice()],
+        "t is committed, not prepared"
+    );
+    assert_eq!(get(&db, b"k"), Some(b"v".to_vec()));
+    assert_eq!(get(&db, b"held"), None);
+}
+
 #[test]
 fn a_marked_batch_is_refused_outside_transactions() {
     let fs = MemFs::new();

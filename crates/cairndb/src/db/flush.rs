@@ -217,16 +217,20 @@ impl DbInner {
         let data = Arc::clone(&cf.data);
         let pending = st.versions.new_pending_output();
         // The memtable's WALs are synced before its table is installed when another family
-        // still has data in them (contract 5). When only this family does, the installed table
-        // makes them obsolete: they are deleted unsynced, as RocksDB does with one family, and
-        // their dirty pages are never written back.
+        // still has data in them (contract 5), or when a prepared transaction pins one of them
+        // (two_phase.rs invariant 4: recovery replays them for its prepare record, and must
+        // find there the commit records of what the table holds). Otherwise the installed
+        // table makes them obsolete: they are deleted unsynced, as RocksDB does with one
+        // family, and their dirty pages are never written back.
         let owed = st
             .unsynced_wals
             .iter()
             .take_while(|(n, _)| *n < next_log)
             .count();
         let published = self.last_sequence.load();
-        let shared = owed > 0 && others_need_wals_below(st, id, next_log, published);
+        let shared = owed > 0
+            && (others_need_wals_below(st, id, next_log, published)
+                || super::two_phase::pinned_below(st, next_log));
         // Families holding nothing in memory now write only to the current WAL or later ones
         // while the table is built: the flush's edit raises their log numbers to it, so the
         // unsynced WALs stay obsolete even if those families are written meanwhile.

@@ -17,6 +17,12 @@
 //!    pass it (`VersionSet::set_log_floor`).
 //! 3. Names are the caller's: the database does not check that a name is prepared once; the
 //!    transaction layer does.
+//! 4. The WALs recovery replays are at least as new as the tables: a flush syncs the WALs its
+//!    memtable came from before installing its table whenever a prepared transaction pins one
+//!    of them ([`pinned_below`]). Else a power cut could keep a prepare record (synced) and
+//!    lose its commit record (not yet synced) while the table holds the commit's writes:
+//!    recovery would list as prepared a transaction whose writes are visible. RocksDB syncs
+//!    closed WALs before a flush's install under `allow_2pc` for the same reason.
 
 use super::{Db, DbState};
 use crate::batch::{MarkerKind, WriteBatch};
@@ -57,6 +63,11 @@ pub(super) fn record_marker(st: &mut DbState, batch: &WriteBatch, wal_number: u6
         }
     }
     refresh_log_floor(st);
+}
+
+/// Whether a prepared transaction pins a WAL below `log` (invariant 4).
+pub(super) fn pinned_below(st: &DbState, log: u64) -> bool {
+    st.prepared.values().any(|p| p.wal < log)
 }
 
 /// Drops the pins of commits that became durable and sets the version set's log floor to the
