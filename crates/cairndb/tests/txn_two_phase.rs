@@ -250,6 +250,72 @@ fn a_flushed_commit_survives_a_power_cut_with_its_prepare() {
 }
 
 #[test]
+fn the_commit_time_batch_is_written_with_the_commit_only() {
+    let fs = MemFs::new();
+    {
+        let db = open(&fs);
+        let mut t = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("begin");
+        t.set_name("binlog-1").expect("name");
+        t.put(b"row", b"new").expect("put");
+        t.commit_time_write_batch()
+            .put(b"row", b"from the commit-time batch")
+            .expect("put");
+        t.commit_time_write_batch()
+            .put(b"binlog_pos", b"1")
+            .expect("put");
+        // Without a prepare, RocksDB refuses it: nothing is written, the transaction goes on.
+        let err = t.commit().expect_err("not prepared");
+        assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
+        assert_eq!(t.state(), TransactionState::Started);
+        assert_eq!(get(&db, b"row"), None);
+        t.prepare().expect("prepare");
+        // Added after the prepare, as MySQL adds the binlog position.
+        t.commit_time_write_batch()
+            .put(b"cat", b"dog")
+            .expect("put");
+        assert_eq!(get(&db, b"binlog_pos"), None, "not before the commit");
+        t.commit().expect("commit");
+        assert_eq!(get(&db, b"binlog_pos"), Some(b"1".to_vec()));
+        assert_eq!(get(&db, b"cat"), Some(b"dog".to_vec()));
+        assert_eq!(
+            get(&db, b"row"),
+            Some(b"new".to_vec()),
+            "the transaction's own writes come after the commit-time batch"
+        );
+        // A prepared transaction rolled back drops its commit-time batch.
+        let mut r = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("begin");
+        r.set_name("binlog-2").expect("name");
+        r.put(b"r", b"1").expect("put");
+        r.prepare().expect("prepare");
+        r.commit_time_write_batch().put(b"r2", b"1").expect("put");
+        r.rollback().expect("rollback");
+        assert_eq!(get(&db, b"r2"), None);
+        // One left prepared: its commit-time batch is not part of the prepare record.
+        let mut p = db
+            .begin_transaction(&synced(), &TransactionOptions::default())
+            .expect("begin");
+        p.set_name("binlog-3").expect("name");
+        p.put(b"p", b"1").expect("put");
+        p.prepare().expect("prepare");
+        p.commit_time_write_batch().put(b"p2", b"1").expect("put");
+    }
+    let db = open(&fs.process_crash_clone());
+    assert_eq!(get(&db, b"binlog_pos"), Some(b"1".to_vec()));
+    assert_eq!(get(&db, b"cat"), Some(b"dog".to_vec()));
+    assert_eq!(get(&db, b"row"), Some(b"new".to_vec()));
+    let mut prepared = db.get_all_prepared_transactions();
+    assert_eq!(prepared.len(), 1);
+    assert!(prepared[0].commit_time_write_batch().is_empty());
+    prepared[0].commit().expect("commit");
+    assert_eq!(get(&db, b"p"), Some(b"1".to_vec()));
+    assert_eq!(get(&db, b"p2"), None);
+}
+
+#[test]
 fn a_marked_batch_is_refused_outside_transactions() {
     let fs = MemFs::new();
     let db = open(&fs);

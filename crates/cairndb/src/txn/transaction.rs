@@ -17,8 +17,9 @@
 //! 4. Rolling back to a savepoint removes the writes made since, releases the locks first taken
 //!    since, and restores the snapshot the transaction had then.
 //! 5. A prepared transaction (two-phase commit) keeps its locks and its name until its commit
-//!    or rollback record is written; it accepts nothing else. Its handle may be dropped: the
-//!    database keeps it (`TransactionDb::get_all_prepared_transactions`).
+//!    or rollback record is written; it accepts nothing else but additions to its commit-time
+//!    batch. Its handle may be dropped: the database keeps it
+//!    (`TransactionDb::get_all_prepared_transactions`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ use std::time::Duration;
 use super::lock_manager::{Granted, LockRequest, TransactionId, TxnShared};
 use super::options::TransactionOptions;
 use super::TransactionDb;
-use crate::batch::{BaseDeltaIter, WriteBatchWithIndex, DEFAULT_CF};
+use crate::batch::{BaseDeltaIter, WriteBatch, WriteBatchWithIndex, DEFAULT_CF};
 use crate::db::{ColumnFamily, Snapshot};
 use crate::error::{Error, Result};
 use crate::options::{ReadOptions, WriteOptions};
@@ -73,6 +74,9 @@ pub struct Transaction<'db> {
     state: TransactionState,
     /// The name (XID) of a two-phase-commit transaction, registered with the database.
     name: Option<Vec<u8>>,
+    /// Writes added to a prepared transaction's commit record only (RocksDB's commit-time
+    /// batch): not locked, not prepared, not read back.
+    commit_time: WriteBatch,
 }
 
 /// What a prepared transaction is when no handle holds it: kept by its [`TransactionDb`] with
@@ -83,6 +87,7 @@ pub(super) struct PreparedTxn {
     pub(super) name: Vec<u8>,
     pub(super) batch: WriteBatchWithIndex,
     pub(super) locks: Vec<(u32, HashMap<Vec<u8>, bool>)>,
+    pub(super) commit_time: WriteBatch,
 }
 
 impl<'db> Transaction<'db> {
@@ -113,6 +118,7 @@ impl<'db> Transaction<'db> {
             savepoints: Vec::new(),
             state: TransactionState::Started,
             name: None,
+            commit_time: WriteBatch::new(),
         };
         if options.set_snapshot {
             txn.set_snapshot()?;
@@ -136,6 +142,7 @@ impl<'db> Transaction<'db> {
             savepoints: Vec::new(),
             state: TransactionState::Prepared,
             name: Some(p.name),
+            commit_time: p.commit_time,
         }
     }
 
@@ -167,6 +174,16 @@ impl<'db> Transaction<'db> {
     /// The transaction's name, if it has one.
     pub fn name(&self) -> Option<&[u8]> {
         self.name.as_deref()
+    }
+
+    /// The commit-time batch (RocksDB's `GetCommitTimeWriteBatch`): writes that a prepared
+    /// transaction's commit adds to its commit record, applied before the transaction's own
+    /// writes, in the same atomic write. They take no locks, are not part of the prepare
+    /// record (a transaction recovered prepared starts with an empty one) and are not read
+    /// back by the transaction. MySQL uses it for the binlog position. A transaction
+    /// committed without `prepare` refuses a non-empty one, as RocksDB does.
+    pub fn commit_time_write_batch(&mut self) -> &mut WriteBatch {
+        &mut self.commit_time
     }
 
     /// The write options its commit (or prepare) writes with.
@@ -482,17 +499,34 @@ impl<'db> Transaction<'db> {
                 .clone()
                 .expect("a prepared transaction has a name");
             // On error the transaction stays prepared, its batch and locks kept.
-            self.txn_db.db().write_commit_prepared(
-                &self.write_options,
-                &name,
-                self.batch.batch(),
-            )?;
+            let records = if self.commit_time.is_empty() {
+                self.txn_db.db().write_commit_prepared(
+                    &self.write_options,
+                    &name,
+                    self.batch.batch(),
+                )
+            } else {
+                let mut records = self.commit_time.clone();
+                records.append(self.batch.batch())?;
+                self.txn_db
+                    .db()
+                    .write_commit_prepared(&self.write_options, &name, &records)
+            };
+            records?;
             self.batch.clear();
+            self.commit_time.clear();
             self.release_all();
             self.state = TransactionState::Committed;
             return Ok(());
         }
         self.check_started()?;
+        if !self.commit_time.is_empty() {
+            return Err(Error::InvalidArgument(
+                "commit-time batch contains values that will not be committed: \
+                 only a prepared transaction's commit writes it"
+                    .into(),
+            ));
+        }
         if !self.shared.begin_commit() {
             return Err(Error::Expired(format!(
                 "transaction {} ran past its expiration; its locks may have been taken",
@@ -528,12 +562,14 @@ impl<'db> Transaction<'db> {
                 .db()
                 .write_rollback_prepared(&self.write_options, &name)?;
             self.batch.clear();
+            self.commit_time.clear();
             self.release_all();
             self.state = TransactionState::RolledBack;
             return Ok(());
         }
         self.check_started()?;
         self.batch.clear();
+        self.commit_time.clear();
         self.release_all();
         self.state = TransactionState::RolledBack;
         Ok(())
@@ -683,6 +719,7 @@ impl Drop for Transaction<'_> {
                     name,
                     batch: std::mem::take(&mut self.batch),
                     locks: std::mem::take(&mut self.locks),
+                    commit_time: std::mem::take(&mut self.commit_time),
                 });
             }
             TransactionState::Committed | TransactionState::RolledBack => {}

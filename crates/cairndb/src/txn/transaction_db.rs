@@ -184,6 +184,7 @@ impl TransactionDb {
                 name,
                 batch: WriteBatchWithIndex::from_batch(records),
                 locks,
+                commit_time: WriteBatch::new(),
             });
         }
         Ok(())
