@@ -260,6 +260,19 @@ impl BenchTxn for PessimisticTxn<'_> {
         Ok(self.txn.put(key, value)?)
     }
 
+    fn set_name(&mut self, name: &str) -> Result<()> {
+        Ok(self.txn.set_name(name)?)
+    }
+
+    fn prepare(&mut self) -> Result<()> {
+        Ok(self.txn.prepare()?)
+    }
+
+    fn commit_time_put(&mut self, key: &[u8], value: &[u8]) -> Result<bool> {
+        self.txn.commit_time_write_batch().put(key, value)?;
+        Ok(true)
+    }
+
     fn commit(&mut self) -> Result<()> {
         Ok(self.txn.commit()?)
     }
@@ -307,6 +320,18 @@ impl BenchTxn for OptimisticTxn<'_> {
         Ok(self.txn.put(key, value)?)
     }
 
+    fn set_name(&mut self, _name: &str) -> Result<()> {
+        Err(optimistic_has_no_2pc())
+    }
+
+    fn prepare(&mut self) -> Result<()> {
+        Err(optimistic_has_no_2pc())
+    }
+
+    fn commit_time_put(&mut self, _key: &[u8], _value: &[u8]) -> Result<bool> {
+        Err(optimistic_has_no_2pc())
+    }
+
     fn commit(&mut self) -> Result<()> {
         Ok(self.txn.commit()?)
     }
@@ -314,6 +339,11 @@ impl BenchTxn for OptimisticTxn<'_> {
     fn rollback(&mut self) -> Result<()> {
         Ok(self.txn.rollback()?)
     }
+}
+
+/// Optimistic transactions have no two-phase commit (as in RocksDB).
+fn optimistic_has_no_2pc() -> BenchError {
+    BenchError::Usage("optimistic transactions have no two-phase commit".to_string())
 }
 
 impl BenchEngine for CairnEngine {

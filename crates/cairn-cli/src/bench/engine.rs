@@ -417,6 +417,26 @@ pub trait BenchTxn {
     /// As [`BenchTxn::delete`].
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
 
+    /// `SetName` (pessimistic transactions): the name `prepare` needs.
+    ///
+    /// # Errors
+    /// A name in use, an optimistic transaction.
+    fn set_name(&mut self, name: &str) -> Result<()>;
+
+    /// `Prepare` (pessimistic transactions): the first phase of two-phase commit.
+    ///
+    /// # Errors
+    /// An expired transaction, the WAL write's error, an optimistic transaction.
+    fn prepare(&mut self) -> Result<()>;
+
+    /// A `Put` into the commit-time batch (`GetCommitTimeWriteBatch()->Put`), which a prepared
+    /// transaction's commit writes. `Ok(false)` when the engine has no commit-time batch
+    /// (nothing happened).
+    ///
+    /// # Errors
+    /// The batch's error.
+    fn commit_time_put(&mut self, key: &[u8], value: &[u8]) -> Result<bool>;
+
     /// `Commit`.
     ///
     /// # Errors

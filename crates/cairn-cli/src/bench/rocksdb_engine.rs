@@ -437,6 +437,9 @@ trait TxnBegin<'a> {
     /// The database type the crate's `Transaction` is typed with.
     type Db: 'a;
 
+    /// Whether its transactions have two-phase commit (pessimistic ones).
+    const TWO_PHASE: bool;
+
     /// Begins the C++ transaction with the options given at [`BenchEngine::begin_transaction`],
     /// with a snapshot taken at the begin if `snapshot` (`set_snapshot` in its options).
     fn begin(&mut self, wo: &WriteOptions, snapshot: bool) -> Transaction<'a, Self::Db>;
@@ -450,6 +453,7 @@ struct PessimisticBegin<'a> {
 
 impl<'a> TxnBegin<'a> for PessimisticBegin<'a> {
     type Db = TxnDb;
+    const TWO_PHASE: bool = true;
 
     fn begin(&mut self, wo: &WriteOptions, snapshot: bool) -> Transaction<'a, TxnDb> {
         if snapshot {
@@ -467,6 +471,7 @@ struct OptimisticBegin<'a> {
 
 impl<'a> TxnBegin<'a> for OptimisticBegin<'a> {
     type Db = OptDb;
+    const TWO_PHASE: bool = false;
 
     fn begin(&mut self, wo: &WriteOptions, snapshot: bool) -> Transaction<'a, OptDb> {
         if snapshot {
@@ -501,6 +506,8 @@ struct RocksTxn<'a, B: TxnBegin<'a>> {
     /// `set_snapshot` was called before the begin: the begin takes the snapshot and the reads
     /// use it.
     snapshot_at_begin: bool,
+    /// `set_name` was called before the begin: the begin names the transaction.
+    name_at_begin: Option<String>,
 }
 
 impl<'a, B: TxnBegin<'a>> RocksTxn<'a, B> {
@@ -512,6 +519,7 @@ impl<'a, B: TxnBegin<'a>> RocksTxn<'a, B> {
             state: TxnState::Pending,
             has_snapshot: set_snapshot,
             snapshot_at_begin: false,
+            name_at_begin: None,
         }
     }
 
@@ -524,6 +532,9 @@ impl<'a, B: TxnBegin<'a>> RocksTxn<'a, B> {
                 // `Snapshot*` (owned by the transaction) into the read options.
                 let snapshot = txn.snapshot();
                 self.read.set_snapshot(&snapshot);
+            }
+            if let Some(name) = self.name_at_begin.take() {
+                txn.set_name(name.as_bytes())?;
             }
             self.state = TxnState::Live(txn);
         }
@@ -585,6 +596,40 @@ impl<'a, B: TxnBegin<'a>> BenchTxn for RocksTxn<'a, B> {
 
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
         Ok(self.txn()?.put(key, value)?)
+    }
+
+    /// Before the begin (which waits for the first operation), the name is kept for it.
+    fn set_name(&mut self, name: &str) -> Result<()> {
+        if !B::TWO_PHASE {
+            return Err(BenchError::Usage(
+                "optimistic transactions have no two-phase commit".to_string(),
+            ));
+        }
+        match &self.state {
+            TxnState::Pending => {
+                self.name_at_begin = Some(name.to_string());
+                Ok(())
+            }
+            TxnState::Live(txn) => Ok(txn.set_name(name.as_bytes())?),
+            TxnState::Ended => Err(BenchError::Usage(
+                "set_name of a transaction already committed or rolled back".to_string(),
+            )),
+        }
+    }
+
+    fn prepare(&mut self) -> Result<()> {
+        if !B::TWO_PHASE {
+            return Err(BenchError::Usage(
+                "optimistic transactions have no two-phase commit".to_string(),
+            ));
+        }
+        Ok(self.txn()?.prepare()?)
+    }
+
+    /// The crate's `Transaction` has no commit-time batch (RocksDB's C API has no
+    /// `GetCommitTimeWriteBatch`): nothing is put.
+    fn commit_time_put(&mut self, _key: &[u8], _value: &[u8]) -> Result<bool> {
+        Ok(false)
     }
 
     /// A transaction without operations commits nothing and is not begun in RocksDB.

@@ -53,7 +53,7 @@ impl DbInner {
         let result = st.versions.finish_apply(pending, written);
         // A flush may have made committed prepared transactions durable: their WALs are freed
         // by the next change (`two_phase.rs`, invariant 2).
-        if result.is_ok() && !st.prepared.is_empty() {
+        if result.is_ok() && !st.pins.is_empty() {
             super::two_phase::refresh_log_floor(st);
         }
         self.cond.notify_all();

@@ -217,8 +217,8 @@ impl CfState {
 /// Everything the state mutex guards.
 struct DbState {
     versions: VersionSet,
-    /// Prepared transactions by name, with the WALs they pin (`two_phase.rs`).
-    prepared: BTreeMap<Vec<u8>, two_phase::Pin>,
+    /// The WALs prepared transactions pin (`two_phase.rs`).
+    pins: two_phase::Pins,
     /// `None` only after close.
     wal: Option<LogWriter>,
     wal_number: u64,

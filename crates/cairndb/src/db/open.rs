@@ -285,7 +285,7 @@ fn open_inner(
             memtable_waits: (std::time::Duration::ZERO, 0),
             write_control: WriteController::new(&options.db),
             writers: VecDeque::new(),
-            prepared: BTreeMap::new(),
+            pins: super::two_phase::Pins::default(),
             leader_active: false,
             _lock: Some(lock),
         }),

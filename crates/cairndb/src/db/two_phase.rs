@@ -24,18 +24,85 @@
 //!    recovery would list as prepared a transaction whose writes are visible. RocksDB syncs
 //!    closed WALs before a flush's install under `allow_2pc` for the same reason.
 
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
 use super::{Db, DbState};
 use crate::batch::{MarkerKind, WriteBatch};
 use crate::error::{Error, Result};
 use crate::options::WriteOptions;
 
-/// A prepared transaction's pin (invariant 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Pin {
-    /// The WAL holding its prepare record.
-    pub(super) wal: u64,
-    /// The WAL holding its commit record, once committed.
-    pub(super) committed_in: Option<u64>,
+/// The WALs prepared transactions pin (invariant 1), kept so that each marker and each
+/// refresh costs a logarithm of the pins, not a pass over them: a database that commits many
+/// prepared transactions between flushes holds a pin for each.
+#[derive(Debug, Default)]
+pub(super) struct Pins {
+    /// Unresolved prepared transactions: name -> the WAL holding its prepare record.
+    unresolved: HashMap<Vec<u8>, u64>,
+    /// Committed ones whose commit is not durable yet: (commit record's WAL, prepare record's
+    /// WAL), in commit order, so commit WALs never decrease along it.
+    committed: VecDeque<(u64, u64)>,
+    /// How many pins of either kind each WAL has.
+    by_wal: BTreeMap<u64, usize>,
+}
+
+impl Pins {
+    /// True when no WAL is pinned.
+    pub(super) fn is_empty(&self) -> bool {
+        self.by_wal.is_empty()
+    }
+
+    /// The smallest pinned WAL, 0 when none is.
+    fn floor(&self) -> u64 {
+        self.by_wal.keys().next().copied().unwrap_or(0)
+    }
+
+    /// A marker of `kind` for transaction `xid` (whose record carries data or not) was
+    /// written to WAL `wal`.
+    fn record(&mut self, kind: MarkerKind, xid: &[u8], has_data: bool, wal: u64) {
+        match kind {
+            MarkerKind::Prepare => {
+                if let Some(old) = self.unresolved.insert(xid.to_vec(), wal) {
+                    self.unpin(old);
+                }
+                self.pin(wal);
+            }
+            MarkerKind::Commit if has_data => {
+                if let Some(prepared_in) = self.unresolved.remove(xid) {
+                    self.committed.push_back((wal, prepared_in));
+                }
+            }
+            MarkerKind::Commit | MarkerKind::Rollback => {
+                if let Some(prepared_in) = self.unresolved.remove(xid) {
+                    self.unpin(prepared_in);
+                }
+            }
+        }
+    }
+
+    /// Drops the pins of commits whose record's WAL is below `cf_min`, the smallest log
+    /// number of any family: their data is in tables.
+    fn release_durable(&mut self, cf_min: u64) {
+        while let Some(&(committed_in, prepared_in)) = self.committed.front() {
+            if committed_in >= cf_min {
+                break;
+            }
+            self.committed.pop_front();
+            self.unpin(prepared_in);
+        }
+    }
+
+    fn pin(&mut self, wal: u64) {
+        *self.by_wal.entry(wal).or_insert(0) += 1;
+    }
+
+    fn unpin(&mut self, wal: u64) {
+        if let Some(n) = self.by_wal.get_mut(&wal) {
+            *n -= 1;
+            if *n == 0 {
+                self.by_wal.remove(&wal);
+            }
+        }
+    }
 }
 
 /// Updates the pins after `batch`, a marked record, was written to WAL `wal_number`.
@@ -43,40 +110,22 @@ pub(super) fn record_marker(st: &mut DbState, batch: &WriteBatch, wal_number: u6
     let Some((kind, xid)) = batch.marker() else {
         return;
     };
-    match kind {
-        MarkerKind::Prepare => {
-            st.prepared.insert(
-                xid.to_vec(),
-                Pin {
-                    wal: wal_number,
-                    committed_in: None,
-                },
-            );
-        }
-        MarkerKind::Commit if !batch.is_empty() => {
-            if let Some(p) = st.prepared.get_mut(xid) {
-                p.committed_in = Some(wal_number);
-            }
-        }
-        MarkerKind::Commit | MarkerKind::Rollback => {
-            st.prepared.remove(xid);
-        }
-    }
+    st.pins.record(kind, xid, !batch.is_empty(), wal_number);
     refresh_log_floor(st);
 }
 
 /// Whether a prepared transaction pins a WAL below `log` (invariant 4).
 pub(super) fn pinned_below(st: &DbState, log: u64) -> bool {
-    st.prepared.values().any(|p| p.wal < log)
+    st.pins.by_wal.keys().next().is_some_and(|&w| w < log)
 }
 
-/// Drops the pins of commits that became durable and sets the version set's log floor to the
-/// smallest pinned WAL (invariant 2).
+/// Drops the pins of commits that became durable (their commit record's WAL below every
+/// family's log number) and sets the version set's log floor to the smallest pinned WAL
+/// (invariant 2).
 pub(super) fn refresh_log_floor(st: &mut DbState) {
     let cf_min = st.versions.min_cf_log_number();
-    st.prepared
-        .retain(|_, p| p.committed_in.is_none_or(|c| c >= cf_min));
-    let floor = st.prepared.values().map(|p| p.wal).min().unwrap_or(0);
+    st.pins.release_durable(cf_min);
+    let floor = st.pins.floor();
     st.versions.set_log_floor(floor);
 }
 
@@ -142,4 +191,35 @@ fn check_wal(opts: &WriteOptions) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_hold_the_oldest_prepare_until_resolved_and_durable() {
+        let mut pins = Pins::default();
+        pins.record(MarkerKind::Prepare, b"a", true, 3);
+        pins.record(MarkerKind::Prepare, b"b", true, 5);
+        assert_eq!(pins.floor(), 3);
+        // Committed in WAL 6: pinned until every family's log number passes 6.
+        pins.record(MarkerKind::Commit, b"a", true, 6);
+        pins.release_durable(6);
+        assert_eq!(pins.floor(), 3);
+        // The name is used again while the old commit is not durable: both pin.
+        pins.record(MarkerKind::Prepare, b"a", true, 7);
+        pins.release_durable(7);
+        assert_eq!(pins.floor(), 5);
+        pins.record(MarkerKind::Rollback, b"b", false, 7);
+        assert_eq!(pins.floor(), 7);
+        // A commit without data resolves at once.
+        pins.record(MarkerKind::Commit, b"a", false, 8);
+        assert!(pins.is_empty());
+        assert_eq!(pins.floor(), 0);
+        // Markers of unknown names change nothing.
+        pins.record(MarkerKind::Commit, b"zz", true, 9);
+        pins.record(MarkerKind::Rollback, b"zz", false, 9);
+        assert!(pins.is_empty());
+    }
 }
