@@ -64,6 +64,19 @@ pub enum EngineKind {
     Rocksdb,
 }
 
+/// `--transaction_read_only`: what randomtransaction's transactions do (CairnDB's flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[clap(rename_all = "snake_case")]
+pub enum TxnReadOnly {
+    /// db_bench's transactions: read (half with `get_for_update`), write, prepare, commit.
+    None,
+    /// Read one key of every set with `get`, then commit.
+    Get,
+    /// Read one key of every set with `get_for_update`, then commit.
+    GetForUpdate,
+}
+
 /// db_bench's flags, under db_bench's names and with its defaults, except where a flag's help
 /// says otherwise.
 ///
@@ -345,6 +358,12 @@ pub struct BenchArgs {
         allow_hyphen_values = true
     )]
     pub transaction_sleep: i32,
+    /// CairnDB's flag (db_bench has none): randomtransaction's transactions only read, one key
+    /// of every set each, all with `get` or all with `get_for_update`, and commit without a
+    /// prepare; what a lock adds to a read (SELECT against SELECT ... FOR UPDATE). `none`:
+    /// db_bench's transactions. Needs a transaction database.
+    #[arg(long = "transaction_read_only", value_enum, default_value_t = TxnReadOnly::None)]
+    pub transaction_read_only: TxnReadOnly,
 }
 
 /// Parses a boolean as gflags does: true/false, 1/0, yes/no, t/f, y/n.
@@ -413,6 +432,13 @@ impl BenchArgs {
             return usage(
                 "--transaction_sleep: db_bench 11.9 defines the flag but never uses it, so it has \
                  no meaning to reproduce; only 0 is accepted",
+            );
+        }
+        if self.transaction_read_only != TxnReadOnly::None
+            && self.transaction_kind() == TransactionDbKind::None
+        {
+            return usage(
+                "--transaction_read_only needs --transaction_db or --optimistic_transaction_db",
             );
         }
         if !self.transaction_db {

@@ -49,6 +49,11 @@
 //! With `--engine rocksdb`, the `rocksdb` crate has no commit-time batch: those puts (one
 //! transaction in 200) are skipped and counted in the note (`commit_time_puts_skipped`).
 //!
+//! # `--transaction_read_only` (CairnDB's flag)
+//! With `get` or `get_for_update`, each transaction only reads: one key of every set, all with
+//! that call (the draw that picks between them is still made), then commits, without a
+//! prepare or a rollback draw. The sets' sums do not change. It prices a read's lock.
+//!
 //! CairnDB's optimistic transactions have no `SingleDelete`; a `Delete` stands for it (same
 //! conflict tracking, and the put that follows leaves the same value).
 //!
@@ -73,7 +78,7 @@ use super::engine::{
 use super::generator::{unique_random_order, Random64};
 use super::report::OpKind;
 use super::threads::{OpBudget, ThreadState};
-use super::BenchArgs;
+use super::{BenchArgs, TxnReadOnly};
 
 /// The most sets `--transaction_sets` may ask for: the set prefix has four digits.
 pub const MAX_SETS: u64 = 9999;
@@ -126,6 +131,8 @@ struct Inserter<'c, 'a, E: BenchEngine> {
     /// The generator of the set order (db_bench: `std::random_device`).
     set_order: Mt,
     key: Vec<u8>,
+    /// `--transaction_read_only`.
+    read_only: TxnReadOnly,
     /// The thread's number, in transaction names.
     tid: usize,
     /// The number of the next transaction's name (db_bench's `txn_id_`).
@@ -186,7 +193,13 @@ impl<E: BenchEngine> Inserter<'_, '_, E> {
         let mut aborted = None;
         for set in sets {
             let n = rng.next_u64() % self.num_keys;
-            let for_update = txn.is_some() && rng.one_in(2);
+            let drawn = rng.one_in(2);
+            let for_update = txn.is_some()
+                && match self.read_only {
+                    TxnReadOnly::None => drawn,
+                    TxnReadOnly::Get => false,
+                    TxnReadOnly::GetForUpdate => true,
+                };
             set_key(set, n, &mut self.key);
             let read = match txn.as_deref_mut() {
                 Some(t) if for_update => t.get_for_update(&self.key),
@@ -204,6 +217,9 @@ impl<E: BenchEngine> Inserter<'_, '_, E> {
                 }
                 Err(e) => return Err(e.context("Get returned an unexpected error")),
             };
+            if self.read_only != TxnReadOnly::None {
+                continue;
+            }
             let sum = value.wrapping_add(incr).to_string();
             match txn.as_deref_mut() {
                 Some(t) => {
@@ -242,6 +258,13 @@ impl<E: BenchEngine> Inserter<'_, '_, E> {
                 .map_err(|e| e.context("Write returned an unexpected error"))?;
             return Ok(Ok(()));
         };
+        if self.read_only != TxnReadOnly::None {
+            return match t.commit() {
+                Ok(()) => Ok(Ok(())),
+                Err(e) if e.is_busy() || e.is_timed_out() || e.is_try_again() => Ok(Err(e)),
+                Err(e) => Err(e.context("Commit returned an unexpected error")),
+            };
+        }
         // db_bench prepares 9 in 10 pessimistic transactions, and puts "cat" into 1 in 20 of
         // their commit-time batches.
         if !optimistic && !rng.one_in(10) {
@@ -286,6 +309,7 @@ pub fn randomtransaction<E: BenchEngine>(ctx: &Ctx<'_, E>, t: &mut ThreadState) 
         set_order: Mt::new(t.rng.clone().next_u64() as u32),
         key: Vec::new(),
         tid: t.tid,
+        read_only: args.transaction_read_only,
         txn_id: 0,
         commit_time_skipped: 0,
         successes: 0,
@@ -316,6 +340,15 @@ pub fn randomtransaction<E: BenchEngine>(ctx: &Ctx<'_, E>, t: &mut ThreadState) 
     }
     t.stats.add_bytes(inserter.bytes);
     Ok(())
+}
+
+/// The header's words for `--transaction_read_only`: empty for db_bench's transactions.
+pub fn read_only_note(args: &BenchArgs) -> String {
+    match args.transaction_read_only {
+        TxnReadOnly::None => String::new(),
+        TxnReadOnly::Get => " read_only=get".to_string(),
+        TxnReadOnly::GetForUpdate => " read_only=get_for_update".to_string(),
+    }
 }
 
 /// True when [`verify`] cannot fail on a correct engine after randomtransaction ran with

@@ -264,16 +264,18 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
     match o.transaction_db {
         TransactionDbKind::None => {}
         TransactionDbKind::Pessimistic => println(format!(
-            "Transactions: {} (randomtransaction: sets={} lock_timeout={} ms set_snapshot={})",
+            "Transactions: {} (randomtransaction: sets={} lock_timeout={} ms set_snapshot={}{})",
             o.transaction_db.name(),
             args.transaction_sets,
             args.transaction_lock_timeout,
-            args.transaction_set_snapshot
+            args.transaction_set_snapshot,
+            randomtxn::read_only_note(args)
         )),
         TransactionDbKind::Optimistic => println(format!(
-            "Transactions: {} (randomtransaction: sets={})",
+            "Transactions: {} (randomtransaction: sets={}{})",
             o.transaction_db.name(),
-            args.transaction_sets
+            args.transaction_sets,
+            randomtxn::read_only_note(args)
         )),
     }
     let cache = o

@@ -1146,3 +1146,52 @@ fn transaction_flags_are_checked() {
         TransactionDbKind::Optimistic
     );
 }
+
+#[test]
+fn randomtransaction_read_only_transactions_read_and_change_nothing() {
+    use crate::bench::cairn_engine::CairnEngine;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let run_with = |flags: &[&str]| {
+        let args = args(flags);
+        args.validate().expect("valid flags");
+        let options = args.engine_options().expect("options");
+        let mut run =
+            Run::<CairnEngine>::start(&args, &options, path.clone(), args.seed).expect("start");
+        let block = run.execute("randomtransaction").expect("randomtransaction");
+        let totals = randomtxn::verify(run.engine(), args.transaction_sets, 0)
+            .expect("verify")
+            .totals;
+        run.finish().expect("close");
+        (block, totals)
+    };
+    let common = ["--num=40", "--transaction_sets=3", "--seed=4"];
+    let with =
+        |extra: &[&'static str]| -> Vec<&str> { common.iter().chain(extra).copied().collect() };
+    let (_, filled) = run_with(&with(&["--writes=200", "--transaction_db"]));
+    assert!(
+        filled.iter().all(|t| t.is_some_and(|n| n > 0)),
+        "{filled:?}"
+    );
+    for db in ["--transaction_db", "--optimistic_transaction_db"] {
+        for mode in [
+            "--transaction_read_only=get",
+            "--transaction_read_only=get_for_update",
+        ] {
+            let (block, totals) = run_with(&with(&["--reads=100", "--use_existing_db", db, mode]));
+            assert!(
+                block
+                    .lines()
+                    .next()
+                    .expect("line")
+                    .ends_with("( transactions:100 aborts:0)"),
+                "{block}"
+            );
+            assert_eq!(totals, filled, "{db} {mode}: nothing written");
+        }
+    }
+    let err = args(&["--transaction_read_only=get"])
+        .validate()
+        .expect_err("needs a transaction database");
+    assert!(err.to_string().contains("--transaction_read_only"), "{err}");
+}
