@@ -315,6 +315,60 @@ fn the_commit_time_batch_is_written_with_the_commit_only() {
     assert_eq!(get(&db, b"p2"), None);
 }
 
+/// Prepares and rollbacks (WAL-only records) racing commits on four threads, with pipelined
+/// writes and parallel memtable inserts: every transaction ends, within a generous hang limit.
+/// A WAL-only record once took the leadership outside the writer queue, and the queue's head
+/// could then be handed leadership twice; the late hand-off overwrote the state of a leader
+/// waiting for its group's inserts, which then waited forever (`cairn bench randomtransaction`
+/// with four threads hung so; this test hung in two runs of three before the fix).
+#[test]
+fn prepares_and_commits_racing_on_threads_all_finish() {
+    const THREADS: usize = 4;
+    const PER_THREAD: usize = 3000;
+    // Real files: their slower WAL writes let writers queue behind one another.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = Arc::new(
+        TransactionDb::open(dir.path(), common::opts(), TransactionDbOptions::default())
+            .expect("open"),
+    );
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    for tid in 0..THREADS {
+        let (db, done_tx) = (Arc::clone(&db), done_tx.clone());
+        std::thread::spawn(move || {
+            let w = WriteOptions::default();
+            for n in 0..PER_THREAD {
+                let mut t = db
+                    .begin_transaction(&w, &TransactionOptions::default())
+                    .expect("begin");
+                // Shared keys: lock waits interleave the threads further.
+                t.put(format!("k{}", (n * 7 + tid) % 40).as_bytes(), b"v")
+                    .expect("put");
+                if n % 3 != 0 {
+                    t.set_name(&format!("x{tid}-{n}")).expect("name");
+                    t.prepare().expect("prepare");
+                }
+                if n % 7 == 0 {
+                    t.rollback().expect("rollback");
+                } else {
+                    t.commit().expect("commit");
+                }
+                if n % 5 == 0 {
+                    db.put(&w, format!("plain{tid}").as_bytes(), b"p")
+                        .expect("put");
+                }
+            }
+            done_tx.send(tid).expect("send");
+        });
+    }
+    for _ in 0..THREADS {
+        done_rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("every thread finishes (hang limit)");
+    }
+    assert_eq!(get(&db, b"k1"), Some(b"v".to_vec()));
+    assert!(db.get_all_prepared_transactions().is_empty());
+}
+
 #[test]
 fn a_marked_batch_is_refused_outside_transactions() {
     let fs = MemFs::new();

@@ -166,6 +166,9 @@ struct Queued {
     sync: bool,
     disable_wal: bool,
     no_slowdown: bool,
+    /// A marked two-phase-commit record written to the WAL alone
+    /// (`DbInner::write_wal_only`): it leads alone and joins no group.
+    wal_only: bool,
 }
 
 /// One column family's write side, guarded by the state mutex.

@@ -144,7 +144,7 @@ impl Db {
     ) -> Result<()> {
         check_wal(opts)?;
         let batch = WriteBatch::with_marker(MarkerKind::Prepare, xid, records)?;
-        self.inner.write_wal_only(&batch, opts.sync)
+        self.inner.write_wal_only(batch, opts.sync)
     }
 
     /// Commits prepared transaction `xid`: one atomic write of `Commit(xid)` + `records`
@@ -162,7 +162,7 @@ impl Db {
         check_wal(opts)?;
         let batch = WriteBatch::with_marker(MarkerKind::Commit, xid, records)?;
         if batch.is_empty() {
-            return self.inner.write_wal_only(&batch, opts.sync);
+            return self.inner.write_wal_only(batch, opts.sync);
         }
         self.write_unchecked(opts, batch)
     }
@@ -174,7 +174,7 @@ impl Db {
     pub(crate) fn write_rollback_prepared(&self, opts: &WriteOptions, xid: &[u8]) -> Result<()> {
         check_wal(opts)?;
         let batch = WriteBatch::with_marker(MarkerKind::Rollback, xid, &WriteBatch::new())?;
-        self.inner.write_wal_only(&batch, opts.sync)
+        self.inner.write_wal_only(batch, opts.sync)
     }
 
     /// The prepared transactions recovery found unresolved, each with its writes; handed out

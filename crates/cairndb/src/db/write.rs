@@ -24,8 +24,9 @@
 //!    variable for the flush thread instead of growing memory without bound; if the last flush
 //!    failed it gets that error instead of waiting (the flush thread retries, and writes
 //!    resume once a flush succeeds).
-//! 4. At most one leader at a time (`leader_active`); groups are committed in queue order, so
-//!    sequence numbers follow WAL order. While a leader is active, nothing else switches the
+//! 4. At most one leader at a time (`leader_active`), and only the head of the queue leads:
+//!    WAL-only records (two-phase commit) queue too, so leadership is handed to a writer once
+//!    per term. Groups are committed in queue order, so sequence numbers follow WAL order. While a leader is active, nothing else switches the
 //!    memtable, takes the WAL or closes it.
 //! 5. Under compaction debt the leader's batch waits as the write controller says
 //!    (`write_control.rs`) before anything is written; a stopped database waits for compaction
@@ -246,19 +247,27 @@ impl DbInner {
     /// (invariant 4). The wait is `writer.rs`'s: spin, yield, then park, on this call's own
     /// [`Writer`].
     fn commit(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
-        let me = Arc::new(Writer::new());
-        let mut st = self.state.lock();
-        self.check_writable(&st)?;
         if batch.count() == 0 {
-            return Ok(());
+            return self.check_writable(&self.state.lock());
         }
-        st.writers.push_back(Queued {
-            writer: Arc::clone(&me),
+        self.enqueue(Queued {
+            writer: Arc::new(Writer::new()),
             batch,
             sync: opts.sync,
             disable_wal: opts.disable_wal,
             no_slowdown: opts.no_slowdown,
-        });
+            wal_only: false,
+        })
+    }
+
+    /// Queues `q` and waits until a leader committed it or it leads (invariant 4). Every
+    /// leader, a WAL-only writer's included, comes through here: leadership passes only to
+    /// the head of the queue, so no writer is handed it twice.
+    fn enqueue(&self, q: Queued) -> Result<()> {
+        let me = Arc::clone(&q.writer);
+        let mut st = self.state.lock();
+        self.check_writable(&st)?;
+        st.writers.push_back(q);
         if !may_lead(&st, &me) {
             drop(st);
             st = match self.wait_turn(&me) {
@@ -267,6 +276,12 @@ impl DbInner {
             };
         }
         st.leader_active = true;
+        if st.writers[0].wal_only {
+            let q = st.writers.pop_front().expect("the leader is queued");
+            let result = self.lead_wal_only(&mut st, &q.batch, q.sync);
+            self.end_leadership(st);
+            return result;
+        }
         let (result, outcomes) = match self.lead(&mut st) {
             Stage::Finished(result, outcomes) => {
                 self.end_leadership(st);
@@ -291,30 +306,36 @@ impl DbInner {
 
     /// Writes a two-phase-commit `Prepare` or `Rollback` record, or the `Commit` record of a
     /// transaction without writes (`batch`, marked), to the WAL alone: no sequence numbers, no
-    /// memtable. It takes the leader's place for the write, so
-    /// no group writes the WAL meanwhile, and follows contract 5 for a synced record (retired
-    /// WALs first). Then it updates the prepared transactions' WAL pins (`two_phase.rs`).
-    pub(super) fn write_wal_only(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
-        let mut st = self.state.lock();
-        loop {
-            self.check_writable(&st)?;
-            if !st.leader_active {
-                break;
-            }
-            self.cond.wait(&mut st);
-        }
-        st.leader_active = true;
+    /// memtable. It queues as any writer and writes alone when it leads (no group takes a
+    /// marked batch), following contract 5 for a synced record (retired WALs first). Then it
+    /// updates the prepared transactions' WAL pins (`two_phase.rs`).
+    pub(super) fn write_wal_only(&self, batch: WriteBatch, sync: bool) -> Result<()> {
+        debug_assert!(batch.marker().is_some(), "only marked records are WAL-only");
+        self.enqueue(Queued {
+            writer: Arc::new(Writer::new()),
+            batch,
+            sync,
+            disable_wal: false,
+            no_slowdown: false,
+            wal_only: true,
+        })
+    }
+
+    /// The leader's part of [`DbInner::write_wal_only`]; the caller ends the leadership.
+    fn lead_wal_only(
+        &self,
+        st: &mut MutexGuard<'_, DbState>,
+        batch: &WriteBatch,
+        sync: bool,
+    ) -> Result<()> {
+        self.check_writable(st)?;
         if sync {
             while st.syncing_retired_wals {
-                self.cond.wait(&mut st);
+                self.cond.wait(st);
             }
-            if let Err(e) = self.check_writable(&st) {
-                self.end_leadership(st);
-                return Err(e);
-            }
+            self.check_writable(st)?;
         }
         let Some(mut wal) = st.wal.take() else {
-            self.end_leadership(st);
             return Err(Error::Closed);
         };
         let mut retired = if sync {
@@ -323,7 +344,7 @@ impl DbInner {
             Vec::new()
         };
         st.leader_syncing_wals = !retired.is_empty();
-        let written = MutexGuard::unlocked(&mut st, || {
+        let written = MutexGuard::unlocked(st, || {
             sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
             append_wal(&mut wal, batch, sync, self.counters.stats())
                 .map_err(|e| (e, "WAL write failed"))
@@ -334,12 +355,10 @@ impl DbInner {
         st.wal = Some(wal);
         if let Err((e, what)) = written {
             st.poisoned = Some(format!("{what}: {e}"));
-            self.end_leadership(st);
             return Err(e);
         }
         let wal_number = st.wal_number;
-        super::two_phase::record_marker(&mut st, batch, wal_number);
-        self.end_leadership(st);
+        super::two_phase::record_marker(st, batch, wal_number);
         Ok(())
     }
 
@@ -991,7 +1010,7 @@ fn take_group(st: &mut DbState, keep_members: bool) -> Group {
     };
     while let Some(next) = st.writers.front() {
         let fits = group.combined.data_size() + next.batch.data_size() <= MAX_GROUP_BYTES;
-        if next.disable_wal != lead.disable_wal || !fits {
+        if next.disable_wal != lead.disable_wal || next.wal_only || !fits {
             break;
         }
         if let Err(e) = check_families(st, &next.batch) {
