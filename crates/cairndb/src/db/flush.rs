@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use parking_lot::MutexGuard;
 
-use super::write::sync_retired_wals;
+use super::switch::sync_retired_wals;
 use super::{ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::deletion_collector::collector_for;
 use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};

@@ -63,6 +63,7 @@ mod properties;
 mod publish_queue;
 mod read;
 pub(crate) mod sequence;
+mod switch;
 mod two_phase;
 mod write;
 pub mod write_control;
@@ -516,7 +517,7 @@ impl Db {
             }
             let next_sequence = st.versions.last_sequence() + 1;
             let result = match (st.wal.take(), &st.poisoned) {
-                (Some(mut wal), None) => write::seal_wal(&mut wal, next_sequence),
+                (Some(mut wal), None) => switch::seal_wal(&mut wal, next_sequence),
                 _ => Ok(()),
             };
             self.inner.cond.notify_all();
