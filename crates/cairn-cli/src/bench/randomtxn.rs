@@ -193,7 +193,8 @@ impl<E: BenchEngine> Inserter<'_, '_, E> {
         let mut aborted = None;
         for set in sets {
             let n = rng.next_u64() % self.num_keys;
-            let drawn = rng.one_in(2);
+            // Drawn with a transaction only (db_bench's `txn ? rand_->OneIn(2) : false`).
+            let drawn = txn.is_some() && rng.one_in(2);
             let for_update = txn.is_some()
                 && match self.read_only {
                     TxnReadOnly::None => drawn,
