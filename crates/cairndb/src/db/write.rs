@@ -5,8 +5,9 @@
 //! Called from any writer thread. Group commit (LevelDB's scheme, RocksDB's write thread):
 //! writers queue under the state mutex, each with its own [`Writer`] to wait on (`writer.rs`:
 //! spin, yield, then park, so a short wait costs no system call); the writer at the head becomes
-//! the leader, merges the queued batches into one WAL record and writes (and syncs, if any
-//! member asked) it with the mutex released. Then the group's batches go into the memtables:
+//! the leader, merges the queued batches into one WAL record (a two-phase-commit record, marked,
+//! stays a record of its own, in queue order) and writes (and syncs, if any member asked) the
+//! group's records with the mutex released. Then the group's batches go into the memtables:
 //! with `allow_concurrent_memtable_write` (the default) and more than one member, the leader
 //! hands each member its own batch and each inserts it on its own thread, at once, with the
 //! sequence numbers of its place in the record (RocksDB's parallel memtable writes); without it
@@ -52,6 +53,9 @@
 //!    (`Imm::last_seq`), and a family with a group in flight does not count as empty
 //!    (`CfState::holds_nothing`). A failed WAL write abandons the group (it inserted nothing);
 //!    a failed insert stops publication for good.
+//!    A group of WAL-only records (two-phase commit) alone allocates no sequence numbers and
+//!    is not published; in a mixed group they take none, so the inserting records' numbers
+//!    follow their WAL order.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -276,12 +280,6 @@ impl DbInner {
             };
         }
         st.leader_active = true;
-        if st.writers[0].wal_only {
-            let q = st.writers.pop_front().expect("the leader is queued");
-            let result = self.lead_wal_only(&mut st, &q.batch, q.sync);
-            self.end_leadership(st);
-            return result;
-        }
         let (result, outcomes) = match self.lead(&mut st) {
             Stage::Finished(result, outcomes) => {
                 self.end_leadership(st);
@@ -306,9 +304,9 @@ impl DbInner {
 
     /// Writes a two-phase-commit `Prepare` or `Rollback` record, or the `Commit` record of a
     /// transaction without writes (`batch`, marked), to the WAL alone: no sequence numbers, no
-    /// memtable. It queues as any writer and writes alone when it leads (no group takes a
-    /// marked batch), following contract 5 for a synced record (retired WALs first). Then it
-    /// updates the prepared transactions' WAL pins (`two_phase.rs`).
+    /// memtable. It queues as any writer and joins a group (as a WAL record of its own, see
+    /// [`take_group`]), so it follows contract 5 for a synced record; the leader updates the
+    /// prepared transactions' WAL pins (`two_phase.rs`) once the group's records are written.
     pub(super) fn write_wal_only(&self, batch: WriteBatch, sync: bool) -> Result<()> {
         debug_assert!(batch.marker().is_some(), "only marked records are WAL-only");
         self.enqueue(Queued {
@@ -319,47 +317,6 @@ impl DbInner {
             no_slowdown: false,
             wal_only: true,
         })
-    }
-
-    /// The leader's part of [`DbInner::write_wal_only`]; the caller ends the leadership.
-    fn lead_wal_only(
-        &self,
-        st: &mut MutexGuard<'_, DbState>,
-        batch: &WriteBatch,
-        sync: bool,
-    ) -> Result<()> {
-        self.check_writable(st)?;
-        if sync {
-            while st.syncing_retired_wals {
-                self.cond.wait(st);
-            }
-            self.check_writable(st)?;
-        }
-        let Some(mut wal) = st.wal.take() else {
-            return Err(Error::Closed);
-        };
-        let mut retired = if sync {
-            std::mem::take(&mut st.unsynced_wals)
-        } else {
-            Vec::new()
-        };
-        st.leader_syncing_wals = !retired.is_empty();
-        let written = MutexGuard::unlocked(st, || {
-            sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
-            append_wal(&mut wal, batch, sync, self.counters.stats())
-                .map_err(|e| (e, "WAL write failed"))
-        });
-        if std::mem::take(&mut st.leader_syncing_wals) {
-            self.cond.notify_all();
-        }
-        st.wal = Some(wal);
-        if let Err((e, what)) = written {
-            st.poisoned = Some(format!("{what}: {e}"));
-            return Err(e);
-        }
-        let wal_number = st.wal_number;
-        super::two_phase::record_marker(st, batch, wal_number);
-        Ok(())
     }
 
     /// Passes leadership to the new head of the queue (invariant 4). The wake-up happens with
@@ -413,7 +370,7 @@ impl DbInner {
         }
         let concurrent = self.options.db.allow_concurrent_memtable_write;
         let Group {
-            mut combined,
+            mut records,
             members,
             writers,
             mut outcomes,
@@ -435,18 +392,31 @@ impl DbInner {
             }
         }
         // Sequence numbers are allocated and the group registered for publication in one
-        // step under the lock, so registration follows allocation order (invariant 8).
+        // step under the lock, so registration follows allocation order (invariant 8). They
+        // follow the records' WAL order; WAL-only records take none. A group of WAL-only
+        // records alone allocates nothing and is not published.
         let first = st.versions.last_sequence() + 1;
-        let last = first + u64::from(combined.count()) - 1;
-        combined.set_sequence(first);
-        st.versions.set_last_sequence(last);
-        self.publish_queue.register(last, Arc::clone(&writers[0]));
-        // Only the families the group writes (most groups: the default one alone); each
-        // remembers that a group in flight writes to it (`CfState::holds_nothing`).
+        let mut next = first;
+        let mut max_cf = 0;
+        for r in &mut records {
+            r.batch.set_sequence(next);
+            if !r.wal_only {
+                next += u64::from(r.batch.count());
+                max_cf = max_cf.max(r.batch.max_column_family());
+            }
+        }
+        let inserts = next > first;
+        let last = next - 1;
         let mut mems = Vec::new();
-        for (&id, cf) in st.cfs.range_mut(..=combined.max_column_family()) {
-            cf.last_allocated = last;
-            mems.push((id, Arc::clone(&cf.mem)));
+        if inserts {
+            st.versions.set_last_sequence(last);
+            self.publish_queue.register(last, Arc::clone(&writers[0]));
+            // Only the families the group writes (most groups: the default one alone); each
+            // remembers that a group in flight writes to it (`CfState::holds_nothing`).
+            for (&id, cf) in st.cfs.range_mut(..=max_cf) {
+                cf.last_allocated = last;
+                mems.push((id, Arc::clone(&cf.mem)));
+            }
         }
         // The WAL is stable while `leader_active` is set: memtable switches, manual flushes,
         // family drops and close wait for it to clear.
@@ -461,7 +431,7 @@ impl DbInner {
         let written = MutexGuard::unlocked(st, || {
             sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
             if let Some(wal) = wal.as_mut() {
-                append_wal(wal, &combined, sync, self.counters.stats())
+                append_wal(wal, &records, sync, self.counters.stats())
                     .map_err(|e| (e, "WAL write failed"))?;
             }
             Ok(())
@@ -477,17 +447,27 @@ impl DbInner {
             // After a failed WAL write nothing can be trusted: poison (contract 2). Followers
             // get Poisoned carrying the error. The group inserted nothing (invariant 8).
             let why = format!("{what}: {e}");
-            self.publish_queue.abandon(last);
+            if inserts {
+                self.publish_queue.abandon(last);
+            }
             outcomes.extend(poisoned(&writers[1..], &why));
             st.poisoned = Some(why);
             return Stage::Finished(Err(e), outcomes);
         }
-        if used_wal && combined.marker().is_some() {
+        if used_wal {
             let wal_number = st.wal_number;
-            super::two_phase::record_marker(st, &combined, wal_number);
+            for r in records.iter().filter(|r| r.batch.marker().is_some()) {
+                super::two_phase::record_marker(st, &r.batch, wal_number);
+            }
         }
+        if !inserts {
+            // WAL-only records: written, nothing to insert or publish.
+            outcomes.extend(writers[1..].iter().map(|w| (Arc::clone(w), Ok(()))));
+            return Stage::Finished(Ok(()), outcomes);
+        }
+        records.retain(|r| !r.wal_only);
         Stage::Written(Written {
-            combined,
+            records,
             members,
             writers,
             outcomes,
@@ -503,7 +483,7 @@ impl DbInner {
     /// the state lock. Returns the leader's result and each follower's.
     fn insert_and_publish(&self, group: Written) -> (Result<()>, Vec<Outcome>) {
         let Written {
-            combined,
+            records,
             mut members,
             writers,
             mut outcomes,
@@ -512,9 +492,13 @@ impl DbInner {
             used_wal,
             sync,
         } = group;
-        let last = first + u64::from(combined.count()) - 1;
+        let count: u64 = records.iter().map(|r| u64::from(r.batch.count())).sum();
+        let last = first + count - 1;
         let (inserted, mut failed_members) = if members.is_empty() {
-            (insert_into(&combined, &mems), Vec::new())
+            let all = records
+                .iter()
+                .try_for_each(|r| insert_into(&r.batch, &mems));
+            (all, Vec::new())
         } else {
             self.insert_in_parallel(&writers, &mut members, first, mems)
         };
@@ -561,8 +545,8 @@ impl DbInner {
             Ok(()) => {
                 self.counters.record_group(
                     writers.len() as u64,
-                    u64::from(combined.count()),
-                    combined.data_size() as u64,
+                    count,
+                    records.iter().map(|r| r.batch.data_size() as u64).sum(),
                     used_wal,
                     sync && used_wal,
                 );
@@ -581,34 +565,37 @@ impl DbInner {
     fn insert_in_parallel(
         &self,
         writers: &[Arc<Writer>],
-        members: &mut Vec<WriteBatch>,
+        members: &mut Vec<Option<WriteBatch>>,
         first: u64,
         mems: Vec<(u32, Arc<MemTable>)>,
     ) -> (Result<()>, Vec<(usize, Error)>) {
         debug_assert_eq!(writers.len(), members.len());
+        // Sequence numbers in queue order, as the WAL records have them (`lead`); WAL-only
+        // members (`None`) take none and insert nothing.
         let mut seq = first;
-        for batch in members.iter_mut() {
+        for batch in members.iter_mut().flatten() {
             batch.set_sequence(seq);
             seq += u64::from(batch.count());
         }
+        let inserting = members[1..].iter().filter(|m| m.is_some()).count();
         let leader = &writers[0];
-        let group = Arc::new(GroupInsert::new(
-            Arc::clone(leader),
-            writers.len() - 1,
-            mems,
-        ));
+        let group = Arc::new(GroupInsert::new(Arc::clone(leader), inserting, mems));
         let mut batches = members.drain(..);
         let own = batches.next().expect("the leader's batch");
         for (i, (writer, batch)) in writers[1..].iter().zip(batches).enumerate() {
-            writer.hand_insert(MemberInsert {
-                batch,
-                index: i + 1,
-                group: Arc::clone(&group),
-            });
+            if let Some(batch) = batch {
+                writer.hand_insert(MemberInsert {
+                    batch,
+                    index: i + 1,
+                    group: Arc::clone(&group),
+                });
+            }
         }
-        let result = insert_into(&own, &group.mems);
-        leader.await_state(GROUP_INSERTED, &self.wait_policy, &self.leader_yield);
-        leader.reset(GROUP_INSERTED);
+        let result = own.map_or(Ok(()), |b| insert_into(&b, &group.mems));
+        if inserting > 0 {
+            leader.await_state(GROUP_INSERTED, &self.wait_policy, &self.leader_yield);
+            leader.reset(GROUP_INSERTED);
+        }
         let failures = std::mem::take(&mut *group.failures.lock());
         (result, failures)
     }
@@ -679,9 +666,11 @@ enum Stage {
 /// A group whose WAL record is written (or skipped with `disable_wal`), registered for
 /// publication, waiting for its inserts.
 struct Written {
-    combined: WriteBatch,
-    /// Each member's own batch, leader first, when they insert their own; else empty.
-    members: Vec<WriteBatch>,
+    /// The records to insert (WAL-only ones removed), sequence numbers set.
+    records: Vec<Record>,
+    /// Each member's own batch, leader first, when they insert their own (`None`: a WAL-only
+    /// member); else empty.
+    members: Vec<Option<WriteBatch>>,
     writers: Vec<Arc<Writer>>,
     outcomes: Vec<Outcome>,
     first: u64,
@@ -753,13 +742,23 @@ fn insert_as_member(task: MemberInsert) {
 /// writes, small enough that a follower does not wait behind a huge record.
 const MAX_GROUP_BYTES: usize = 1 << 20;
 
+/// One WAL record of a group.
+struct Record {
+    batch: WriteBatch,
+    /// A marked two-phase-commit record written to the WAL only: no sequence numbers, no
+    /// memtable insert.
+    wal_only: bool,
+}
+
 /// A commit group taken from the queue.
 struct Group {
-    /// Every member's batch in one WAL record, leader first.
-    combined: WriteBatch,
+    /// The group's WAL records in queue order: each run of unmarked batches in one record,
+    /// each marked batch (two-phase commit) in a record of its own.
+    records: Vec<Record>,
     /// Each member's own batch, leader first, when the members insert their own (concurrent
-    /// memtable writes and more than one member); empty when the leader inserts `combined`.
-    members: Vec<WriteBatch>,
+    /// memtable writes and more than one member; `None` for a WAL-only member); empty when the
+    /// leader inserts the records.
+    members: Vec<Option<WriteBatch>>,
     /// The members' writers, leader first.
     writers: Vec<Arc<Writer>>,
     /// Followers refused while the group was taken (a missing column family), with their
@@ -771,22 +770,41 @@ struct Group {
     disable_wal: bool,
 }
 
-/// Pops the leader's batch and the followers' that fit into one record with it (same WAL
-/// setting, at most [`MAX_GROUP_BYTES`]). A follower whose batch names a missing column family
-/// gets its error and is left out. With `keep_members`, each member's own batch is kept too.
+impl Group {
+    /// Appends `batch` to the group's last record when both are unmarked batches that insert
+    /// (one WAL record for the run); false when `batch` needs a record of its own.
+    fn append_to_last(&mut self, batch: &WriteBatch, wal_only: bool) -> bool {
+        if wal_only || batch.marker().is_some() {
+            return false;
+        }
+        self.records.last_mut().is_some_and(|last| {
+            !last.wal_only && last.batch.marker().is_none() && last.batch.append(batch).is_ok()
+        })
+    }
+}
+
+/// Pops the leader's batch and the followers' that fit into one group with it (same WAL
+/// setting, at most [`MAX_GROUP_BYTES`]). Unmarked batches share a record; a two-phase-commit
+/// record (a prepare, a rollback, a commit) is one of its own, written in queue order with the
+/// others. A follower whose batch names a missing column family gets its error and is left
+/// out. With `keep_members`, each member's own batch is kept too.
 fn take_group(st: &mut DbState, keep_members: bool) -> Group {
     let lead = st.writers.pop_front().expect("the leader is queued");
     let mut group = Group {
-        combined: lead.batch,
+        records: vec![Record {
+            batch: lead.batch,
+            wal_only: lead.wal_only,
+        }],
         members: Vec::new(),
         writers: vec![lead.writer],
         outcomes: Vec::new(),
         sync: lead.sync,
         disable_wal: lead.disable_wal,
     };
+    let mut bytes = group.records[0].batch.data_size();
     while let Some(next) = st.writers.front() {
-        let fits = group.combined.data_size() + next.batch.data_size() <= MAX_GROUP_BYTES;
-        if next.disable_wal != lead.disable_wal || next.wal_only || !fits {
+        let fits = bytes + next.batch.data_size() <= MAX_GROUP_BYTES;
+        if next.disable_wal != lead.disable_wal || !fits {
             break;
         }
         if let Err(e) = check_families(st, &next.batch) {
@@ -794,19 +812,33 @@ fn take_group(st: &mut DbState, keep_members: bool) -> Group {
             group.outcomes.push((next.writer, Err(e)));
             continue;
         }
-        // The leader's own batch is copied once, when the first follower joins.
-        let leader_copy =
-            (keep_members && group.members.is_empty()).then(|| group.combined.clone());
-        if group.combined.append(&next.batch).is_err() {
-            break;
-        }
-        group.members.extend(leader_copy);
         let next = st.writers.pop_front().expect("front exists");
+        if keep_members && group.members.is_empty() {
+            // The leader's own batch is copied once, when the first follower joins, before a
+            // follower's batch is appended to its record.
+            let own = &group.records[0];
+            group
+                .members
+                .push((!own.wal_only).then(|| own.batch.clone()));
+        }
+        bytes += next.batch.data_size();
+        let appended = group.append_to_last(&next.batch, next.wal_only);
+        if keep_members {
+            if !appended {
+                group.records.push(Record {
+                    batch: next.batch.clone(),
+                    wal_only: next.wal_only,
+                });
+            }
+            group.members.push((!next.wal_only).then_some(next.batch));
+        } else if !appended {
+            group.records.push(Record {
+                batch: next.batch,
+                wal_only: next.wal_only,
+            });
+        }
         group.writers.push(next.writer);
         group.sync |= next.sync;
-        if keep_members {
-            group.members.push(next.batch);
-        }
     }
     group
 }
@@ -818,15 +850,17 @@ fn insert_into(batch: &WriteBatch, mems: &[(u32, Arc<MemTable>)]) -> Result<()> 
     })
 }
 
-/// Appends the group's record and hands it to the OS, syncing if asked. The writer poisons
-/// itself on failure; the caller poisons the database.
+/// Appends the group's records and hands them to the OS, syncing once if asked. The writer
+/// poisons itself on failure; the caller poisons the database.
 fn append_wal(
     wal: &mut LogWriter,
-    batch: &WriteBatch,
+    records: &[Record],
     sync: bool,
     stats: Option<&Statistics>,
 ) -> Result<()> {
-    wal.add_record(batch.data())?;
+    for r in records {
+        wal.add_record(r.batch.data())?;
+    }
     wal.flush()?;
     if sync {
         let started = Instant::now();
