@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use cairndb::fs::{CrashOptions, MemFs};
 use cairndb::options::{ReadOptions, WriteOptions};
-use cairndb::{Error, TransactionDb, TransactionDbOptions, TransactionOptions, TransactionState};
+use cairndb::{
+    Error, Transaction, TransactionDb, TransactionDbOptions, TransactionOptions, TransactionState,
+};
 
 fn open(fs: &MemFs) -> TransactionDb {
     TransactionDb::open_cf_with_fs(
@@ -34,6 +36,17 @@ fn no_wait() -> TransactionOptions {
         lock_timeout: 0,
         ..TransactionOptions::default()
     }
+}
+
+/// Begins a transaction writing synced, names it `name`, puts `key` = `value` and prepares it.
+fn prepared<'d>(db: &'d TransactionDb, name: &str, key: &[u8], value: &[u8]) -> Transaction<'d> {
+    let mut t = db
+        .begin_transaction(&synced(), &TransactionOptions::default())
+        .expect("begin");
+    t.set_name(name).expect("name");
+    t.put(key, value).expect("put");
+    t.prepare().expect("prepare");
+    t
 }
 
 fn get(db: &TransactionDb, key: &[u8]) -> Option<Vec<u8>> {
@@ -63,12 +76,7 @@ fn prepare_then_commit_or_rollback() {
     t.commit().expect("commit");
     assert_eq!(get(&db, b"a"), Some(b"1".to_vec()));
 
-    let mut t = db
-        .begin_transaction(&synced(), &TransactionOptions::default())
-        .expect("begin");
-    t.set_name("xid-2").expect("name");
-    t.put(b"c", b"3").expect("put");
-    t.prepare().expect("prepare");
+    let mut t = prepared(&db, "xid-2", b"c", b"3");
     t.rollback().expect("rollback");
     assert_eq!(get(&db, b"c"), None);
     assert!(db.lock_status().is_empty());
@@ -103,25 +111,10 @@ fn prepared_transactions_survive_a_crash_with_their_locks() {
     let fs = MemFs::new();
     {
         let db = open(&fs);
-        let mut p = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("b");
-        p.set_name("prepared").expect("name");
-        p.put(b"p", b"pending").expect("put");
-        p.prepare().expect("prepare");
-        let mut c = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("b");
-        c.set_name("committed").expect("name");
-        c.put(b"c", b"done").expect("put");
-        c.prepare().expect("prepare");
+        let p = prepared(&db, "prepared", b"p", b"pending");
+        let mut c = prepared(&db, "committed", b"c", b"done");
         c.commit().expect("commit");
-        let mut r = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("b");
-        r.set_name("rolled back").expect("name");
-        r.put(b"r", b"never").expect("put");
-        r.prepare().expect("prepare");
+        let mut r = prepared(&db, "rolled back", b"r", b"never");
         r.rollback().expect("rollback");
         // The handle goes; the prepared transaction stays with the database.
         drop(p);
@@ -174,12 +167,7 @@ fn a_prepared_transactions_wal_outlives_flushes() {
     };
     {
         let db = open(&fs);
-        let mut p = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("b");
-        p.set_name("long").expect("name");
-        p.put(b"held", b"v").expect("put");
-        p.prepare().expect("prepare");
+        let p = prepared(&db, "long", b"held", b"v");
         for round in 0..5 {
             for i in 0..200 {
                 db.put(
@@ -219,18 +207,8 @@ fn a_flushed_commit_survives_a_power_cut_with_its_prepare() {
     {
         let db = open(&fs);
         // Another prepared transaction keeps the floor at the first WAL.
-        let mut hold = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("b");
-        hold.set_name("hold").expect("name");
-        hold.put(b"held", b"h").expect("put");
-        hold.prepare().expect("prepare");
-        let mut t = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("b");
-        t.set_name("t").expect("name");
-        t.put(b"k", b"v").expect("put");
-        t.prepare().expect("prepare");
+        let hold = prepared(&db, "hold", b"held", b"h");
+        let mut t = prepared(&db, "t", b"k", b"v");
         t.set_write_options(&WriteOptions::default());
         t.commit().expect("commit, unsynced");
         db.db().flush().expect("flush");
@@ -285,22 +263,12 @@ fn the_commit_time_batch_is_written_with_the_commit_only() {
             "the transaction's own writes come after the commit-time batch"
         );
         // A prepared transaction rolled back drops its commit-time batch.
-        let mut r = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("begin");
-        r.set_name("binlog-2").expect("name");
-        r.put(b"r", b"1").expect("put");
-        r.prepare().expect("prepare");
+        let mut r = prepared(&db, "binlog-2", b"r", b"1");
         r.commit_time_write_batch().put(b"r2", b"1").expect("put");
         r.rollback().expect("rollback");
         assert_eq!(get(&db, b"r2"), None);
         // One left prepared: its commit-time batch is not part of the prepare record.
-        let mut p = db
-            .begin_transaction(&synced(), &TransactionOptions::default())
-            .expect("begin");
-        p.set_name("binlog-3").expect("name");
-        p.put(b"p", b"1").expect("put");
-        p.prepare().expect("prepare");
+        let mut p = prepared(&db, "binlog-3", b"p", b"1");
         p.commit_time_write_batch().put(b"p2", b"1").expect("put");
     }
     let db = open(&fs.process_crash_clone());

@@ -321,15 +321,15 @@ impl BenchTxn for OptimisticTxn<'_> {
     }
 
     fn set_name(&mut self, _name: &str) -> Result<()> {
-        Err(optimistic_has_no_2pc())
+        Err(BenchError::optimistic_has_no_2pc())
     }
 
     fn prepare(&mut self) -> Result<()> {
-        Err(optimistic_has_no_2pc())
+        Err(BenchError::optimistic_has_no_2pc())
     }
 
     fn commit_time_put(&mut self, _key: &[u8], _value: &[u8]) -> Result<bool> {
-        Err(optimistic_has_no_2pc())
+        Err(BenchError::optimistic_has_no_2pc())
     }
 
     fn commit(&mut self) -> Result<()> {
@@ -339,11 +339,6 @@ impl BenchTxn for OptimisticTxn<'_> {
     fn rollback(&mut self) -> Result<()> {
         Ok(self.txn.rollback()?)
     }
-}
-
-/// Optimistic transactions have no two-phase commit (as in RocksDB).
-fn optimistic_has_no_2pc() -> BenchError {
-    BenchError::Usage("optimistic transactions have no two-phase commit".to_string())
 }
 
 impl BenchEngine for CairnEngine {

@@ -56,6 +56,11 @@ impl BenchError {
             source: Box::new(self),
         }
     }
+
+    /// Two-phase commit asked of an optimistic transaction, which has none (as in RocksDB).
+    pub fn optimistic_has_no_2pc() -> Self {
+        BenchError::Usage("optimistic transactions have no two-phase commit".to_string())
+    }
 }
 
 impl BenchError {

@@ -601,9 +601,7 @@ impl<'a, B: TxnBegin<'a>> BenchTxn for RocksTxn<'a, B> {
     /// Before the begin (which waits for the first operation), the name is kept for it.
     fn set_name(&mut self, name: &str) -> Result<()> {
         if !B::TWO_PHASE {
-            return Err(BenchError::Usage(
-                "optimistic transactions have no two-phase commit".to_string(),
-            ));
+            return Err(BenchError::optimistic_has_no_2pc());
         }
         match &self.state {
             TxnState::Pending => {
@@ -619,9 +617,7 @@ impl<'a, B: TxnBegin<'a>> BenchTxn for RocksTxn<'a, B> {
 
     fn prepare(&mut self) -> Result<()> {
         if !B::TWO_PHASE {
-            return Err(BenchError::Usage(
-                "optimistic transactions have no two-phase commit".to_string(),
-            ));
+            return Err(BenchError::optimistic_has_no_2pc());
         }
         Ok(self.txn()?.prepare()?)
     }

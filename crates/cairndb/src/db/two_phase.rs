@@ -105,13 +105,17 @@ impl Pins {
     }
 }
 
-/// Updates the pins after `batch`, a marked record, was written to WAL `wal_number`.
+/// Updates the pins after `batch`, a marked record, was written to WAL `wal_number`, and the
+/// log floor with them. No commit becomes durable here (a new commit record lies in the newest
+/// WAL, which no family's log number has passed): that happens when a flush installs
+/// ([`refresh_log_floor`]).
 pub(super) fn record_marker(st: &mut DbState, batch: &WriteBatch, wal_number: u64) {
     let Some((kind, xid)) = batch.marker() else {
         return;
     };
     st.pins.record(kind, xid, !batch.is_empty(), wal_number);
-    refresh_log_floor(st);
+    let floor = st.pins.floor();
+    st.versions.set_log_floor(floor);
 }
 
 /// Whether a prepared transaction pins a WAL below `log` (invariant 4).

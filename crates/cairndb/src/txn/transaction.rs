@@ -499,20 +499,19 @@ impl<'db> Transaction<'db> {
                 .clone()
                 .expect("a prepared transaction has a name");
             // On error the transaction stays prepared, its batch and locks kept.
+            // The commit-time batch goes first; without one the batch is written as it is.
+            let with_commit_time;
             let records = if self.commit_time.is_empty() {
-                self.txn_db.db().write_commit_prepared(
-                    &self.write_options,
-                    &name,
-                    self.batch.batch(),
-                )
+                self.batch.batch()
             } else {
-                let mut records = self.commit_time.clone();
-                records.append(self.batch.batch())?;
-                self.txn_db
-                    .db()
-                    .write_commit_prepared(&self.write_options, &name, &records)
+                let mut r = self.commit_time.clone();
+                r.append(self.batch.batch())?;
+                with_commit_time = r;
+                &with_commit_time
             };
-            records?;
+            self.txn_db
+                .db()
+                .write_commit_prepared(&self.write_options, &name, records)?;
             self.batch.clear();
             self.commit_time.clear();
             self.release_all();
