@@ -234,8 +234,8 @@ pub struct BenchArgs {
     #[arg(long = "cache_size", default_value_t = 8 << 20)]
     pub cache_size: usize,
     /// Block cache type: lru_cache or hyper_clock_cache (CairnDB's clock cache). Default
-    /// lru_cache (db_bench's is hyper_clock_cache).
-    #[arg(long = "cache_type", default_value = "lru_cache")]
+    /// hyper_clock_cache, as db_bench's.
+    #[arg(long = "cache_type", default_value = "hyper_clock_cache")]
     pub cache_type: String,
     /// Seed base of the random generators; 0 derives it from the clock, as db_bench does.
     #[arg(long = "seed", default_value_t = 0)]

@@ -52,7 +52,7 @@ impl<V> ClockTable<V> {
 
     /// Pins the entry for `key` and records the hit. Requires the shared lock (or better).
     pub(super) fn lookup(&self, key: &CacheKey) -> Option<Arc<Entry<V>>> {
-        let entry = self.slots.entry(self.slots.find(key)?);
+        let (_, entry) = self.slots.find(key)?;
         entry.pin();
         // Load before store: a hot entry already at the maximum costs no write, so readers of
         // one popular block do not bounce its cache line. A lost increment between two racing

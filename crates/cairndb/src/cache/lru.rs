@@ -59,11 +59,11 @@ impl<V> LruTable<V> {
 
     /// Pins the entry for `key` and makes it the most recently used.
     pub(super) fn lookup(&mut self, key: &CacheKey) -> Option<Arc<Entry<V>>> {
-        let slot = self.slots.find(key)?;
-        self.touch(slot);
-        let entry = self.slots.entry(slot);
+        let (slot, entry) = self.slots.find(key)?;
         entry.pin();
-        Some(Arc::clone(entry))
+        let entry = Arc::clone(entry);
+        self.touch(slot);
+        Some(entry)
     }
 
     /// Moves `slot` (linked) to the front.

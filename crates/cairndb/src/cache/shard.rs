@@ -137,7 +137,7 @@ impl<V> Shard<V> {
     pub(super) fn erase(&self, key: &CacheKey) {
         let mut garbage = Garbage::new();
         self.exclusive(|table| {
-            if let Some(slot) = table.slots().find(key) {
+            if let Some((slot, _)) = table.slots().find(key) {
                 let entry = table.remove(slot);
                 entry.detach();
                 garbage.push(entry);
@@ -160,11 +160,11 @@ impl<V> Shard<V> {
             if self.core.usage() <= self.core.capacity || entry.refs() != 0 {
                 return;
             }
-            let Some(slot) = table.slots().find(&entry.key) else {
+            let Some((slot, resident)) = table.slots().find(&entry.key) else {
                 return;
             };
             // The key may have been erased and inserted again since: only evict this entry.
-            if !std::ptr::eq(Arc::as_ptr(table.slots().entry(slot)), entry) {
+            if !std::ptr::eq(Arc::as_ptr(resident), entry) {
                 return;
             }
             let victim = table.remove(slot);
@@ -222,9 +222,9 @@ fn insert_locked<V>(
     // An unpinned entry being replaced frees its charge when the new one goes in: count it as
     // room, and keep the sweep off it, so a failed strict insert leaves it in place.
     let reclaim = old
-        .map(|slot| table.slots().entry(slot))
-        .filter(|e| e.refs() == 0);
-    let reclaim = reclaim.map_or(0, |e| e.charge);
+        .filter(|(_, e)| e.refs() == 0)
+        .map_or(0, |(_, e)| e.charge);
+    let old = old.map(|(slot, _)| slot);
     evict_locked(table, core, reclaim, old, garbage);
     let usage = core.usage().saturating_sub(reclaim);
     if core.strict_capacity_limit && usage > core.capacity {

@@ -1,11 +1,14 @@
 //! The resident index of one shard: key → slot → entry.
 //!
 //! Contract: owned by one shard table and used only under that shard's lock (shared for the
-//! `&self` methods, exclusive for the `&mut self` ones). It holds one `Arc` of each resident
-//! entry; it knows nothing of pins, charges or policy.
+//! `&self` methods, exclusive for the `&mut self` ones). It holds two `Arc`s of each resident
+//! entry, one in the key index and one in its slot; it knows nothing of pins, charges or policy.
+//! The key index holds the entry itself rather than only its slot number so that a lookup goes
+//! from the hash bucket straight to the entry: one dependent cache miss fewer on every block
+//! cache hit than a detour through the slot array.
 //!
 //! Invariants:
-//! 1. `map[k] == s` if and only if `slots[s]` holds the entry whose key is `k`.
+//! 1. `map[k] == (s, e)` if and only if `slots[s]` holds `e`, the entry whose key is `k`.
 //! 2. `free` lists exactly the empty slots, each once.
 //! 3. Slot numbers are stable while an entry is resident, so policies may keep side arrays
 //!    (LRU links) and positions (the clock hand) indexed by slot.
@@ -19,7 +22,7 @@ use super::CacheKey;
 
 /// Resident entries of one shard, addressable by key and by slot number.
 pub(super) struct Slots<V> {
-    map: HashMap<CacheKey, usize, BuildKeyHasher>,
+    map: HashMap<CacheKey, (usize, Arc<Entry<V>>), BuildKeyHasher>,
     slots: Vec<Option<Arc<Entry<V>>>>,
     /// Empty slots, reused last-freed first: an entry inserted right after an eviction takes the
     /// slot the clock hand just left, so the hand reaches it last.
@@ -35,9 +38,9 @@ impl<V> Slots<V> {
         }
     }
 
-    /// The slot of the resident entry for `key`.
-    pub(super) fn find(&self, key: &CacheKey) -> Option<usize> {
-        self.map.get(key).copied()
+    /// The slot and the entry resident for `key`.
+    pub(super) fn find(&self, key: &CacheKey) -> Option<(usize, &Arc<Entry<V>>)> {
+        self.map.get(key).map(|(slot, entry)| (*slot, entry))
     }
 
     /// The entry in `slot`, if the slot is occupied.
@@ -59,6 +62,7 @@ impl<V> Slots<V> {
     /// If an entry with the same key is resident (callers remove it first).
     pub(super) fn add(&mut self, entry: Arc<Entry<V>>) -> usize {
         let key = entry.key;
+        let indexed = Arc::clone(&entry);
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.slots[slot] = Some(entry);
@@ -69,7 +73,7 @@ impl<V> Slots<V> {
                 self.slots.len() - 1
             }
         };
-        let previous = self.map.insert(key, slot);
+        let previous = self.map.insert(key, (slot, indexed));
         assert!(previous.is_none(), "cache key {key:?} was already resident");
         slot
     }
@@ -82,7 +86,7 @@ impl<V> Slots<V> {
         let entry = self.slots[slot]
             .take()
             .expect("removing an occupied cache slot");
-        let removed = self.map.remove(&entry.key);
+        let removed = self.map.remove(&entry.key).map(|(s, _)| s);
         assert_eq!(removed, Some(slot), "cache index and slots disagree");
         self.free.push(slot);
         entry

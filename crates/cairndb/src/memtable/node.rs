@@ -192,13 +192,7 @@ impl NodePtr {
     /// into the cache, so a comparison a few instructions later does not wait for memory.
     #[inline]
     pub(crate) fn prefetch(self) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch is a hint: it never faults and has no architectural effect, so any
-        // address is acceptable; ours points into a live arena anyway.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(self.as_raw().cast::<i8>());
-        }
+        crate::util::prefetch::prefetch(self.as_raw());
     }
 
     /// Sets the link at `level` of an *unpublished* node. Relaxed is enough: the Release CAS

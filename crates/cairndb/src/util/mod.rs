@@ -3,4 +3,5 @@
 
 pub mod checksum;
 pub mod coding;
+pub(crate) mod prefetch;
 pub(crate) mod sync;
