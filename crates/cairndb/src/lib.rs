@@ -31,7 +31,8 @@
 //! ```
 //!
 //! # What the crate offers
-//! - [`Db`]: open (and recover), [`Db::put`], [`Db::get`], [`Db::write`] of a [`WriteBatch`],
+//! - [`Db`]: open (and recover), [`Db::put`], [`Db::get`] (or [`Db::get_pinned`], without a
+//!   copy), [`Db::write`] of a [`WriteBatch`],
 //!   [`Db::iter`] ([`DbIter`]), [`Db::snapshot`] ([`Snapshot`]), column families
 //!   ([`ColumnFamily`], [`Db::create_column_family`]), [`Db::flush`], [`Db::compact_range`],
 //!   [`Db::checkpoint`], properties ([`Db::property`]) and dynamic options ([`Db::set_options`]).
@@ -107,7 +108,8 @@ pub use compaction::{
 pub use db::internal_stats::FlushStats;
 pub use db::{
     CheckpointReport, ColumnFamily, ColumnFamilyDescriptor, CompactionStats, Db, DbIter,
-    DroppedWalBytes, LevelStats, LevelSummary, RecoveryReport, Snapshot, PROPERTY_NAMES,
+    DroppedWalBytes, LevelStats, LevelSummary, PinnableValue, RecoveryReport, Snapshot,
+    PROPERTY_NAMES,
 };
 pub use error::{Corruption, Error, Result};
 pub use merge::{MergeOperator, StringAppendOperator, UInt64AddOperator};

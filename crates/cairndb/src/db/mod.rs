@@ -59,6 +59,7 @@ pub mod internal_stats;
 mod iter;
 mod open;
 mod options_file;
+mod pinnable;
 mod properties;
 mod publish_queue;
 mod read;
@@ -83,6 +84,7 @@ use parking_lot::{Condvar, Mutex, MutexGuard};
 pub use checkpoint::CheckpointReport;
 pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use iter::DbIter;
+pub use pinnable::PinnableValue;
 pub use properties::PROPERTY_NAMES;
 
 use crate::compaction::plan::RunningCompactions;

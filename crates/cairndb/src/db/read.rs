@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-use super::{CfData, ColumnFamily, Db, DbInner, ReadView};
+use super::{CfData, ColumnFamily, Db, DbInner, PinnableValue, ReadView};
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, RangeDelSet};
 use crate::memtable::{MemGet, MergeBase};
@@ -37,7 +37,7 @@ enum Found {
     /// Keep looking in older sources (possibly after collecting merge operands).
     Older,
     /// The base was found: a value, or `None` for a deletion.
-    Base(Option<Vec<u8>>),
+    Base(Option<PinnableValue>),
 }
 
 impl Db {
@@ -49,7 +49,32 @@ impl Db {
     /// tables; I/O errors; [`Error::InvalidArgument`] for merge operands without a merge
     /// operator.
     pub fn get(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        Ok(self
+            .inner
+            .get(opts, &self.inner.default_cf, key)?
+            .map(PinnableValue::into_vec))
+    }
+
+    /// [`Db::get`] without copying the value out of the table block that holds it
+    /// (RocksDB's `Get` into a `PinnableSlice`): the value pins its block until it is dropped.
+    ///
+    /// # Errors
+    /// As [`Db::get`].
+    pub fn get_pinned(&self, opts: &ReadOptions, key: &[u8]) -> Result<Option<PinnableValue>> {
         self.inner.get(opts, &self.inner.default_cf, key)
+    }
+
+    /// [`Db::get_pinned`] in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`Db::get_cf`].
+    pub fn get_pinned_cf(
+        &self,
+        opts: &ReadOptions,
+        cf: &ColumnFamily,
+        key: &[u8],
+    ) -> Result<Option<PinnableValue>> {
+        self.inner.get(opts, &cf.data, key)
     }
 
     /// The value of `key` in column family `cf`.
@@ -62,7 +87,10 @@ impl Db {
         cf: &ColumnFamily,
         key: &[u8],
     ) -> Result<Option<Vec<u8>>> {
-        self.inner.get(opts, &cf.data, key)
+        Ok(self
+            .inner
+            .get(opts, &cf.data, key)?
+            .map(PinnableValue::into_vec))
     }
 
     /// The values of `keys` in the default column family, all read at one snapshot (the same
@@ -88,7 +116,7 @@ impl Db {
 }
 
 impl DbInner {
-    fn get(&self, opts: &ReadOptions, cf: &CfData, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    fn get(&self, opts: &ReadOptions, cf: &CfData, key: &[u8]) -> Result<Option<PinnableValue>> {
         let (snapshot, view) = self.begin_read(opts, cf)?;
         let ro = BlockReadOptions::from(opts);
         let Some(stats) = self.counters.stats() else {
@@ -143,7 +171,9 @@ impl DbInner {
                 }
             }
             match base {
-                Some(b) => out[i] = Some(finish(cf, key, std::mem::take(&mut operands[i]), b)),
+                Some(b) => {
+                    out[i] = Some(finish_owned(cf, key, std::mem::take(&mut operands[i]), b))
+                }
                 None => open.push(i),
             }
         }
@@ -179,7 +209,7 @@ impl DbInner {
                     return true;
                 }
                 let ops = std::mem::take(&mut operands[i]);
-                out[i] = Some(finish(cf, keys[i].as_ref(), ops, None));
+                out[i] = Some(finish_owned(cf, keys[i].as_ref(), ops, None));
                 false
             });
             round.clear();
@@ -189,32 +219,34 @@ impl DbInner {
                 let file = files[at[group[0].1]];
                 probe.clear();
                 probe.extend(group.iter().map(|&(_, i)| keys[i].as_ref()));
-                let found = cf
+                let mut found = cf
                     .table_cache
                     .get_table(file.number, file.size)
                     .map(|table| (table.multi_get_with(&probe, snapshot, ro), table));
                 for (j, &(_, i)) in group.iter().enumerate() {
                     let key = keys[i].as_ref();
-                    let step = match &found {
-                        Ok((results, table)) => match &results[j] {
-                            Ok(hit) => resolve_hit(
-                                table,
-                                hit.as_ref(),
-                                key,
-                                snapshot,
-                                covering[i],
-                                &mut operands[i],
-                                ro,
-                            ),
-                            Err(e) => Err(e.clone()),
-                        },
+                    let step = match &mut found {
+                        Ok((results, table)) => {
+                            match std::mem::replace(&mut results[j], Ok(None)) {
+                                Ok(hit) => resolve_hit(
+                                    table,
+                                    hit,
+                                    key,
+                                    snapshot,
+                                    covering[i],
+                                    &mut operands[i],
+                                    ro,
+                                ),
+                                Err(e) => Err(e),
+                            }
+                        }
                         Err(e) => Err(e.clone()),
                     };
                     match step {
                         Ok(Found::Older) => at[i] += 1,
                         Ok(Found::Base(b)) => {
                             let ops = std::mem::take(&mut operands[i]);
-                            out[i] = Some(finish(cf, key, ops, b));
+                            out[i] = Some(finish_owned(cf, key, ops, b));
                         }
                         Err(e) => out[i] = Some(Err(e)),
                     }
@@ -235,7 +267,7 @@ impl DbInner {
         snapshot: SequenceNumber,
         ro: BlockReadOptions,
         stats: Option<&Statistics>,
-    ) -> Result<Option<Vec<u8>>> {
+    ) -> Result<Option<PinnableValue>> {
         let mut operands: Vec<Vec<u8>> = Vec::new();
         for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
             if let Found::Base(base) = from_memtable(mem.get(key, snapshot), &mut operands) {
@@ -315,8 +347,8 @@ fn finish(
     cf: &CfData,
     key: &[u8],
     mut operands: Vec<Vec<u8>>,
-    base: Option<Vec<u8>>,
-) -> Result<Option<Vec<u8>>> {
+    base: Option<PinnableValue>,
+) -> Result<Option<PinnableValue>> {
     if operands.is_empty() {
         return Ok(base);
     }
@@ -329,13 +361,24 @@ fn finish(
     operands.reverse();
     let refs: Vec<&[u8]> = operands.iter().map(Vec::as_slice).collect();
     match op.full_merge(key, base.as_deref(), &refs) {
-        Some(v) => Ok(Some(v)),
+        Some(v) => Ok(Some(PinnableValue::owned(v))),
         None => Err(Error::corruption(
             "",
             0,
             format!("merge operator {} failed for key {key:02x?}", op.name()),
         )),
     }
+}
+
+/// [`finish`] with the value copied out at once: a multi-get answers many keys, and holding
+/// each found block pinned until the last key is answered measured slower than copying.
+fn finish_owned(
+    cf: &CfData,
+    key: &[u8],
+    operands: Vec<Vec<u8>>,
+    base: Option<PinnableValue>,
+) -> Result<Option<Vec<u8>>> {
+    Ok(finish(cf, key, operands, base)?.map(PinnableValue::into_vec))
 }
 
 /// One key's lookup in the tables: what `search_table` needs besides the table.
@@ -379,7 +422,7 @@ fn search_table(
     if let (Some(s), Some(_)) = (filtered, &hit) {
         s.record_tick(Ticker::BloomFilterFullTruePositive, 1);
     }
-    resolve_hit(&table, hit.as_ref(), key, snapshot, covering, operands, ro)
+    resolve_hit(&table, hit, key, snapshot, covering, operands, ro)
 }
 
 /// The `rocksdb.l0.hit` / `l1.hit` / `l2andup.hit` ticker of a get answered in `level`.
@@ -396,7 +439,7 @@ fn level_hit_ticker(level: usize) -> Ticker {
 /// fall back to an iterator that collects them down to the base.
 fn resolve_hit(
     table: &Arc<Table>,
-    hit: Option<&TableGet>,
+    hit: Option<TableGet>,
     key: &[u8],
     snapshot: SequenceNumber,
     covering: Option<SequenceNumber>,
@@ -410,7 +453,7 @@ fn resolve_hit(
         return Ok(Found::Base(None));
     }
     match found.kind() {
-        ValueKind::Put => return Ok(Found::Base(Some(found.value().to_vec()))),
+        ValueKind::Put => return Ok(Found::Base(Some(PinnableValue::pinned(found)))),
         ValueKind::Delete | ValueKind::SingleDelete => return Ok(Found::Base(None)),
         ValueKind::Merge => {}
         ValueKind::RangeDelete => {
@@ -429,7 +472,9 @@ fn resolve_hit(
             return Ok(Found::Base(None));
         }
         match p.kind {
-            ValueKind::Put => return Ok(Found::Base(Some(it.value().to_vec()))),
+            ValueKind::Put => {
+                return Ok(Found::Base(Some(PinnableValue::owned(it.value().to_vec()))))
+            }
             ValueKind::Delete | ValueKind::SingleDelete => return Ok(Found::Base(None)),
             ValueKind::Merge => operands.push(it.value().to_vec()),
             ValueKind::RangeDelete => {}
@@ -444,7 +489,9 @@ fn resolve_hit(
 fn from_memtable(got: Option<MemGet<'_>>, operands: &mut Vec<Vec<u8>>) -> Found {
     match got {
         None => Found::Older,
-        Some(MemGet::Value { value, .. }) => Found::Base(Some(value.to_vec())),
+        Some(MemGet::Value { value, .. }) => {
+            Found::Base(Some(PinnableValue::owned(value.to_vec())))
+        }
         Some(MemGet::Deleted { .. }) => Found::Base(None),
         Some(MemGet::Merge {
             operands: ops,
@@ -453,7 +500,7 @@ fn from_memtable(got: Option<MemGet<'_>>, operands: &mut Vec<Vec<u8>>) -> Found 
         }) => {
             operands.extend(ops.iter().map(|o| o.to_vec()));
             match base {
-                MergeBase::Value(v) => Found::Base(Some(v.to_vec())),
+                MergeBase::Value(v) => Found::Base(Some(PinnableValue::owned(v.to_vec()))),
                 MergeBase::Deleted => Found::Base(None),
                 MergeBase::SearchOlder => Found::Older,
             }
