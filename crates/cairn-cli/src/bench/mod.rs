@@ -27,6 +27,7 @@
 //! unknown flag) rather than approximated.
 
 mod cairn_engine;
+mod device;
 mod drivers;
 mod engine;
 mod generator;

@@ -27,6 +27,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use super::device;
 use super::drivers::{self, Ctx, KeyOrder};
 use super::engine::{BenchEngine, BenchError, EngineOptions, Result, TransactionDbKind, WriteMode};
 use super::generator::{unique_random_order, MAX_UNIQUE_RANDOM_NUM};
@@ -66,6 +67,10 @@ pub const BENCHMARKS: &[&str] = &[
 ];
 
 /// The benchmarks that need a fresh database.
+/// Bytes a one-put batch's WAL record adds to its key and value (record header 7, batch header
+/// 12, tag 1, two length varints), the size the device probe appends.
+const WAL_RECORD_OVERHEAD: usize = 22;
+
 const FILLS: &[&str] = &[
     "fillseq",
     "fillbatch",
@@ -106,6 +111,10 @@ pub struct StepReport {
     /// sum is equal passed (`RandomTransactionVerify`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verified: Option<bool>,
+    /// Synced write steps: the device's synced appends per second, probed in the database
+    /// directory just before the step (`device.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_syncs_per_sec: Option<f64>,
 }
 
 /// The background writer of readwhilewriting.
@@ -418,16 +427,33 @@ impl<'a, E: BenchEngine> Run<'a, E> {
         if FILLS.contains(&name) {
             self.reopen_fresh()?;
         }
+        let device = if self.syncs_every_write(name) {
+            let record = self.args.key_size + self.args.value_size + WAL_RECORD_OVERHEAD;
+            let probe =
+                device::probe_sync_rate(&self.dir, record, device::PROBE_TIME, device::PROBE_SYNCS);
+            Some(
+                probe.map_err(|e| {
+                    cairndb::Error::io("probe the device's sync rate", &self.dir, e)
+                })?,
+            )
+        } else {
+            None
+        };
         let before = self.sample();
         let step = self
             .benchmark(name)
             .map_err(|e| e.context(name.to_string()))?;
         let after = self.sample();
         let mut report = self.step_report(name, &step, &before, &after);
+        report.device_syncs_per_sec = device.map(|d| d.per_sec);
         let mut out = report.result_line.clone();
         for line in self.extra_lines(&report, &step) {
             out.push('\n');
             out.push_str(&line);
+        }
+        if let Some(d) = device {
+            out.push('\n');
+            out.push_str(&d.line(report.ops_per_sec));
         }
         if self.args.histogram {
             let blocks = step.merged.histogram_blocks();
@@ -502,10 +528,18 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             efficiency,
             writer,
             verified: None,
+            device_syncs_per_sec: None,
         }
     }
 
     /// The lines printed under db_bench's result line.
+    /// Whether step `name` syncs the WAL on every write: fillsync, and the write steps under
+    /// `--sync`.
+    fn syncs_every_write(&self, name: &str) -> bool {
+        let writes = FILLS.contains(&name) || matches!(name, "overwrite" | "updaterandom");
+        name == "fillsync" || (self.args.sync && writes && !self.args.disable_wal)
+    }
+
     fn extra_lines(&self, r: &StepReport, step: &StepStats) -> Vec<String> {
         let mut lines = vec![r.efficiency.line(r.ops), r.throughput.line()];
         lines.extend(step.merged.percentile_lines());

@@ -434,6 +434,13 @@ fn fillsync_syncs_random_writes_over_a_thousandth_of_the_key_space() {
         l.contains(" 20 operations;") && l.ends_with("(5 ops)"),
         "{l}"
     );
+    // The device's synced-append rate is probed and printed beside the result.
+    let probe = lines
+        .iter()
+        .flat_map(|block| block.lines())
+        .find(|l| l.starts_with("  device sync rate: "))
+        .expect("a device sync rate line");
+    assert!(probe.contains("138 B appends + fdatasync"), "{probe}");
     let args = args(&["--num=5000", "--disable_wal=1"]);
     let options = args.engine_options().expect("options");
     let mut run =
