@@ -674,3 +674,36 @@ fn bench_randomtransaction_refuses_flags_it_cannot_honour() {
         text(&out)
     );
 }
+
+#[test]
+fn bench_report_outputs_are_checked_before_anything_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("absent").join("r.json");
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=fillseq",
+        "--num=100",
+        &format!("--report_json={}", missing.display()),
+    ]);
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("does not exist"), "{t}");
+    assert!(!t.contains("fillseq      :"), "nothing ran: {t}");
+    // A --report_dir that does not exist yet is created, and its plots are written.
+    let plots = dir.path().join("new").join("plots");
+    let out = cairn(&[
+        "bench",
+        "--benchmarks=fillseq",
+        "--num=100",
+        &format!("--report_dir={}", plots.display()),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let names: Vec<String> = std::fs::read_dir(&plots)
+        .expect("report dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.ends_with("fillseq-throughput.svg")),
+        "{names:?}"
+    );
+}

@@ -44,7 +44,7 @@ mod suite;
 mod threads;
 mod workloads;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
@@ -526,6 +526,7 @@ impl BenchArgs {
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     args.validate()?;
     let options = args.engine_options()?;
+    check_outputs(args)?;
     let report = match (args.engine, &args.suite) {
         (_, Some(name)) if name != "forestdb" => {
             return Err(BenchError::Usage(format!(
@@ -576,6 +577,35 @@ fn report_json(args: &BenchArgs, report: &workloads::RunReport) -> serde_json::V
         "final_db_bytes": report.final_db_bytes,
         "steps": report.steps,
     })
+}
+
+/// Checks before anything runs that the reports can be written: `--report_json`'s directory
+/// exists, and `--report_dir` exists or can be created (it is created now). Otherwise a long
+/// run would fail only at its end.
+fn check_outputs(args: &BenchArgs) -> Result<()> {
+    if let Some(path) = &args.report_json {
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !parent.is_dir() {
+            return Err(BenchError::Usage(format!(
+                "--report_json {}: directory {} does not exist",
+                path.display(),
+                parent.display()
+            )));
+        }
+        if path.is_dir() {
+            return Err(BenchError::Usage(format!(
+                "--report_json {} is a directory; give a file name",
+                path.display()
+            )));
+        }
+    }
+    if let Some(dir) = &args.report_dir {
+        plots::create_report_dir(dir)?;
+    }
+    Ok(())
 }
 
 /// Writes `--report_json` and `--report_dir`.

@@ -49,11 +49,12 @@ fn axes(svg: &mut String, x_label: &str, y_label: &str) {
     );
 }
 
-/// The throughput plot: operations per second, one point per second of the step.
+/// The throughput plot: operations per second, one point per whole second of the step (the
+/// trailing partial second would show as a dip that never happened).
 pub fn throughput_svg(step: &StepReport) -> String {
     let mut svg = svg_open(&format!("{}: operations per second", step.name));
     axes(&mut svg, "seconds", "ops/s");
-    let series = &step.per_second;
+    let series = &step.per_second[..step.throughput.seconds.min(step.per_second.len())];
     let max = series.iter().copied().max().unwrap_or(0).max(1) as f64;
     let n = series.len().max(2) as f64;
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
@@ -189,7 +190,7 @@ pub fn latency_svg(step: &StepReport) -> String {
 /// # Errors
 /// The directory or a file cannot be written.
 pub fn write_plots(dir: &Path, steps: &[StepReport]) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| cairndb::Error::io("create --report_dir", dir, e))?;
+    create_report_dir(dir)?;
     for (i, step) in steps.iter().enumerate() {
         let base = format!("{:02}-{}", i + 1, step.name);
         let files = [
@@ -201,5 +202,12 @@ pub fn write_plots(dir: &Path, steps: &[StepReport]) -> Result<()> {
             std::fs::write(&path, svg).map_err(|e| cairndb::Error::io("write plot", &path, e))?;
         }
     }
+    Ok(())
+}
+
+/// Creates `--report_dir` (and its parents) if missing; called before the run, so that a
+/// directory that cannot be made fails the command before any benchmark runs.
+pub fn create_report_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| cairndb::Error::io("create --report_dir", dir, e))?;
     Ok(())
 }
