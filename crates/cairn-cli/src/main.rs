@@ -3,6 +3,8 @@
 //! Subcommands:
 //! - `cairn bench`: a db_bench-compatible benchmark (db_bench's flag names and result lines), on
 //!   CairnDB or, in a build with the `rocksdb` feature, on RocksDB.
+//! - `cairn report RUN.json... --out DIR`: several benchmark runs side by side, as charts and a
+//!   ratio table.
 //! - `cairn get|put|delete|scan --db DIR ...`: read and write a database from a terminal.
 //! - `cairn sst dump FILE` / `cairn sst verify FILE`: inspect and check one SST file.
 //! - `cairn compact --db DIR` / `cairn stats --db DIR`: compact a database, show its levels.
@@ -16,6 +18,7 @@ mod bench;
 mod dbopts;
 mod kv;
 mod logdump;
+mod report;
 mod sst;
 mod stress;
 mod verify;
@@ -42,6 +45,12 @@ enum Command {
     ///
     /// Example: cairn bench --benchmarks=fillseq,readrandom --num=1000000 --engine=cairndb
     Bench(Box<bench::BenchArgs>),
+    /// Merges the JSON reports of several `cairn bench --report_json` runs into one HTML page
+    /// with charts (throughput over time, per-second box plots, latency percentiles, CPU,
+    /// write-amp, size) and the table of ratios between engines.
+    ///
+    /// Example: cairn report cairn-1.json rocks-1.json cairn-2.json rocks-2.json --out report/
+    Report(report::ReportArgs),
     #[command(flatten)]
     Kv(kv::KvCommand),
     /// Inspects or verifies an SST file.
@@ -91,6 +100,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: Result<ExitCode, Box<dyn std::error::Error>> = match cli.command {
         Command::Bench(args) => bench::run(&args).map_err(Into::into),
+        Command::Report(args) => report::run(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
         Command::Kv(cmd) => Ok(kv::run(&cmd)),
         Command::Sst(cmd) => sst::run(&cmd).map_err(Into::into),
         Command::Compact(args) => admin::compact(&args)

@@ -133,8 +133,9 @@ pub struct BenchArgs {
     /// percentiles), the flags, the engine and the final database size to this JSON file.
     #[arg(long = "report_json")]
     pub report_json: Option<PathBuf>,
-    /// Write SVG plots (throughput per second and latency percentiles of every step) to this
-    /// directory, created when missing.
+    /// Write this run's charts (per step: throughput per second, its box plot, latency
+    /// percentiles, CPU per operation, write-amp, size) as SVG files and an index.html to this
+    /// directory, created when missing; `cairn report` puts several runs' side by side.
     #[arg(long = "report_dir")]
     pub report_dir: Option<PathBuf>,
     /// Compaction style: 0 level, 1 universal, 2 fifo (RocksDB's numbering, as db_bench).
@@ -617,7 +618,7 @@ fn write_reports(args: &BenchArgs, report: &workloads::RunReport) -> Result<()> 
             .map_err(|e| cairndb::Error::io("write --report_json", path, e))?;
     }
     if let Some(dir) = &args.report_dir {
-        plots::write_plots(dir, &report.steps)?;
+        plots::write_plots(dir, report_json(args, report))?;
     }
     Ok(())
 }
