@@ -1,5 +1,5 @@
-//! `cairn report`: merges the JSON reports of several `cairn bench --report_json` runs (engines,
-//! rounds, option sets) into one page that puts them side by side: per-second throughput over
+//! `cairn report`: merges several runs (`cairn bench --report_json` reports of either engine,
+//! and logs of RocksDB's own db_bench: `db_bench.rs`) into one page that puts them side by side: per-second throughput over
 //! time, a box plot of per-second throughput per run, latency percentiles, CPU per operation,
 //! write amplification and size, and the table of ratios between engines.
 //!
@@ -7,6 +7,7 @@
 //! (`DIR/NN-step-chart.svg`).
 
 mod charts;
+mod db_bench;
 mod model;
 mod page;
 
@@ -19,8 +20,11 @@ pub use model::{from_value, load, Run};
 /// `cairn report` arguments.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// JSON reports written by `cairn bench --report_json`, one per run. An engine's runs are
-    /// its rounds in the order given, so give alternating rounds in order.
+    /// Runs, one per argument: JSON reports written by `cairn bench --report_json`, or the
+    /// output of RocksDB's db_bench (with `--histogram=1` for percentiles, run under
+    /// measure.py for CPU and write-amp), optionally as `LOG,CSV` with the CSV its
+    /// `--report_interval_seconds=1 --report_file=CSV` wrote. An engine's runs are its rounds
+    /// in the order given, so give alternating rounds in order.
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
     /// Directory to write `index.html` and the SVG charts into (created if missing).

@@ -20,8 +20,8 @@ pub struct Run {
     pub description: String,
     /// The command line that produced it.
     pub argv: Vec<String>,
-    /// Bytes of the database directory after the run.
-    pub final_db_bytes: u64,
+    /// Bytes of the database directory after the run, when known.
+    pub final_db_bytes: Option<u64>,
     /// Its steps, in order.
     pub steps: Vec<Step>,
 }
@@ -114,37 +114,60 @@ pub struct Efficiency {
     pub cpu_us_per_op: Option<f64>,
     /// Device bytes written per user byte written.
     pub write_amp_device: Option<f64>,
-    /// Bytes of the database directory at the end of the step.
-    pub db_bytes: u64,
+    /// Bytes of the database directory at the end of the step (unknown for db_bench logs).
+    #[serde(default)]
+    pub db_bytes: Option<u64>,
 }
 
+/// One run as read from its file, before it is labelled.
 #[derive(Deserialize)]
-struct ReportFile {
-    engine: String,
+pub(super) struct ReportFile {
+    pub(super) engine: String,
     #[serde(default)]
-    argv: Vec<String>,
+    pub(super) argv: Vec<String>,
     #[serde(default)]
-    final_db_bytes: u64,
-    steps: Vec<Step>,
+    pub(super) final_db_bytes: Option<u64>,
+    pub(super) steps: Vec<Step>,
 }
 
-/// Reads the reports at `paths`, labelling the runs (module documentation).
+/// Reads the runs at `paths`, labelling them (module documentation). A path is a
+/// `cairn bench --report_json` file, or the output of RocksDB's db_bench (`db_bench.rs`),
+/// optionally followed by a comma and the CSV its `--report_file` wrote (`LOG,CSV`).
 ///
 /// # Errors
-/// A file that cannot be read or is not a `cairn bench --report_json` document, naming it.
+/// A file that cannot be read, or that is neither kind of run, naming it.
 pub fn load(paths: &[impl AsRef<Path>]) -> Result<Vec<Run>, String> {
     let mut runs: Vec<Run> = Vec::new();
     for path in paths {
-        let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let doc = serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "{} is not a `cairn bench --report_json` report: {e}",
-                path.display()
-            )
-        })?;
-        runs.push(run_after(&runs, doc));
+        let arg = path.as_ref().to_string_lossy().into_owned();
+        let (path, csv) = match arg.split_once(',') {
+            Some((log, csv)) => (log.to_string(), Some(csv.to_string())),
+            None => (arg, None),
+        };
+        let read =
+            |p: &str| std::fs::read_to_string(p).map_err(|e| format!("cannot read {p}: {e}"));
+        let text = read(&path)?;
+        let file = if super::db_bench::is_db_bench_log(&text) {
+            let csv = csv.as_deref().map(read).transpose()?;
+            super::db_bench::parse(&text, csv.as_deref()).map_err(|e| format!("{path}: {e}"))?
+        } else {
+            if csv.is_some() {
+                return Err(format!(
+                    "{path}: a per-second CSV goes with a db_bench log only"
+                ));
+            }
+            let doc = serde_json::from_str(&text).map_err(|e| {
+                format!(
+                    "{path} is not a `cairn bench --report_json` report nor a db_bench log: {e}"
+                )
+            })?;
+            serde_json::from_value(doc).map_err(|e| {
+                format!(
+                    "{path} is not a `cairn bench --report_json` report nor a db_bench log: {e}"
+                )
+            })?
+        };
+        runs.push(run_after(&runs, file));
     }
     Ok(runs)
 }

@@ -42,7 +42,7 @@ pub fn step_charts(runs: &[Run], name: &str) -> Vec<(&'static str, String)> {
                 &e,
                 name,
                 "database size at the end (bytes)",
-                |_, s| Some(s.efficiency.db_bytes as f64),
+                |_, s| s.efficiency.db_bytes.map(|b| b as f64),
             ),
         ),
     ]
@@ -130,10 +130,14 @@ pub fn ratio_table(runs: &[Run]) -> String {
                 pair(&|s| s.efficiency.write_amp_device, &|v| format!("{v:.2}")),
                 pair(&lat(|l| l.p999_us), &|v| format!("{v:.0}")),
                 pair(&lat(|l| l.max_us), &|v| format!("{v:.0}")),
-                pair(&|s| Some(s.throughput.cv), &|v| format!("{v:.3}")),
-                pair(&|s| Some(s.efficiency.db_bytes as f64 / 1e6), &|v| format!(
-                    "{v:.0}"
-                )),
+                pair(
+                    &|s| (s.throughput.seconds > 0).then_some(s.throughput.cv),
+                    &|v| format!("{v:.3}")
+                ),
+                pair(
+                    &|s| s.efficiency.db_bytes.map(|b| b as f64 / 1e6),
+                    &|v| format!("{v:.0}")
+                ),
             );
         }
         out.push_str("</table>\n");
@@ -157,10 +161,13 @@ pub fn html(runs: &[Run], title: &str) -> String {
     for r in runs {
         let _ = writeln!(
             out,
-            "<li><b>{}</b>: {}, {:.0} MB at the end — <code>{}</code></li>",
+            "<li><b>{}</b>: {}{} — <code>{}</code></li>",
             escape(&r.label()),
             escape(&r.description),
-            r.final_db_bytes as f64 / 1e6,
+            r.final_db_bytes.map_or(String::new(), |b| format!(
+                ", {:.0} MB at the end",
+                b as f64 / 1e6
+            )),
             escape(&r.argv.join(" "))
         );
     }
