@@ -331,10 +331,12 @@ pub(super) fn new_cf_data(
     )
     .with_shard_bits(db.table_cache_shard_bits())
     .with_statistics(db.statistics.clone());
+    let version = versions.current(id).expect("a live column family");
     let view = ReadView {
         mem: new_memtable(&options),
         imms: Vec::new(),
-        version: versions.current(id).expect("a live column family"),
+        tables: super::view_tables::ViewTables::new(&version, table_cache.capacity().is_none()),
+        version,
         table_tombstones: std::sync::OnceLock::new(),
     };
     CfData::new(id, name, options, table_cache, view)

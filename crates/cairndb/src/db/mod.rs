@@ -66,6 +66,7 @@ mod read;
 pub(crate) mod sequence;
 mod switch;
 mod two_phase;
+mod view_tables;
 mod write;
 pub mod write_control;
 mod writer;
@@ -159,6 +160,8 @@ struct ReadView {
     /// needs them and shared by every later read of this view, so a get does not visit every
     /// table's tombstone list.
     table_tombstones: OnceLock<Arc<RangeDelSet>>,
+    /// The tables of `version`, kept open for the view's reads (`view_tables.rs`).
+    tables: view_tables::ViewTables,
 }
 
 /// A write waiting in the commit queue.
@@ -621,9 +624,11 @@ impl DbInner {
             .versions
             .current(id)
             .expect("a live column family has a version");
+        let pin = cf.data.table_cache.capacity().is_none();
         let view = ReadView {
             mem: Arc::clone(&cf.mem),
             imms: cf.imms.iter().rev().map(|i| Arc::clone(&i.mem)).collect(),
+            tables: view_tables::ViewTables::new(&version, pin),
             version,
             table_tombstones: OnceLock::new(),
         };

@@ -219,9 +219,9 @@ impl DbInner {
                 let file = files[at[group[0].1]];
                 probe.clear();
                 probe.extend(group.iter().map(|&(_, i)| keys[i].as_ref()));
-                let mut found = cf
-                    .table_cache
-                    .get_table(file.number, file.size)
+                let mut found = view
+                    .tables
+                    .get(&cf.table_cache, file)
                     .map(|table| (table.multi_get_with(&probe, snapshot, ro), table));
                 for (j, &(_, i)) in group.iter().enumerate() {
                     let key = keys[i].as_ref();
@@ -288,7 +288,7 @@ impl DbInner {
                 covering,
                 ro,
             };
-            let found = search_table(cf, file, &probe, &mut operands, stats)?;
+            let found = search_table(cf, view, file, &probe, &mut operands, stats)?;
             if let Found::Base(base) = found {
                 if let Some(s) = stats {
                     s.record_tick(level_hit_ticker(level), 1);
@@ -393,6 +393,7 @@ struct Probe<'k> {
 /// The newest entries of `key` in one table, newest first, stopping at the base.
 fn search_table(
     cf: &CfData,
+    view: &ReadView,
     file: &FileMetaData,
     probe: &Probe<'_>,
     operands: &mut Vec<Vec<u8>>,
@@ -404,7 +405,7 @@ fn search_table(
         covering,
         ro,
     } = *probe;
-    let table = cf.table_cache.get_table(file.number, file.size)?;
+    let table = view.tables.get(&cf.table_cache, file)?;
     // With statistics on, the filter is asked here first so its answer can be counted
     // (`get_pinned` asks it again, a cheap repeat paid only when statistics are on).
     let filtered = match stats {

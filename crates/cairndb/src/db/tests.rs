@@ -331,3 +331,42 @@ fn group_members_insert_their_own_batches_when_concurrent_writes_are_allowed() {
     assert!(inserters.contains(&b), "leader b inserted the whole group");
     assert!(!inserters.contains(&c), "member c did not insert");
 }
+
+/// Table-cache lookups (hits and misses) of the default family since it was opened.
+fn table_cache_lookups(db: &Db) -> u64 {
+    let s = db.inner.default_cf.table_cache.stats();
+    s.hits + s.misses
+}
+
+#[test]
+fn reads_reach_tables_through_the_view_when_the_table_cache_is_unbounded() {
+    for max_open_files in [-1, 100] {
+        let mut o = small_opts();
+        o.db.max_open_files = max_open_files;
+        let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+        for k in 0..100u32 {
+            db.put(&w(), format!("k{k:04}").as_bytes(), b"v")
+                .expect("put");
+        }
+        db.flush().expect("flush");
+        assert_eq!(get(&db, b"k0007").as_deref(), Some(&b"v"[..]));
+        let before = table_cache_lookups(&db);
+        for k in 0..100u32 {
+            assert_eq!(
+                get(&db, format!("k{k:04}").as_bytes()).as_deref(),
+                Some(&b"v"[..])
+            );
+        }
+        let lookups = table_cache_lookups(&db) - before;
+        if max_open_files == -1 {
+            // The view opened the table on the first read and keeps it (view_tables.rs).
+            assert_eq!(lookups, 0, "unbounded cache: reads bypass the table cache");
+        } else {
+            assert_eq!(
+                lookups, 100,
+                "bounded cache: every read asks the table cache"
+            );
+        }
+        db.close().expect("close");
+    }
+}
