@@ -25,6 +25,21 @@ fn engine_color(i: usize) -> RGBColor {
     COLORS[i % COLORS.len()]
 }
 
+/// A chart's frame on `root`: its caption and the room for the axis labels, the same on every
+/// chart of a report.
+fn frame<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    caption: String,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(caption, ("sans-serif", 20))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(70);
+    builder
+}
+
 /// The runs that have step `name`, with the step and the colour of their engine.
 fn with_step<'a>(
     runs: &'a [Run],
@@ -80,11 +95,7 @@ pub fn throughput_over_time(runs: &[Run], engines: &[String], name: &str) -> Str
         .max(1) as f64
         * 1.08;
     svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(format!("{name}: operations per second"), ("sans-serif", 20))
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(70)
+        let mut chart = frame(root, format!("{name}: operations per second"))
             .build_cartesian_2d(0f64..seconds as f64, 0f64..top)
             .map_err(|e| e.to_string())?;
         chart
@@ -143,14 +154,7 @@ pub fn throughput_boxes(runs: &[Run], engines: &[String], name: &str) -> String 
     let n = boxes.len().max(1);
     let labels: Vec<String> = boxes.iter().map(|(l, _, _)| l.clone()).collect();
     svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("{name}: per-second throughput per run"),
-                ("sans-serif", 20),
-            )
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(70)
+        let mut chart = frame(root, format!("{name}: per-second throughput per run"))
             .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f32..top)
             .map_err(|e| e.to_string())?;
         chart
@@ -199,14 +203,7 @@ pub fn latency_percentiles(runs: &[Run], engines: &[String], name: &str) -> Stri
         .map(String::from)
         .to_vec();
     svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("{name}: {kind} latency (us, log scale)"),
-                ("sans-serif", 20),
-            )
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(70)
+        let mut chart = frame(root, format!("{name}: {kind} latency (us, log scale)"))
             .build_cartesian_2d(-0.5f64..4.5, (lo..hi).log_scale())
             .map_err(|e| e.to_string())?;
         chart
@@ -272,11 +269,7 @@ pub fn bars(
     let n = bars.len().max(1);
     let labels: Vec<String> = bars.iter().map(|(l, _, _)| l.clone()).collect();
     svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(format!("{name}: {title}"), ("sans-serif", 20))
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(70)
+        let mut chart = frame(root, format!("{name}: {title}"))
             .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..top)
             .map_err(|e| e.to_string())?;
         chart
