@@ -38,6 +38,9 @@ mod monitor;
 mod plots;
 mod randomtxn;
 mod report;
+
+/// The per-second statistics `cairn report` computes for db_bench's series as for its own.
+pub(crate) use report::SeriesStats;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_engine;
 mod suite;

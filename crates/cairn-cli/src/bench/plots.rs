@@ -7,9 +7,9 @@ use std::path::Path;
 
 use super::engine::{BenchError, Result};
 
-/// Writes the charts of the run `doc` (the `--report_json` document) into `dir`.
+/// Writes the charts of the run `doc` (the `--report_json` document) into `dir` (made by
+/// [`create_report_dir`] before the run).
 pub fn write_plots(dir: &Path, doc: serde_json::Value) -> Result<()> {
-    create_report_dir(dir)?;
     let run = crate::report::from_value(doc).map_err(BenchError::Usage)?;
     crate::report::write(&[run], dir, "cairn bench run").map_err(BenchError::Usage)
 }

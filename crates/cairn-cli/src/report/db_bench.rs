@@ -133,9 +133,10 @@ pub fn parse(log: &str, csv: Option<&str>) -> Result<ReportFile, String> {
         }
         let series = per_second(csv)?;
         let step = &mut steps[0];
+        let stats = crate::bench::SeriesStats::of(&series);
         step.throughput = Throughput {
-            seconds: series.len(),
-            cv: cv(&series),
+            seconds: stats.seconds,
+            cv: stats.cv,
         };
         step.per_second = series;
     }
@@ -170,24 +171,6 @@ fn per_second(csv: &str) -> Result<Vec<u64>, String> {
                 .ok_or_else(|| format!("bad --report_file line {l:?}"))
         })
         .collect()
-}
-
-/// Coefficient of variation (population).
-fn cv(series: &[u64]) -> f64 {
-    if series.is_empty() {
-        return 0.0;
-    }
-    let n = series.len() as f64;
-    let mean = series.iter().map(|&v| v as f64).sum::<f64>() / n;
-    if mean == 0.0 {
-        return 0.0;
-    }
-    let var = series
-        .iter()
-        .map(|&v| (v as f64 - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    var.sqrt() / mean
 }
 
 #[cfg(test)]

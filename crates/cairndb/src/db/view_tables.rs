@@ -65,8 +65,8 @@ impl ViewTables {
         } else {
             Vec::new()
         };
+        // File numbers are unique within a version, so sorting is all the search needs.
         slots.sort_unstable_by_key(|(n, _)| *n);
-        slots.dedup_by_key(|(n, _)| *n);
         ViewTables { slots }
     }
 
