@@ -6,10 +6,11 @@
 //! system does not provide it, and the report then says "unavailable".
 //!
 //! Also [`KeyTracker`]: which key indexes hold a value, so that space amplification can divide
-//! the bytes on disk by the live data (live keys × (key size + value size)).
+//! the bytes on disk by the live data (live keys × (key size + value size)), and the user bytes
+//! each step wrote, the denominator of write amplification.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use serde::Serialize;
 
@@ -23,6 +24,20 @@ pub fn cpu_seconds() -> Option<f64> {
         return None;
     }
     // SAFETY: getrusage returned 0, so it initialized the struct (and zeroed() already had).
+    let usage = unsafe { usage.assume_init() };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
+}
+
+/// CPU seconds (user + system) of the calling thread so far (`getrusage(RUSAGE_THREAD)`).
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: as in `cpu_seconds`; RUSAGE_THREAD is a valid `who` on Linux.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so it initialized the struct.
     let usage = unsafe { usage.assume_init() };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Some(secs(usage.ru_utime) + secs(usage.ru_stime))
@@ -80,18 +95,18 @@ pub struct ProcSample {
     /// The engine's table bytes written so far
     /// ([`super::engine::BenchEngine::table_bytes_written`]).
     pub engine_written: Option<u64>,
-    /// Key-value entries written by the benchmark so far ([`KeyTracker::puts`]).
-    pub puts: u64,
+    /// Key and value bytes written by the benchmark so far ([`KeyTracker::user_bytes`]).
+    pub user_bytes: u64,
 }
 
 impl ProcSample {
     /// Samples the process now.
-    pub fn now(engine_written: Option<u64>, puts: u64) -> Self {
+    pub fn now(engine_written: Option<u64>, user_bytes: u64) -> Self {
         ProcSample {
             cpu_seconds: cpu_seconds(),
             io: device_io(),
             engine_written,
-            puts,
+            user_bytes,
         }
     }
 }
@@ -103,6 +118,14 @@ pub struct Efficiency {
     pub cpu_seconds: Option<f64>,
     /// CPU microseconds per operation.
     pub cpu_us_per_op: Option<f64>,
+    /// CPU seconds of the benchmark's own threads during the step, summed (the threads that
+    /// call the engine: their writes, WAL appends and memtable inserts, or reads; not the
+    /// engine's background threads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_cpu_seconds: Option<f64>,
+    /// `thread_cpu_seconds` in microseconds per operation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread_cpu_us_per_op: Option<f64>,
     /// Bytes read from the device during the step.
     pub device_read_bytes: Option<u64>,
     /// Bytes written to the device during the step.
@@ -121,26 +144,26 @@ pub struct Efficiency {
     pub db_bytes: u64,
     /// Keys holding a value at the end of the step.
     pub live_keys: u64,
+    /// Their key and value bytes.
+    pub live_bytes: u64,
     /// False when the live-key count assumes an existing database held all --num keys.
     pub live_keys_exact: bool,
-    /// `db_bytes / (live_keys × (key_size + value_size))`.
+    /// `db_bytes / live_bytes`.
     pub space_amp: Option<f64>,
     /// Peak resident set size of the process so far.
     pub peak_rss_bytes: Option<u64>,
 }
 
 impl Efficiency {
-    /// The efficiency between `before` and `after`, for `ops` operations of `entry_bytes`
-    /// (key + value) each; `db_bytes` and `live_keys` describe the database at the end.
-    #[allow(clippy::too_many_arguments)]
+    /// The efficiency between `before` and `after`, for `ops` operations; `db_bytes` and `live`
+    /// describe the database at the end.
     pub fn between(
         before: &ProcSample,
         after: &ProcSample,
         ops: u64,
-        entry_bytes: u64,
         engine_source: &str,
         db_bytes: u64,
-        live_keys: (u64, bool),
+        live: Live,
     ) -> Self {
         let cpu = after
             .cpu_seconds
@@ -150,16 +173,17 @@ impl Efficiency {
             .io
             .zip(before.io)
             .map(|(a, b)| (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1)));
-        let user = after.puts.saturating_sub(before.puts) * entry_bytes;
+        let user = after.user_bytes.saturating_sub(before.user_bytes);
         let ratio = |bytes: u64| (user > 0).then(|| bytes as f64 / user as f64);
         let engine = after
             .engine_written
             .zip(before.engine_written)
             .map(|(a, b)| a.saturating_sub(b));
-        let live = live_keys.0 * entry_bytes;
         Efficiency {
             cpu_seconds: cpu,
             cpu_us_per_op: cpu.map(|c| c * 1e6 / ops.max(1) as f64),
+            thread_cpu_seconds: None,
+            thread_cpu_us_per_op: None,
             device_read_bytes: io.map(|x| x.0),
             device_write_bytes: io.map(|x| x.1),
             user_bytes_written: user,
@@ -168,20 +192,34 @@ impl Efficiency {
             write_amp_engine: engine.and_then(ratio),
             engine_write_amp_source: engine_source.to_string(),
             db_bytes,
-            live_keys: live_keys.0,
-            live_keys_exact: live_keys.1,
-            space_amp: (live > 0).then(|| db_bytes as f64 / live as f64),
+            live_keys: live.keys,
+            live_bytes: live.bytes,
+            live_keys_exact: live.exact,
+            space_amp: (live.bytes > 0).then(|| db_bytes as f64 / live.bytes as f64),
             peak_rss_bytes: peak_rss_bytes(),
         }
+    }
+
+    /// Adds the CPU seconds of the benchmark's threads, for `ops` operations.
+    pub fn with_thread_cpu(mut self, seconds: Option<f64>, ops: u64) -> Self {
+        self.thread_cpu_seconds = seconds;
+        self.thread_cpu_us_per_op = seconds.map(|c| c * 1e6 / ops.max(1) as f64);
+        self
     }
 
     /// The line printed under the result line.
     pub fn line(&self, ops: u64) -> String {
         let mb = |b: u64| format!("{:.1} MB", b as f64 / 1_048_576.0);
         let opt = |v: Option<String>| v.unwrap_or_else(|| "unavailable".to_string());
-        let cpu = opt(self
-            .cpu_seconds
-            .map(|c| format!("{c:.2} s ({:.2} us/op)", c * 1e6 / ops.max(1) as f64)));
+        let threads = self.thread_cpu_us_per_op.map_or(String::new(), |t| {
+            format!("; benchmark threads {t:.2} us/op")
+        });
+        let cpu = opt(self.cpu_seconds.map(|c| {
+            format!(
+                "{c:.2} s ({:.2} us/op{threads})",
+                c * 1e6 / ops.max(1) as f64
+            )
+        }));
         let io = match (self.device_read_bytes, self.device_write_bytes) {
             (Some(r), Some(w)) => format!("read {} write {}", mb(r), mb(w)),
             _ => "unavailable (no /proc/self/io)".to_string(),
@@ -212,25 +250,47 @@ impl Efficiency {
     }
 }
 
+/// The live data of a database: entries holding a value and their key and value bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Live {
+    /// Entries holding a value.
+    pub keys: u64,
+    /// Their key and value bytes.
+    pub bytes: u64,
+    /// False when the count assumes an existing database held all --num keys.
+    pub exact: bool,
+}
+
 /// Which key indexes `0..num` hold a value, kept by every write and delete of the benchmark, and
-/// how many entries were put. Shared by the benchmark threads (atomic bit operations).
+/// how many entries were put, each of `entry_bytes` (key + value). Workloads with keys and
+/// values of their own sizes (bluestore) record their batches with [`KeyTracker::sized`]
+/// instead. Shared by the benchmark threads (atomic operations).
 #[derive(Debug)]
 pub struct KeyTracker {
     words: Vec<AtomicU64>,
     puts: AtomicU64,
+    entry_bytes: u64,
+    sized_written: AtomicU64,
+    sized_live_keys: AtomicI64,
+    sized_live_bytes: AtomicI64,
     exact: bool,
 }
 
 impl KeyTracker {
-    /// A tracker of `num` keys, all absent, or all present when `assume_full` (an existing
-    /// database of unknown contents, counted as holding every key; `exact` is then false).
-    pub fn new(num: u64, assume_full: bool) -> Self {
+    /// A tracker of `num` keys of `entry_bytes` each, all absent, or all present when
+    /// `assume_full` (an existing database of unknown contents, counted as holding every key;
+    /// `exact` is then false).
+    pub fn new(num: u64, entry_bytes: u64, assume_full: bool) -> Self {
         let fill = if assume_full { u64::MAX } else { 0 };
         KeyTracker {
             words: (0..num.div_ceil(64))
                 .map(|_| AtomicU64::new(fill))
                 .collect(),
             puts: AtomicU64::new(0),
+            entry_bytes,
+            sized_written: AtomicU64::new(0),
+            sized_live_keys: AtomicI64::new(0),
+            sized_live_bytes: AtomicI64::new(0),
             exact: !assume_full,
         }
         .with_len(num)
@@ -251,6 +311,22 @@ impl KeyTracker {
         for w in &self.words {
             w.store(0, Ordering::Relaxed);
         }
+        self.sized_live_keys.store(0, Ordering::Relaxed);
+        self.sized_live_bytes.store(0, Ordering::Relaxed);
+    }
+
+    /// Records a batch of entries of their own sizes: `written` key and value bytes, and the
+    /// change it made to the live entries and their bytes.
+    pub fn sized(&self, written: u64, live_keys: i64, live_bytes: i64) {
+        self.sized_written.fetch_add(written, Ordering::Relaxed);
+        self.sized_live_keys.fetch_add(live_keys, Ordering::Relaxed);
+        self.sized_live_bytes
+            .fetch_add(live_bytes, Ordering::Relaxed);
+    }
+
+    /// Key and value bytes written so far: the puts of indexed keys and the sized batches.
+    pub fn user_bytes(&self) -> u64 {
+        self.puts() * self.entry_bytes + self.sized_written.load(Ordering::Relaxed)
     }
 
     /// Records that `key` was written.
@@ -273,14 +349,20 @@ impl KeyTracker {
         self.puts.load(Ordering::Relaxed)
     }
 
-    /// Keys holding a value, and whether that count is exact.
-    pub fn live(&self) -> (u64, bool) {
-        let n = self
+    /// The entries holding a value and their bytes.
+    pub fn live(&self) -> Live {
+        let n: u64 = self
             .words
             .iter()
             .map(|w| u64::from(w.load(Ordering::Relaxed).count_ones()))
             .sum();
-        (n, self.exact)
+        let sized_keys = self.sized_live_keys.load(Ordering::Relaxed).max(0) as u64;
+        let sized_bytes = self.sized_live_bytes.load(Ordering::Relaxed).max(0) as u64;
+        Live {
+            keys: n + sized_keys,
+            bytes: n * self.entry_bytes + sized_bytes,
+            exact: self.exact,
+        }
     }
 }
 
@@ -301,23 +383,31 @@ mod tests {
         assert_eq!(parse_vm_hwm("Name: x\n"), None);
         // The probes work on this (Linux) system.
         assert!(cpu_seconds().is_some());
+        assert!(thread_cpu_seconds().is_some());
         assert!(peak_rss_bytes().is_some_and(|b| b > 0));
     }
 
     #[test]
     fn key_tracker_counts_live_keys_and_puts() {
-        let t = KeyTracker::new(100, false);
+        let t = KeyTracker::new(100, 10, false);
         for k in [0, 5, 5, 63, 64, 99] {
             t.put(k);
         }
         t.delete(5);
         t.delete(7);
-        assert_eq!(t.live(), (4, true));
+        let live = |keys, bytes, exact| Live { keys, bytes, exact };
+        assert_eq!(t.live(), live(4, 40, true));
         assert_eq!(t.puts(), 6);
+        assert_eq!(t.user_bytes(), 60);
+        // Sized batches add their own bytes, written and live.
+        t.sized(1000, 3, 700);
+        t.sized(200, -1, -100);
+        assert_eq!(t.live(), live(6, 640, true));
+        assert_eq!(t.user_bytes(), 1260);
         t.clear();
-        assert_eq!(t.live().0, 0);
-        let full = KeyTracker::new(100, true);
-        assert_eq!(full.live(), (100, false));
+        assert_eq!(t.live(), live(0, 0, true));
+        let full = KeyTracker::new(100, 10, true);
+        assert_eq!(full.live(), live(100, 1000, false));
     }
 
     #[test]
@@ -326,15 +416,21 @@ mod tests {
             cpu_seconds: Some(1.0),
             io: Some((0, 1000)),
             engine_written: Some(0),
-            puts: 0,
+            user_bytes: 0,
         };
         let after = ProcSample {
             cpu_seconds: Some(3.0),
             io: Some((500, 5000)),
             engine_written: Some(2000),
-            puts: 10,
+            user_bytes: 1000,
         };
-        let e = Efficiency::between(&before, &after, 10, 100, "test", 1500, (10, true));
+        let live = Live {
+            keys: 10,
+            bytes: 1000,
+            exact: true,
+        };
+        let e = Efficiency::between(&before, &after, 10, "test", 1500, live)
+            .with_thread_cpu(Some(0.5), 10);
         assert_eq!(e.cpu_seconds, Some(2.0));
         assert_eq!(e.cpu_us_per_op, Some(200_000.0));
         assert_eq!(e.device_write_bytes, Some(4000));
@@ -347,8 +443,17 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("space-amp 1.50"), "{line}");
+        assert!(
+            line.contains("(200000.00 us/op; benchmark threads 50000.00 us/op)"),
+            "{line}"
+        );
         let no_io = ProcSample { io: None, ..before };
-        let e = Efficiency::between(&no_io, &after, 10, 100, "test", 0, (0, true));
+        let nothing = Live {
+            keys: 0,
+            bytes: 0,
+            exact: true,
+        };
+        let e = Efficiency::between(&no_io, &after, 10, "test", 0, nothing);
         assert!(
             e.line(10).contains("unavailable (no /proc/self/io)"),
             "{}",

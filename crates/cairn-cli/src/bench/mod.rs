@@ -20,12 +20,14 @@
 //! - [`report`], [`histogram`]: results, db_bench's result line and histogram block.
 //! - [`metrics`]: CPU, `/proc/self/io`, RSS, live keys; [`monitor`]: the CSV reporter, the
 //!   progress line and `--stats_interval_seconds`; [`keydist`]: `--key_dist=zipfian`;
-//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb`; [`randomtxn`]:
-//!   `randomtransaction` and its verification.
+//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb|bluestore`; [`randomtxn`]:
+//!   `randomtransaction` and its verification; [`bluestore`]: Ceph BlueStore's key-value
+//!   traffic.
 //!
 //! Benchmarks and db_bench flags not taken are refused with a clear error (clap names an
 //! unknown flag) rather than approximated.
 
+mod bluestore;
 mod cairn_engine;
 mod device;
 mod drivers;
@@ -94,8 +96,9 @@ pub struct BenchArgs {
     /// Comma-separated benchmarks, run in order on one database: fillseq, fillbatch, fillrandom,
     /// filluniquerandom, fillsync, overwrite, updaterandom, readrandom, multireadrandom, readseq,
     /// readreverse, seekrandom, readwhilewriting, readrandomwriterandom, deleterandom,
-    /// deleteseq, randomtransaction, flush, compact, waitforcompaction, stats, levelstats. Fills
-    /// start from a fresh database.
+    /// deleteseq, randomtransaction, bluestore_fill, bluestore_write (Ceph BlueStore's key-value
+    /// traffic, see --suite bluestore), flush, compact, waitforcompaction, stats, levelstats.
+    /// Fills (and bluestore_fill) start from a fresh database.
     #[arg(
         long = "benchmarks",
         default_value = "fillseq,fillrandom,readrandom,readseq,seekrandom"
@@ -183,12 +186,15 @@ pub struct BenchArgs {
     /// (db_bench's per-interval progress lines, for all threads together); 0 disables.
     #[arg(long = "stats_interval_seconds", default_value_t = 0)]
     pub stats_interval_seconds: u64,
-    /// Run a suite of steps instead of --benchmarks: `forestdb` (load; overwrite with sync, 1
-    /// and N threads; point queries then range queries, 1 and N threads, with a rate-limited
-    /// writer; both without it; overwrite without sync, 1 and N threads), ending with one table
-    /// of ops/sec and database size per step. N is --threads when above 1, else 4; the writer's
-    /// limit is --benchmark_write_rate_limit, else 1 MiB/s; steps after the load run for
-    /// --duration seconds when set (recommended), else their counts.
+    /// Run a suite of steps instead of --benchmarks, ending with one table of the suite.
+    /// `forestdb`: load; overwrite with sync, 1 and N threads; point queries then range
+    /// queries, 1 and N threads, with a rate-limited writer; both without it; overwrite without
+    /// sync, 1 and N threads. N is --threads when above 1, else 4; the writer's limit is
+    /// --benchmark_write_rate_limit, else 1 MiB/s; steps after the load run for --duration
+    /// seconds when set (recommended), else their counts. `bluestore`: Ceph BlueStore's
+    /// key-value traffic (bluestore_fill of --num objects, then bluestore_write: synced
+    /// batches, on --threads threads, --writes each or --duration seconds), once with
+    /// write buffers of 32 MiB x 4 and once with 256 MiB x 4, each on a fresh database.
     #[arg(long = "suite")]
     pub suite: Option<String>,
     /// Number of key/value pairs (the key space).
@@ -466,6 +472,11 @@ impl BenchArgs {
         if self.num == 0 {
             return usage("--num must be at least 1");
         }
+        if let Some(name) = &self.suite {
+            if !suite::SUITES.contains(&name.as_str()) {
+                return Err(suite::unknown(name));
+            }
+        }
         if self.batch_size == 0 {
             return usage("--batch_size must be at least 1");
         }
@@ -532,18 +543,13 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let options = args.engine_options()?;
     check_outputs(args)?;
     let report = match (args.engine, &args.suite) {
-        (_, Some(name)) if name != "forestdb" => {
-            return Err(BenchError::Usage(format!(
-                "unknown --suite {name:?} (cairn bench has: forestdb)"
-            )))
-        }
-        (EngineKind::Cairndb, Some(_)) => {
-            suite::forestdb::<cairn_engine::CairnEngine>(args, &options)?
+        (EngineKind::Cairndb, Some(name)) => {
+            suite::run::<cairn_engine::CairnEngine>(name, args, &options)?
         }
         (EngineKind::Cairndb, None) => workloads::run::<cairn_engine::CairnEngine>(args, &options)?,
         #[cfg(feature = "rocksdb")]
-        (EngineKind::Rocksdb, Some(_)) => {
-            suite::forestdb::<rocksdb_engine::RocksDbEngine>(args, &options)?
+        (EngineKind::Rocksdb, Some(name)) => {
+            suite::run::<rocksdb_engine::RocksDbEngine>(name, args, &options)?
         }
         #[cfg(feature = "rocksdb")]
         (EngineKind::Rocksdb, None) => {

@@ -137,6 +137,9 @@ pub struct Stats {
     per_second: Vec<u64>,
     /// Finished operations of the step, for the interval reporter and the progress bar.
     counter: Option<Arc<AtomicU64>>,
+    /// CPU seconds the thread used between its start and stop; the sum once merged (`None`
+    /// when not measured).
+    cpu_seconds: Option<f64>,
 }
 
 impl Stats {
@@ -159,6 +162,7 @@ impl Stats {
             latency: BTreeMap::new(),
             per_second: Vec::new(),
             counter,
+            cpu_seconds: None,
         }
     }
 
@@ -230,6 +234,16 @@ impl Stats {
         self.seconds = now.saturating_duration_since(self.start).as_secs_f64();
     }
 
+    /// Records the CPU seconds the thread used.
+    pub fn set_cpu_seconds(&mut self, seconds: f64) {
+        self.cpu_seconds = Some(seconds);
+    }
+
+    /// The CPU seconds of the thread, or of the merged threads.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        self.cpu_seconds
+    }
+
     /// Adds another thread's results (db_bench's `Stats::Merge`).
     pub fn merge(&mut self, other: &Stats) {
         for (kind, lat) in &other.latency {
@@ -243,6 +257,10 @@ impl Stats {
         self.done += other.done;
         self.bytes += other.bytes;
         self.seconds += other.seconds;
+        self.cpu_seconds = match (self.cpu_seconds, other.cpu_seconds) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         self.start = self.start.min(other.start);
         self.finish = match (self.finish, other.finish) {
             (Some(a), Some(b)) => Some(a.max(b)),

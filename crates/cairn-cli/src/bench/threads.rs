@@ -9,6 +9,8 @@
 //! - Every thread's loop is independent; they share only what `ctx` shares (the engine, which
 //!   is `Sync`) and a [`Shared`] with the number of finished threads (db_bench's `num_done`,
 //!   which its background writer polls to stop with the readers).
+//! - Each thread's CPU time (user + system) from its start to its stop is measured and summed
+//!   into the step's results.
 //! - A thread that fails still counts as finished, so a background writer cannot wait forever;
 //!   the first error (in thread order) is returned after all threads have stopped.
 
@@ -18,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::engine::Result;
 use super::generator::Random64;
+use super::metrics::thread_cpu_seconds;
 use super::report::Stats;
 
 /// db_bench's `--ops_between_duration_checks`: the clock is read once per this many operations.
@@ -181,8 +184,12 @@ where
                         stats: Stats::start_at(start, counter),
                         exclude_from_merge: false,
                     };
+                    let cpu_start = thread_cpu_seconds();
                     let result = body(&mut thread, shared);
                     thread.stats.stop();
+                    if let Some((end, start)) = thread_cpu_seconds().zip(cpu_start) {
+                        thread.stats.set_cpu_seconds((end - start).max(0.0));
+                    }
                     shared.done.fetch_add(1, Ordering::AcqRel);
                     (result, thread)
                 })
@@ -264,6 +271,7 @@ mod tests {
         assert_eq!(step.merged.bytes(), 100);
         assert_eq!(step.merged.per_second().iter().sum::<u64>(), 10);
         assert!(step.excluded.is_none());
+        assert!(step.merged.cpu_seconds().is_some_and(|c| c >= 0.0));
     }
 
     #[test]

@@ -27,6 +27,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use super::bluestore;
 use super::device;
 use super::drivers::{self, Ctx, KeyOrder};
 use super::engine::{BenchEngine, BenchError, EngineOptions, Result, TransactionDbKind, WriteMode};
@@ -59,6 +60,8 @@ pub const BENCHMARKS: &[&str] = &[
     "deleterandom",
     "deleteseq",
     "randomtransaction",
+    "bluestore_fill",
+    "bluestore_write",
     "flush",
     "compact",
     "waitforcompaction",
@@ -66,17 +69,18 @@ pub const BENCHMARKS: &[&str] = &[
     "levelstats",
 ];
 
-/// The benchmarks that need a fresh database.
 /// Bytes a one-put batch's WAL record adds to its key and value (record header 7, batch header
 /// 12, tag 1, two length varints), the size the device probe appends.
 const WAL_RECORD_OVERHEAD: usize = 22;
 
+/// The benchmarks that need a fresh database.
 const FILLS: &[&str] = &[
     "fillseq",
     "fillbatch",
     "fillrandom",
     "filluniquerandom",
     "fillsync",
+    "bluestore_fill",
 ];
 
 /// One step's record, for `--report_json` and `--report_dir`.
@@ -408,7 +412,11 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             engine: Some(engine),
             seed_base,
             threads_started: 0,
-            keys: KeyTracker::new(args.num, args.use_existing_db),
+            keys: KeyTracker::new(
+                args.num,
+                (args.key_size + args.value_size) as u64,
+                args.use_existing_db,
+            ),
             dist: KeyDist::parse(&args.key_dist, args.num, args.zipf_theta)?,
             steps: Vec::new(),
         })
@@ -428,7 +436,12 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             self.reopen_fresh()?;
         }
         let device = if self.syncs_every_write(name) {
-            let record = self.args.key_size + self.args.value_size + WAL_RECORD_OVERHEAD;
+            let entry = if name == "bluestore_write" {
+                bluestore::mean_write_batch_bytes()
+            } else {
+                self.args.key_size + self.args.value_size
+            };
+            let record = entry + WAL_RECORD_OVERHEAD;
             let probe =
                 device::probe_sync_rate(&self.dir, record, device::PROBE_TIME, device::PROBE_SYNCS);
             Some(
@@ -487,7 +500,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
     }
 
     fn sample(&self) -> ProcSample {
-        ProcSample::now(self.engine().table_bytes_written(), self.keys.puts())
+        ProcSample::now(self.engine().table_bytes_written(), self.keys.user_bytes())
     }
 
     /// The record of a step from its merged results and the process samples around it.
@@ -499,16 +512,15 @@ impl<'a, E: BenchEngine> Run<'a, E> {
         after: &ProcSample,
     ) -> StepReport {
         let s = &step.merged;
-        let entry_bytes = (self.args.key_size + self.args.value_size) as u64;
         let efficiency = Efficiency::between(
             before,
             after,
             s.done(),
-            entry_bytes,
             self.engine().write_amp_source(),
             dir_bytes(&self.dir),
             self.keys.live(),
-        );
+        )
+        .with_thread_cpu(s.cpu_seconds(), s.done());
         let writer = step.excluded.as_ref().map(|w| WriterReport {
             ops: w.done(),
             ops_per_sec: w.done() as f64 / w.elapsed_secs(),
@@ -536,7 +548,8 @@ impl<'a, E: BenchEngine> Run<'a, E> {
     /// Whether step `name` syncs the WAL on every write: fillsync, and the write steps under
     /// `--sync`.
     fn syncs_every_write(&self, name: &str) -> bool {
-        let writes = FILLS.contains(&name) || matches!(name, "overwrite" | "updaterandom");
+        let writes = FILLS.contains(&name)
+            || matches!(name, "overwrite" | "updaterandom" | "bluestore_write");
         name == "fillsync" || (self.args.sync && writes && !self.args.disable_wal)
     }
 
@@ -724,6 +737,15 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             "randomtransaction" => {
                 let total = drivers::readwrites(args) * n as u64;
                 self.on_threads(name, n, total, |c, t, _| randomtxn::randomtransaction(c, t))
+            }
+            "bluestore_fill" => {
+                self.on_threads(name, n, num, |c, t, shared| bluestore::fill(c, t, shared))
+            }
+            "bluestore_write" => {
+                let ops = args.writes();
+                self.on_threads(name, n, ops * n as u64, |c, t, shared| {
+                    bluestore::write(c, t, shared, ops)
+                })
             }
             // db_bench's Compact runs on every thread; one compaction of the whole key range is
             // done here, but the threads' seeds are taken so later benchmarks draw as db_bench's.

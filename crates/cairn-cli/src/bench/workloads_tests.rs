@@ -831,3 +831,67 @@ fn unknown_flags_are_errors_that_name_the_flag() {
 
 #[path = "workloads_randomtxn_tests.rs"]
 mod randomtxn_tests;
+
+#[test]
+fn bluestore_writes_object_batches_and_drains_its_deferred_records() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("db");
+    let args = args(&["--num=50", "--writes=100", "--threads=2", "--seed=7"]);
+    let options = args.engine_options().expect("options");
+    take_calls();
+    let mut run = Run::<ModelEngine>::start(&args, &options, dir.clone(), 7).expect("start");
+    let fill = run.execute("bluestore_fill").expect("fill");
+    let write = run.execute("bluestore_write").expect("write");
+    let steps = run.steps().to_vec();
+    run.finish().expect("close");
+    assert!(fill.starts_with("bluestore_fill :"), "{fill}");
+    assert!(write.starts_with("bluestore_write :"), "{write}");
+    let calls = take_calls();
+    let batches: Vec<&Vec<(u64, bool)>> = calls
+        .iter()
+        .map(|c| match c {
+            Call::Write(ops, mode) => {
+                assert_eq!(*mode, PLAIN);
+                ops
+            }
+            other => panic!("unexpected call {other:?}"),
+        })
+        .collect();
+    // The fill: one batch per object, onode + 4 shards + 8 bitmap keys (object 0 also the
+    // statistics key). Then 100 transactions per thread of 5 puts, with the delete of the
+    // deferred record 32 back from the 33rd on, and one batch per thread of its last 32 deletes.
+    let sizes: Vec<usize> = batches.iter().map(|b| b.len()).collect();
+    assert_eq!(sizes.len(), 50 + 200 + 2);
+    assert_eq!(sizes[..50].iter().filter(|&&n| n == 14).count(), 1);
+    assert!(sizes[..50].iter().all(|&n| n == 13 || n == 14));
+    // The threads' batches interleave: count them by size.
+    let of_size = |n: usize| sizes[50..].iter().filter(|&&s| s == n).count();
+    assert_eq!((of_size(5), of_size(6), of_size(32)), (64, 136, 2));
+    let mut drains = batches[50..].iter().filter(|b| b.len() == 32);
+    assert!(drains.all(|b| b.iter().all(|(_, put)| !put)));
+
+    let stored = STORED.with(|s| s.borrow()[&dir].clone());
+    let count = |prefix: u8| stored.keys().filter(|k| k[0] == prefix).count();
+    assert_eq!(count(b'O'), 50 * 5);
+    assert_eq!(count(b'b'), 50 * 8);
+    assert_eq!(count(b'T'), 1);
+    assert_eq!(count(b'L'), 0, "every deferred record was removed");
+    let mut key = Vec::new();
+    for i in [0, 17, 49] {
+        bluestore::onode_key(i, &mut key);
+        assert_eq!(stored[&key].len(), bluestore::onode_size(i));
+        bluestore::shard_key(i, 3, &mut key);
+        assert_eq!(stored[&key].len(), bluestore::shard_size(i, 3));
+    }
+    // Write-amp's denominator is the batches' key and value bytes; the live data is exactly
+    // what the database holds.
+    let live: u64 = stored.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
+    let fill_bytes = steps[0].efficiency.user_bytes_written;
+    assert_eq!(fill_bytes, live, "the fill wrote each live entry once");
+    assert_eq!(steps[0].efficiency.live_bytes, live);
+    assert_eq!(steps[1].efficiency.live_bytes, live);
+    assert_eq!(steps[1].efficiency.live_keys, stored.len() as u64);
+    assert_eq!(steps[1].ops, 200);
+    assert!(steps[1].efficiency.user_bytes_written > 200 * 4096);
+    assert!(steps[1].efficiency.thread_cpu_seconds.is_some());
+}

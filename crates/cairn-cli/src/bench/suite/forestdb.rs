@@ -15,9 +15,10 @@
 //! step; `--sync`, `--threads`, `--benchmark_write_rate_limit`, `--seek_nexts` and
 //! `--benchmarks` are set by the suite.
 
-use super::engine::{BenchEngine, EngineOptions, Result};
-use super::workloads::{Run, RunReport};
-use super::BenchArgs;
+use super::{database_dir, seed_base};
+use crate::bench::engine::{BenchEngine, EngineOptions, Result};
+use crate::bench::workloads::{Run, RunReport};
+use crate::bench::BenchArgs;
 
 /// The suite's default thread count and writer rate when the flags leave them at 1 and 0.
 const DEFAULT_THREADS: u32 = 4;
@@ -117,23 +118,11 @@ fn table(rows: &[(String, f64, u64)]) -> String {
 /// table at the end.
 ///
 /// # Errors
-/// As [`super::workloads::run`].
-pub fn forestdb<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Result<RunReport> {
+/// As [`crate::bench::workloads::run`].
+pub fn run<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Result<RunReport> {
     let plan = step_args(args);
-    let dir = match &args.db {
-        Some(d) => d.clone(),
-        None => std::env::temp_dir().join(format!("cairn-bench-suite-{}", std::process::id())),
-    };
-    let temporary = args.db.is_none();
-    let seed_base = if args.seed == 0 {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_micros() as u64);
-        println!("Set seed to {now} because --seed was 0");
-        now
-    } else {
-        args.seed
-    };
+    let (dir, temporary) = database_dir(args);
+    let seed_base = seed_base(args);
     let mut run = Run::<E>::start(&plan[0].1, options, dir.clone(), seed_base)?;
     println!("Suite forestdb on {}", run.engine().describe());
     let mut rows = Vec::new();
@@ -153,7 +142,7 @@ pub fn forestdb<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Re
     println!("{}", table(&rows));
     let report = RunReport {
         steps: run.steps().to_vec(),
-        final_db_bytes: super::metrics::dir_bytes(run.dir()),
+        final_db_bytes: crate::bench::metrics::dir_bytes(run.dir()),
         engine: run.engine().describe(),
     };
     run.finish()?;
