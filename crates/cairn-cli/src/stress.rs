@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cairndb::batch::WriteBatch;
-use cairndb::fs::{FileLock, FileSystem, RandomAccessFile, RealFs, WritableFile};
+use cairndb::fs::{FileLock, FileSyncer, FileSystem, RandomAccessFile, RealFs, WritableFile};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::Db;
 use rand::rngs::SmallRng;
@@ -420,6 +420,28 @@ impl WritableFile for KillFile {
     }
     fn len(&self) -> u64 {
         self.inner.len()
+    }
+    fn syncer(&self) -> Option<Arc<dyn FileSyncer>> {
+        Some(Arc::new(KillSyncer {
+            inner: self.inner.syncer()?,
+            ops: Arc::clone(&self.ops),
+            kill_at: self.kill_at,
+        }))
+    }
+}
+
+/// A [`KillFile`]'s syncer: its syncs count as mutating operations too.
+#[derive(Debug)]
+struct KillSyncer {
+    inner: Arc<dyn FileSyncer>,
+    ops: Arc<AtomicU64>,
+    kill_at: u64,
+}
+
+impl FileSyncer for KillSyncer {
+    fn sync_data(&self) -> cairndb::Result<()> {
+        count(&self.ops, self.kill_at);
+        self.inner.sync_data()
     }
 }
 

@@ -36,7 +36,7 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
-use crate::fs::{AccessPattern, RandomAccessFile, WritableFile};
+use crate::fs::{AccessPattern, FileSyncer, RandomAccessFile, WritableFile};
 use crate::options::{Clock, SystemClock};
 
 /// RocksDB's default refill period: 100 ms.
@@ -474,6 +474,10 @@ impl WritableFile for RateLimitedFile {
     }
     fn is_empty(&self) -> bool {
         self.inner.is_empty()
+    }
+    fn syncer(&self) -> Option<Arc<dyn FileSyncer>> {
+        // Syncs move no bytes the limiter charges (appends are charged when made).
+        self.inner.syncer()
     }
 }
 

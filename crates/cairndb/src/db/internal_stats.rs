@@ -116,15 +116,8 @@ impl DbCounters {
     }
 
     /// Records one committed group of `writers` writes holding `keys` entries and `bytes` of
-    /// batch data; `wal` when it went to the WAL, `synced` when the WAL was synced for it.
-    pub(crate) fn record_group(
-        &self,
-        writers: u64,
-        keys: u64,
-        bytes: u64,
-        wal: bool,
-        synced: bool,
-    ) {
+    /// batch data; `wal` when it went to the WAL; `syncs`: the WAL syncs its leader ran.
+    pub(crate) fn record_group(&self, writers: u64, keys: u64, bytes: u64, wal: bool, syncs: u64) {
         self.writes_self.fetch_add(1, Ordering::Relaxed);
         self.writes_other
             .fetch_add(writers.saturating_sub(1), Ordering::Relaxed);
@@ -133,9 +126,7 @@ impl DbCounters {
         if wal {
             self.wal_writes.fetch_add(1, Ordering::Relaxed);
             self.wal_bytes.fetch_add(bytes, Ordering::Relaxed);
-            if synced {
-                self.wal_syncs.fetch_add(1, Ordering::Relaxed);
-            }
+            self.wal_syncs.fetch_add(syncs, Ordering::Relaxed);
         }
         if let Some(s) = &self.stats {
             s.record_tick(Ticker::WriteDoneBySelf, 1);
@@ -145,9 +136,7 @@ impl DbCounters {
             if wal {
                 s.record_tick(Ticker::WriteWithWal, 1);
                 s.record_tick(Ticker::WalFileBytes, bytes);
-                if synced {
-                    s.record_tick(Ticker::WalFileSynced, 1);
-                }
+                s.record_tick(Ticker::WalFileSynced, syncs);
             }
         }
     }

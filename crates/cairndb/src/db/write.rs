@@ -56,6 +56,14 @@
 //!    A group of WAL-only records (two-phase commit) alone allocates no sequence numbers and
 //!    is not published; in a mixed group they take none, so the inserting records' numbers
 //!    follow their WAL order.
+//! 9. Sync coalescing: with `enable_pipelined_write`, a synced group that inserts (and whose
+//!    WAL file has a syncer) appends and flushes its record in its term but syncs after it,
+//!    through the log's [`LogSync`]: the next group appends while the sync runs, and one sync
+//!    covers every group flushed before it started. The group inserts and is published only
+//!    once its record is durable, so a synced write is visible only when durable, as before.
+//!    Retired WALs are still synced in the term, before the append (contract 5). A failed sync
+//!    poisons the database and stops publication at its group, as a failed insert does; every
+//!    later sync of that log fails too (`wal/sync.rs`, invariant 3).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -73,7 +81,7 @@ use crate::memtable::{insert_batch, MemTable};
 use crate::options::WriteOptions;
 use crate::statistics::{micros_since, HistogramType, Statistics};
 use crate::types::ValueKind;
-use crate::wal::LogWriter;
+use crate::wal::{LogSync, LogWriter};
 
 impl Db {
     /// Applies `batch` atomically, across every column family it names.
@@ -286,9 +294,13 @@ impl DbInner {
                 (result, outcomes)
             }
             Stage::Written(group) if self.options.db.enable_pipelined_write => {
-                // The next leader may write its record while this group inserts (invariant 8).
+                // The next leader may write its record while this group syncs and inserts
+                // (invariants 8 and 9).
                 self.end_leadership(st);
-                self.insert_and_publish(group)
+                match self.await_durable(group) {
+                    Ok(group) => self.insert_and_publish(group),
+                    Err(failed) => failed,
+                }
             }
             Stage::Written(group) => {
                 let done = MutexGuard::unlocked(&mut st, || self.insert_and_publish(group));
@@ -428,13 +440,24 @@ impl DbInner {
             Vec::new()
         };
         st.leader_syncing_wals = !retired.is_empty();
+        // With pipelining, a group that inserts syncs after its term (invariant 9), so the
+        // next group appends while the sync runs and one sync covers several groups.
+        let log_sync = if sync && inserts && self.options.db.enable_pipelined_write {
+            wal.as_ref().and_then(LogWriter::log_sync)
+        } else {
+            None
+        };
+        let inline_sync = sync && log_sync.is_none();
         let written = MutexGuard::unlocked(st, || {
             sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
-            if let Some(wal) = wal.as_mut() {
-                append_wal(wal, &records, sync, self.counters.stats())
-                    .map_err(|e| (e, "WAL write failed"))?;
+            match wal.as_mut() {
+                Some(wal) => {
+                    append_wal(wal, &records, inline_sync, self.counters.stats())
+                        .map_err(|e| (e, "WAL write failed"))?;
+                    Ok(wal.len())
+                }
+                None => Ok(0),
             }
-            Ok(())
         });
         if std::mem::take(&mut st.leader_syncing_wals) {
             self.cond.notify_all();
@@ -443,17 +466,20 @@ impl DbInner {
         if used_wal {
             st.wal = wal;
         }
-        if let Err((e, what)) = written {
-            // After a failed WAL write nothing can be trusted: poison (contract 2). Followers
-            // get Poisoned carrying the error. The group inserted nothing (invariant 8).
-            let why = format!("{what}: {e}");
-            if inserts {
-                self.publish_queue.abandon(last);
+        let wal_end = match written {
+            Ok(end) => end,
+            Err((e, what)) => {
+                // After a failed WAL write nothing can be trusted: poison (contract 2). Followers
+                // get Poisoned carrying the error. The group inserted nothing (invariant 8).
+                let why = format!("{what}: {e}");
+                if inserts {
+                    self.publish_queue.abandon(last);
+                }
+                outcomes.extend(poisoned(&writers[1..], &why));
+                st.poisoned = Some(why);
+                return Stage::Finished(Err(e), outcomes);
             }
-            outcomes.extend(poisoned(&writers[1..], &why));
-            st.poisoned = Some(why);
-            return Stage::Finished(Err(e), outcomes);
-        }
+        };
         if used_wal {
             let wal_number = st.wal_number;
             for r in records.iter().filter(|r| r.batch.marker().is_some()) {
@@ -474,8 +500,50 @@ impl DbInner {
             first,
             mems,
             used_wal,
-            sync,
+            syncs: u64::from(inline_sync && used_wal),
+            durable: log_sync.map(|l| (l, wal_end)),
         })
+    }
+
+    /// Waits until the group's record is durable when its sync comes after its term
+    /// (invariant 9). On a failed sync the database is poisoned, publication stops at this
+    /// group, and the leader and followers get their results.
+    fn await_durable(&self, mut group: Written) -> std::result::Result<Written, Finished> {
+        let Some((log, offset)) = group.durable.take() else {
+            return Ok(group);
+        };
+        let stats = self.counters.stats();
+        let synced = log.sync_through(offset, |micros| {
+            if let Some(s) = stats {
+                s.record_in_histogram(HistogramType::WalFileSync, micros);
+            }
+        });
+        match synced {
+            Ok(ran) => {
+                group.syncs = u64::from(ran);
+                Ok(group)
+            }
+            Err(e) => {
+                let why = format!("WAL sync failed: {e}");
+                self.state
+                    .lock()
+                    .poisoned
+                    .get_or_insert_with(|| why.clone());
+                let count: u64 = group
+                    .records
+                    .iter()
+                    .map(|r| u64::from(r.batch.count()))
+                    .sum();
+                self.publish_queue.complete(
+                    group.first + count - 1,
+                    Err(why.clone()),
+                    &self.last_sequence,
+                );
+                let mut outcomes = group.outcomes;
+                outcomes.extend(poisoned(&group.writers[1..], &why));
+                Err((Err(e), outcomes))
+            }
+        }
     }
 
     /// Inserts a written group into the memtables (members on their own threads, or the
@@ -490,8 +558,10 @@ impl DbInner {
             first,
             mems,
             used_wal,
-            sync,
+            syncs,
+            durable,
         } = group;
+        debug_assert!(durable.is_none(), "awaited before the inserts");
         let count: u64 = records.iter().map(|r| u64::from(r.batch.count())).sum();
         let last = first + count - 1;
         let (inserted, mut failed_members) = if members.is_empty() {
@@ -548,7 +618,7 @@ impl DbInner {
                     count,
                     records.iter().map(|r| r.batch.data_size() as u64).sum(),
                     used_wal,
-                    sync && used_wal,
+                    syncs,
                 );
                 outcomes.extend(followers.iter().map(|w| (Arc::clone(w), Ok(()))));
             }
@@ -647,6 +717,9 @@ enum Turn<'a> {
 /// A follower and the result the leader hands it.
 type Outcome = (Arc<Writer>, Result<()>);
 
+/// A group that ended: the leader's result and the followers' outcomes.
+type Finished = (Result<()>, Vec<Outcome>);
+
 /// `Poisoned` outcomes carrying `why`, one for each of `writers`.
 fn poisoned(writers: &[Arc<Writer>], why: &str) -> Vec<Outcome> {
     writers
@@ -676,7 +749,11 @@ struct Written {
     first: u64,
     mems: Vec<(u32, Arc<MemTable>)>,
     used_wal: bool,
-    sync: bool,
+    /// WAL syncs this group's leader ran (for the statistics).
+    syncs: u64,
+    /// The log and offset the group's record must be durable through before its inserts,
+    /// when its sync comes after the term (invariant 9).
+    durable: Option<(Arc<LogSync>, u64)>,
 }
 
 /// A group whose members insert their own batches (invariant 6): the memtables they insert

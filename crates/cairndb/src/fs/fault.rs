@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{AccessPattern, FileLock, FileSystem, RandomAccessFile, WritableFile};
+use super::{AccessPattern, FileLock, FileSyncer, FileSystem, RandomAccessFile, WritableFile};
 use crate::error::{Error, Result};
 
 /// The operations a rule can select.
@@ -408,6 +408,30 @@ impl WritableFile for FaultWritable {
     }
     fn len(&self) -> u64 {
         self.inner.len()
+    }
+    fn syncer(&self) -> Option<Arc<dyn FileSyncer>> {
+        Some(Arc::new(FaultSyncer {
+            inner: self.inner.syncer()?,
+            injector: Arc::clone(&self.injector),
+            path: self.path.clone(),
+        }))
+    }
+}
+
+/// [`FileSyncer`] of a [`FaultWritable`]: its syncs are sync operations like the file's own.
+#[derive(Debug)]
+struct FaultSyncer {
+    inner: Arc<dyn FileSyncer>,
+    injector: Arc<Injector>,
+    path: PathBuf,
+}
+
+impl FileSyncer for FaultSyncer {
+    fn sync_data(&self) -> Result<()> {
+        self.injector
+            .around(OpKind::Sync, "sync_data", &self.path, || {
+                self.inner.sync_data()
+            })
     }
 }
 

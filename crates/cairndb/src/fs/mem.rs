@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{AccessPattern, FileLock, FileSystem, RandomAccessFile, WritableFile};
+use super::{AccessPattern, FileLock, FileSyncer, FileSystem, RandomAccessFile, WritableFile};
 use crate::error::{Error, Result};
 
 pub(super) type InodeId = u64;
@@ -191,6 +191,31 @@ impl WritableFile for MemWritable {
 
     fn len(&self) -> u64 {
         self.len
+    }
+
+    fn syncer(&self) -> Option<Arc<dyn FileSyncer>> {
+        Some(Arc::new(MemSyncer {
+            state: Arc::clone(&self.state),
+            inode: self.inode,
+        }))
+    }
+}
+
+/// [`FileSyncer`] of a [`MemWritable`]: appends reach the inode at once, so a sync makes
+/// everything appended so far durable.
+#[derive(Debug)]
+struct MemSyncer {
+    state: Arc<Mutex<MemState>>,
+    inode: InodeId,
+}
+
+impl FileSyncer for MemSyncer {
+    fn sync_data(&self) -> Result<()> {
+        let mut s = self.state.lock();
+        if let Some(inode) = s.inodes.get_mut(&self.inode) {
+            inode.synced_len = inode.data.len();
+        }
+        Ok(())
     }
 }
 

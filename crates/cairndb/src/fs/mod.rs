@@ -19,6 +19,10 @@
 //!    only after [`FileSystem::sync_dir`] on its parent.
 //! 3. Every error is an [`Error::Io`](crate::Error::Io) naming the operation and the path.
 //! 4. Handles are `Send`; read handles are `Sync` and may be shared between threads.
+//! 5. A [`FileSyncer`] taken from a writable file syncs it from another thread while the
+//!    owner keeps appending: it makes durable at least every byte the owner had flushed before
+//!    the call (a sync in flight covers what was flushed when it started, nothing promised
+//!    after). Its errors follow contract 3; a failed sync is not retried by anyone.
 
 mod crash;
 mod fault;
@@ -63,10 +67,21 @@ pub trait WritableFile: Send + Debug {
     fn write_behind(&mut self, offset: u64, len: u64) -> Result<()>;
     /// Bytes appended so far, buffered or not.
     fn len(&self) -> u64;
+    /// A handle that syncs this file's data from any thread (contract 5), or `None` when the
+    /// file can be synced only through itself.
+    fn syncer(&self) -> Option<Arc<dyn FileSyncer>> {
+        None
+    }
     /// True when nothing was appended.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// Syncs one writable file's data from any thread (contract 5).
+pub trait FileSyncer: Send + Sync + Debug {
+    /// Makes durable every byte handed to the OS before the call (fdatasync; the size too).
+    fn sync_data(&self) -> Result<()>;
 }
 
 /// A file opened for positional reads; shareable between threads.

@@ -7,7 +7,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{AccessPattern, FileLock, FileSystem, RandomAccessFile, WritableFile};
+use super::{AccessPattern, FileLock, FileSyncer, FileSystem, RandomAccessFile, WritableFile};
 use crate::error::{Error, Result};
 
 /// User-space buffer of a writable file: appends smaller than this are coalesced into one write.
@@ -38,6 +38,21 @@ fn check_rc(op: &'static str, path: &Path, rc: libc::c_int) -> Result<()> {
         Ok(())
     } else {
         Err(Error::io(op, path, io::Error::last_os_error()))
+    }
+}
+
+/// [`FileSyncer`] of a [`RealWritable`]: a duplicate of its descriptor.
+#[derive(Debug)]
+struct RealSyncer {
+    path: PathBuf,
+    file: File,
+}
+
+impl FileSyncer for RealSyncer {
+    fn sync_data(&self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(io_err("sync_data", &self.path))
     }
 }
 
@@ -124,6 +139,15 @@ impl WritableFile for RealWritable {
 
     fn len(&self) -> u64 {
         self.written + self.buf.len() as u64
+    }
+
+    fn syncer(&self) -> Option<Arc<dyn FileSyncer>> {
+        // A second descriptor of the same open file: fdatasync on it syncs the file.
+        let file = self.file.try_clone().ok()?;
+        Some(Arc::new(RealSyncer {
+            path: self.path.clone(),
+            file,
+        }))
     }
 }
 

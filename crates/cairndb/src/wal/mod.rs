@@ -18,6 +18,7 @@
 
 mod format;
 mod reader;
+mod sync;
 mod writer;
 
 pub use format::{
@@ -25,6 +26,7 @@ pub use format::{
     MAX_FRAGMENT_PAYLOAD, SAFE_IGNORE_TYPE_BIT,
 };
 pub use reader::{Damage, DamageKind, LogEvent, LogReader, Record};
+pub use sync::LogSync;
 pub use writer::{LogWriter, RecordHandle, MAX_APPEND_BYTES};
 
 /// How recovery treats damaged logs: RocksDB's `WALRecoveryMode`, same names and meanings.

@@ -12,8 +12,14 @@
 //!    because the file may hold a partial record and retrying a failed fsync can lose data
 //!    silently (the ATC'20 fsync study). The database reopens and recovers instead.
 //! 4. Write-behind ranges are contiguous and cover every byte once: `[synced_hint, len)`.
+//! 5. Where the file has a syncer, the writer shares a [`LogSync`] that other threads sync the
+//!    log through while it keeps appending (`sync.rs`): the writer reports every flush and its
+//!    own syncs to it, and a failed sync there poisons the writer as its own would (3).
+
+use std::sync::Arc;
 
 use super::format::{encode_fragment, log_number_tag, FragmentType, BLOCK_SIZE, HEADER_SIZE};
+use super::sync::LogSync;
 use crate::error::{Error, Result};
 use crate::fs::WritableFile;
 
@@ -41,6 +47,8 @@ pub struct LogWriter {
     /// End of the last range handed to `write_behind`.
     write_behind_done: u64,
     poisoned: Option<String>,
+    /// Shared with the threads that sync the log (invariant 5); `None` without a syncer.
+    sync: Option<Arc<LogSync>>,
 }
 
 impl LogWriter {
@@ -49,7 +57,9 @@ impl LogWriter {
     /// `bytes_per_sync` asks the OS to start writing back every that many bytes (0 = never).
     pub fn new(file: Box<dyn WritableFile>, log_number: u64, bytes_per_sync: u64) -> LogWriter {
         let len = file.len();
+        let sync = file.syncer().map(|f| Arc::new(LogSync::new(f, len)));
         LogWriter {
+            sync,
             block_offset: (len % BLOCK_SIZE as u64) as usize,
             file,
             log_number: log_number_tag(log_number),
@@ -80,6 +90,9 @@ impl LogWriter {
     pub fn flush(&mut self) -> Result<()> {
         self.check_poisoned()?;
         let result = self.file.flush();
+        if let (Ok(()), Some(sync)) = (&result, &self.sync) {
+            sync.flushed(self.file.len());
+        }
         self.poison_on_error(result)
     }
 
@@ -90,7 +103,22 @@ impl LogWriter {
     pub fn sync(&mut self) -> Result<()> {
         self.check_poisoned()?;
         let result = self.file.sync_data();
+        if let Some(sync) = &self.sync {
+            match &result {
+                Ok(()) => {
+                    sync.flushed(self.file.len());
+                    sync.synced(self.file.len());
+                }
+                Err(e) => sync.fail(&format!("log writer failed earlier: {e}")),
+            }
+        }
         self.poison_on_error(result)
+    }
+
+    /// The log's shared sync state, for syncing it from another thread while this writer
+    /// appends (invariant 5); `None` when the file has no syncer.
+    pub fn log_sync(&self) -> Option<Arc<LogSync>> {
+        self.sync.clone()
     }
 
     /// The log number given at creation (full 64 bits are not kept; this is the stored tag).
@@ -110,12 +138,15 @@ impl LogWriter {
 
     /// True when an earlier failure refused further use.
     pub fn is_poisoned(&self) -> bool {
-        self.poisoned.is_some()
+        self.check_poisoned().is_err()
     }
 
     fn check_poisoned(&self) -> Result<()> {
-        match &self.poisoned {
-            Some(why) => Err(Error::Poisoned(why.clone())),
+        if let Some(why) = &self.poisoned {
+            return Err(Error::Poisoned(why.clone()));
+        }
+        match self.sync.as_ref().and_then(|s| s.failure()) {
+            Some(why) => Err(Error::Poisoned(why)),
             None => Ok(()),
         }
     }
