@@ -25,6 +25,19 @@ mod verify;
 
 use std::process::ExitCode;
 
+#[cfg(all(feature = "mimalloc", feature = "jemalloc"))]
+compile_error!("choose one global allocator: --features mimalloc or --features jemalloc");
+
+/// mimalloc as the binary's allocator (`--features mimalloc`).
+#[cfg(all(feature = "mimalloc", not(feature = "jemalloc")))]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// jemalloc as the binary's allocator (`--features jemalloc`).
+#[cfg(all(feature = "jemalloc", not(feature = "mimalloc")))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
