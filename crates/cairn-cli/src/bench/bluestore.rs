@@ -21,11 +21,15 @@
 //!   (rewritten at its size), one of its shards, one random bitmap key, the statistics key, a
 //!   deferred record of 4 KiB plus 64 bytes, and the delete of the thread's deferred record
 //!   [`DEFERRED_DEPTH`] operations back. `--writes` operations per thread (`--num` when unset),
-//!   or `--duration` seconds; synced under `--sync`. When the loop ends the thread removes its
-//!   remaining deferred records in one more batch, not counted as an operation.
+//!   or `--duration` seconds; synced under `--sync`; paced by `--benchmark_write_rate_limit`.
+//!   When the loop ends the thread removes its remaining deferred records in one more batch,
+//!   not counted as an operation.
+//! - Keys and values have the sizes above: `--key_size`, `--value_size`, `--batch_size` and
+//!   `--key_dist` do not apply, and `cairn bench` refuses them with these benchmarks
+//!   ([`refused_flags`]); `--compression_ratio` shapes the values.
 //! - Every batch is recorded with [`super::metrics::KeyTracker::sized`]: its key and value bytes
-//!   (the denominator of write-amp) and its change to the live data (space-amp; exact when
-//!   `bluestore_fill` ran first).
+//!   (the denominator of write-amp) and its change to the live data (space-amp). The live data
+//!   counts as exact only when `bluestore_fill` ran earlier in the same run.
 //!
 //! Not modelled: omap (`M`) keys, onode reads (BlueStore serves them from its own cache), and
 //! the merge operator BlueStore uses for bitmap updates (these are puts of the whole key).
@@ -129,6 +133,33 @@ pub fn deferred_key(seq: u64, out: &mut Vec<u8>) {
     out.extend_from_slice(&seq.to_be_bytes());
 }
 
+/// The flags (name, default) that the bluestore benchmarks refuse when changed: their keys and
+/// values have sizes of their own.
+pub fn refused_flags(args: &super::BenchArgs) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if args.key_size != 16 {
+        v.push("--key_size");
+    }
+    if args.value_size != 100 {
+        v.push("--value_size");
+    }
+    if args.batch_size != 1 {
+        v.push("--batch_size");
+    }
+    if args.key_dist != "uniform" {
+        v.push("--key_dist");
+    }
+    v
+}
+
+/// The mean key and value bytes of a `bluestore_fill` batch (for the device sync probe).
+pub fn mean_fill_batch_bytes() -> usize {
+    let mean = |(lo, hi): (u64, u64)| ((lo + hi) / 2) as usize;
+    (OBJECT_PREFIX_LEN + 1 + mean(ONODE_SIZES))
+        + SHARDS as usize * (OBJECT_PREFIX_LEN + 5 + mean(SHARD_SIZES))
+        + BITMAP_KEYS_PER_OBJECT as usize * (9 + BITMAP_VALUE)
+}
+
 /// The mean key and value bytes of a `bluestore_write` batch (for the device sync probe).
 pub fn mean_write_batch_bytes() -> usize {
     let mean = |(lo, hi): (u64, u64)| ((lo + hi) / 2) as usize;
@@ -199,6 +230,7 @@ pub fn fill<E: BenchEngine>(ctx: &Ctx<'_, E>, t: &mut ThreadState, shared: &Shar
         engine.write(&wo, txn.batch)?;
         ctx.keys.sized(bytes, entries, bytes as i64);
         t.stats.finished_ops(OpKind::Write, started, 1, bytes);
+        ctx.limit_writes(bytes);
         i += shared.threads as u64;
     }
     Ok(())
@@ -224,6 +256,10 @@ pub fn write<E: BenchEngine>(
     let threads = shared.threads as u64;
     let seq = |local: u64| t.tid as u64 + threads * local;
     let deferred_bytes = (DEFERRED_KEY_LEN + DEFERRED_VALUE) as i64;
+    if ctx.keys.live().keys == 0 {
+        // No fill in this run: what the database holds besides these records is unknown.
+        ctx.keys.mark_inexact();
+    }
     let mut budget = OpBudget::new(ctx.args.duration, ops);
     let mut written = 0u64;
     while !budget.done(1) {
@@ -252,6 +288,7 @@ pub fn write<E: BenchEngine>(
         engine.write(&wo, txn.batch)?;
         ctx.keys.sized(bytes, live.0, live.1);
         t.stats.finished_ops(OpKind::Write, started, 1, bytes);
+        ctx.limit_writes(bytes);
         written += 1;
     }
     // The deferred queue drains: the records still pending are removed.

@@ -55,7 +55,8 @@ impl<E: BenchEngine> Ctx<'_, E> {
         (self.args.key_size + self.args.value_size) as u64
     }
 
-    fn limit_writes(&self, bytes: u64) {
+    /// Waits as `--benchmark_write_rate_limit` says before `bytes` more are written.
+    pub(super) fn limit_writes(&self, bytes: u64) {
         if let Some(l) = self.write_limiter {
             l.lock().expect("rate limiter lock").request(bytes);
         }

@@ -16,28 +16,25 @@ use serde::Serialize;
 
 /// CPU seconds (user + system) of the whole process so far.
 pub fn cpu_seconds() -> Option<f64> {
+    rusage_seconds(libc::RUSAGE_SELF)
+}
+
+/// CPU seconds (user + system) of the calling thread so far.
+pub fn thread_cpu_seconds() -> Option<f64> {
+    rusage_seconds(libc::RUSAGE_THREAD)
+}
+
+/// User + system seconds of `getrusage(who)`.
+fn rusage_seconds(who: libc::c_int) -> Option<f64> {
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: `usage` points to writable memory of the size getrusage fills; RUSAGE_SELF is a
-    // valid `who`. The struct is read only when the call reports success.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) };
+    // SAFETY: `usage` points to writable memory of the size getrusage fills; the callers pass
+    // RUSAGE_SELF or RUSAGE_THREAD, valid `who`s on Linux. The struct is read only when the
+    // call reports success.
+    let rc = unsafe { libc::getrusage(who, usage.as_mut_ptr()) };
     if rc != 0 {
         return None;
     }
     // SAFETY: getrusage returned 0, so it initialized the struct (and zeroed() already had).
-    let usage = unsafe { usage.assume_init() };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Some(secs(usage.ru_utime) + secs(usage.ru_stime))
-}
-
-/// CPU seconds (user + system) of the calling thread so far (`getrusage(RUSAGE_THREAD)`).
-pub fn thread_cpu_seconds() -> Option<f64> {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: as in `cpu_seconds`; RUSAGE_THREAD is a valid `who` on Linux.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) };
-    if rc != 0 {
-        return None;
-    }
-    // SAFETY: getrusage returned 0, so it initialized the struct.
     let usage = unsafe { usage.assume_init() };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Some(secs(usage.ru_utime) + secs(usage.ru_stime))
@@ -274,6 +271,8 @@ pub struct KeyTracker {
     sized_live_keys: AtomicI64,
     sized_live_bytes: AtomicI64,
     exact: bool,
+    /// Set when a workload finds it cannot know the live data ([`KeyTracker::mark_inexact`]).
+    inexact: std::sync::atomic::AtomicBool,
 }
 
 impl KeyTracker {
@@ -292,6 +291,7 @@ impl KeyTracker {
             sized_live_keys: AtomicI64::new(0),
             sized_live_bytes: AtomicI64::new(0),
             exact: !assume_full,
+            inexact: std::sync::atomic::AtomicBool::new(false),
         }
         .with_len(num)
     }
@@ -322,6 +322,12 @@ impl KeyTracker {
         self.sized_live_keys.fetch_add(live_keys, Ordering::Relaxed);
         self.sized_live_bytes
             .fetch_add(live_bytes, Ordering::Relaxed);
+    }
+
+    /// Marks the live data as an estimate from now on (a workload whose earlier contents are
+    /// unknown, such as bluestore_write without bluestore_fill).
+    pub fn mark_inexact(&self) {
+        self.inexact.store(true, Ordering::Relaxed);
     }
 
     /// Key and value bytes written so far: the puts of indexed keys and the sized batches.
@@ -361,7 +367,7 @@ impl KeyTracker {
         Live {
             keys: n + sized_keys,
             bytes: n * self.entry_bytes + sized_bytes,
-            exact: self.exact,
+            exact: self.exact && !self.inexact.load(Ordering::Relaxed),
         }
     }
 }

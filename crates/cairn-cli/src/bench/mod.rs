@@ -476,6 +476,25 @@ impl BenchArgs {
             if !suite::SUITES.contains(&name.as_str()) {
                 return Err(suite::unknown(name));
             }
+            if self.use_existing_db {
+                return usage(
+                    "--suite runs on fresh databases (its loads are fills): --use_existing_db \
+                     cannot be combined with it",
+                );
+            }
+        }
+        let bluestore = self.suite.as_deref() == Some("bluestore")
+            || self
+                .benchmarks
+                .split(',')
+                .any(|b| b.starts_with("bluestore_"));
+        let refused = bluestore::refused_flags(self);
+        if bluestore && !refused.is_empty() {
+            return Err(BenchError::Usage(format!(
+                "{}: the bluestore benchmarks write keys and values of their own sizes; these \
+                 flags do not apply to them",
+                refused.join(", ")
+            )));
         }
         if self.batch_size == 0 {
             return usage("--batch_size must be at least 1");

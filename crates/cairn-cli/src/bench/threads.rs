@@ -271,7 +271,10 @@ mod tests {
         assert_eq!(step.merged.bytes(), 100);
         assert_eq!(step.merged.per_second().iter().sum::<u64>(), 10);
         assert!(step.excluded.is_none());
-        assert!(step.merged.cpu_seconds().is_some_and(|c| c >= 0.0));
+        assert!(
+            step.merged.cpu_seconds().is_some(),
+            "the threads' CPU was measured"
+        );
     }
 
     #[test]

@@ -436,10 +436,10 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             self.reopen_fresh()?;
         }
         let device = if self.syncs_every_write(name) {
-            let entry = if name == "bluestore_write" {
-                bluestore::mean_write_batch_bytes()
-            } else {
-                self.args.key_size + self.args.value_size
+            let entry = match name {
+                "bluestore_fill" => bluestore::mean_fill_batch_bytes(),
+                "bluestore_write" => bluestore::mean_write_batch_bytes(),
+                _ => self.args.key_size + self.args.value_size,
             };
             let record = entry + WAL_RECORD_OVERHEAD;
             let probe =

@@ -894,4 +894,16 @@ fn bluestore_writes_object_batches_and_drains_its_deferred_records() {
     assert_eq!(steps[1].ops, 200);
     assert!(steps[1].efficiency.user_bytes_written > 200 * 4096);
     assert!(steps[1].efficiency.thread_cpu_seconds.is_some());
+    assert!(
+        steps[1].efficiency.live_keys_exact,
+        "the fill ran in this run"
+    );
+
+    // Without the fill, what else the database holds is unknown: the live data is an estimate.
+    let dir = tmp.path().join("db2");
+    let mut run = Run::<ModelEngine>::start(&args, &options, dir, 7).expect("start");
+    run.execute("bluestore_write").expect("write");
+    assert!(!run.steps()[0].efficiency.live_keys_exact);
+    run.finish().expect("close");
+    take_calls();
 }

@@ -62,7 +62,8 @@
 //!    covers every group flushed before it started. The group inserts and is published only
 //!    once its record is durable, so a synced write is visible only when durable, as before.
 //!    Retired WALs are still synced in the term, before the append (contract 5). A failed sync
-//!    poisons the database and stops publication at its group, as a failed insert does; every
+//!    poisons the database and stops publication for good, as a failed insert does (the group
+//!    and every group not yet published get an error, `publish_queue.rs`); every
 //!    later sync of that log fails too (`wal/sync.rs`, invariant 3).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -506,8 +507,8 @@ impl DbInner {
     }
 
     /// Waits until the group's record is durable when its sync comes after its term
-    /// (invariant 9). On a failed sync the database is poisoned, publication stops at this
-    /// group, and the leader and followers get their results.
+    /// (invariant 9). On a failed sync the database is poisoned, publication stops for good,
+    /// and the leader and followers get their results.
     fn await_durable(&self, mut group: Written) -> std::result::Result<Written, Finished> {
         let Some((log, offset)) = group.durable.take() else {
             return Ok(group);

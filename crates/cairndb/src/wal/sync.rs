@@ -7,13 +7,15 @@
 //! 1. `synced` only grows, and only to an offset `flushed` had reached before the sync that
 //!    set it started (the offset is read before the file's sync call, and bytes are flushed
 //!    before `flushed` moves past them), so every byte below `synced` is durable.
-//! 2. At most one sync started here is in flight. A writer arriving meanwhile waits for it,
-//!    then returns if it covered its offset or starts the next one. The writer running a sync
-//!    runs the next one too while others wait for bytes it did not cover (a few times at
+//! 2. At most one sync is in flight. A writer arriving meanwhile records the offset it needs
+//!    and waits, then returns if the sync covered it or starts the next one. The writer running
+//!    a sync runs the next one too while a waiter needs bytes it did not cover (a few times at
 //!    most), so back-to-back syncs do not each wait for a thread to wake up.
 //! 3. A failed sync is sticky (the log writer's contract 3): every later
 //!    [`LogSync::sync_through`] fails, and so does every later call of the [`LogWriter`] that
-//!    owns the log.
+//!    owns the log. Every sync of the file goes through [`LogSync::sync_through`], the
+//!    owner's included, so two syncs never run at once: with two at once the kernel may
+//!    report a write-back error to only one of them, and the other would count as durable.
 //!
 //! [`LogWriter`]: super::LogWriter
 
@@ -47,8 +49,8 @@ struct SyncState {
     /// Every byte below this offset is durable.
     synced: u64,
     in_flight: bool,
-    /// Callers waiting for the sync in flight.
-    waiting: usize,
+    /// The highest offset a caller waiting for the sync in flight needs durable.
+    wanted: u64,
     failed: Option<String>,
 }
 
@@ -62,7 +64,7 @@ impl LogSync {
             state: Mutex::new(SyncState {
                 synced: 0,
                 in_flight: false,
-                waiting: 0,
+                wanted: 0,
                 failed: None,
             }),
             done: Condvar::new(),
@@ -74,20 +76,6 @@ impl LogSync {
         self.flushed.fetch_max(len, Ordering::AcqRel);
     }
 
-    /// Records that the log's owner synced the bytes below `len` itself.
-    pub(super) fn synced(&self, len: u64) {
-        let mut s = self.state.lock();
-        s.synced = s.synced.max(len);
-    }
-
-    /// Records a failed sync of the log's owner (invariant 3).
-    pub(super) fn fail(&self, why: &str) {
-        let mut s = self.state.lock();
-        s.failed.get_or_insert_with(|| why.to_string());
-        self.failed.store(true, Ordering::Release);
-        self.done.notify_all();
-    }
-
     /// The failure that made the log unusable, if any.
     pub(super) fn failure(&self) -> Option<String> {
         if !self.failed.load(Ordering::Acquire) {
@@ -97,17 +85,24 @@ impl LogSync {
     }
 
     /// Returns once every byte below `offset` is durable, which the caller must have flushed
-    /// (through the log's writer) before the call. Returns how many syncs this call ran (0: an
-    /// earlier or concurrent sync covered it); `synced_in` receives the microseconds of each.
+    /// (through the log's writer) before the call. Every sync of the file goes through here,
+    /// its owner's included, so no two run at once and each failure is seen (invariant 3).
+    /// Returns how many syncs this call ran (0: an earlier or concurrent sync covered it);
+    /// `synced_in` receives the microseconds of each.
     ///
     /// The caller that runs a sync goes on with another, up to [`MAX_SYNCS_PER_CALL`] in all,
-    /// while writers wait whose bytes the last one did not cover: the next sync then starts
-    /// at once instead of after a waiter wakes up (invariant 2).
+    /// while a waiting writer needs bytes the last one did not cover: the next sync then
+    /// starts at once instead of after a waiter wakes up (invariant 2).
     ///
     /// # Errors
     /// The file's sync error, for the call whose sync failed and, as [`Error::Poisoned`], for
-    /// every call after it.
+    /// every call after it. A call whose own bytes a sync already covered returns Ok even if a
+    /// later sync it ran for the waiters failed: they get the error.
     pub fn sync_through(&self, offset: u64, mut synced_in: impl FnMut(u64)) -> Result<u32> {
+        debug_assert!(
+            offset <= self.flushed.load(Ordering::Acquire),
+            "bytes are flushed before they are synced"
+        );
         let mut s = self.state.lock();
         loop {
             if let Some(why) = &s.failed {
@@ -117,9 +112,8 @@ impl LogSync {
                 return Ok(0);
             }
             if s.in_flight {
-                s.waiting += 1;
+                s.wanted = s.wanted.max(offset);
                 self.done.wait(&mut s);
-                s.waiting -= 1;
                 continue;
             }
             s.in_flight = true;
@@ -136,11 +130,15 @@ impl LogSync {
                     s.in_flight = false;
                     s.failed = Some(format!("log sync failed: {e}"));
                     self.failed.store(true, Ordering::Release);
-                    return Err(e);
+                    return if s.synced >= offset {
+                        Ok(syncs - 1)
+                    } else {
+                        Err(e)
+                    };
                 }
                 s.synced = s.synced.max(target);
                 synced_in(crate::statistics::micros_since(started));
-                let more = s.waiting > 0 && self.flushed.load(Ordering::Acquire) > s.synced;
+                let more = s.wanted > s.synced && s.synced >= offset;
                 if !more || syncs >= MAX_SYNCS_PER_CALL {
                     s.in_flight = false;
                     return Ok(syncs);
@@ -176,9 +174,8 @@ mod tests {
         file.append(b"abc").expect("append");
         sync.flushed(13);
         assert_eq!(sync.sync_through(13, |_| ()).expect("sync"), 1);
-        // The owner's own sync counts too.
-        sync.synced(20);
-        assert_eq!(sync.sync_through(20, |_| ()).expect("covered"), 0);
+        // Covered offsets need no sync.
+        assert_eq!(sync.sync_through(13, |_| ()).expect("covered"), 0);
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //!    silently (the ATC'20 fsync study). The database reopens and recovers instead.
 //! 4. Write-behind ranges are contiguous and cover every byte once: `[synced_hint, len)`.
 //! 5. Where the file has a syncer, the writer shares a [`LogSync`] that other threads sync the
-//!    log through while it keeps appending (`sync.rs`): the writer reports every flush and its
-//!    own syncs to it, and a failed sync there poisons the writer as its own would (3).
+//!    log through while it keeps appending (`sync.rs`): the writer reports every flush to it and
+//!    syncs through it too, and a failed sync there poisons the writer as its own would (3).
 
 use std::sync::Arc;
 
@@ -97,21 +97,21 @@ impl LogWriter {
     }
 
     /// Makes every appended record durable (fdatasync; the file size is made durable too).
+    /// With a shared [`LogSync`] the sync goes through it (invariant 5), so it never runs at
+    /// the same time as another thread's sync of this log.
     ///
     /// # Errors
     /// As [`add_record`](Self::add_record). A failed sync is never retried by the writer.
     pub fn sync(&mut self) -> Result<()> {
         self.check_poisoned()?;
-        let result = self.file.sync_data();
-        if let Some(sync) = &self.sync {
-            match &result {
-                Ok(()) => {
-                    sync.flushed(self.file.len());
-                    sync.synced(self.file.len());
-                }
-                Err(e) => sync.fail(&format!("log writer failed earlier: {e}")),
-            }
-        }
+        let result = match self.sync.clone() {
+            Some(sync) => self.file.flush().and_then(|()| {
+                let len = self.file.len();
+                sync.flushed(len);
+                sync.sync_through(len, |_| ()).map(|_| ())
+            }),
+            None => self.file.sync_data(),
+        };
         self.poison_on_error(result)
     }
 

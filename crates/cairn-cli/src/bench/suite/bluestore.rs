@@ -5,7 +5,10 @@
 //! 2. write buffers of 256 MiB, at most 4 of them.
 //!
 //! For each: `bluestore_fill` (unsynced) then `bluestore_write` (synced batches unless
-//! `--disable_wal`), on `--threads` threads. Every other flag applies as given. The table at the
+//! `--disable_wal`), on `--threads` threads. The suite sets `--write_buffer_size`,
+//! `--max_write_buffer_number`, `--sync` and, for the fill, `--duration`; the flags the
+//! bluestore benchmarks refuse are listed in [`crate::bench::bluestore`]; every other flag
+//! applies as given. The table at the
 //! end gives, per shape: fill and write ops/s, the write step's p99 and p99.9 latency, its
 //! write-amp (engine table bytes, and device bytes, over the batches' key and value bytes), the
 //! table bytes written (flushes and compactions), CPU µs per write of the benchmark threads and
@@ -143,19 +146,11 @@ pub fn run<E: BenchEngine>(args: &BenchArgs) -> Result<RunReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Flags {
-        #[command(flatten)]
-        bench: BenchArgs,
-    }
+    use crate::bench::suite::tests::flags;
 
     #[test]
     fn plan_runs_both_buffer_shapes_with_synced_writes() {
-        let args = Flags::try_parse_from(["bench", "--threads=2", "--duration=30"])
-            .expect("flags")
-            .bench;
+        let args = flags(&["bench", "--threads=2", "--duration=30"]);
         let shapes_plan = plan(&args);
         let sizes: Vec<(usize, u32)> = shapes_plan
             .iter()
@@ -180,9 +175,7 @@ mod tests {
         }
         assert_eq!(shapes_plan[0].2.duration, 30);
         // Without a WAL there is nothing to sync.
-        let args = Flags::try_parse_from(["bench", "--disable_wal"])
-            .expect("flags")
-            .bench;
+        let args = flags(&["bench", "--disable_wal"]);
         assert!(!plan(&args)[0].2.sync);
     }
 }

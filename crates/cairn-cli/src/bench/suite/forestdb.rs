@@ -155,19 +155,11 @@ pub fn run<E: BenchEngine>(args: &BenchArgs, options: &EngineOptions) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Flags {
-        #[command(flatten)]
-        bench: BenchArgs,
-    }
+    use crate::bench::suite::tests::flags;
 
     #[test]
     fn plan_has_the_forestdb_steps_with_one_and_n_threads() {
-        let args = Flags::try_parse_from(["bench", "--suite=forestdb", "--duration=5"])
-            .expect("flags")
-            .bench;
+        let args = flags(&["bench", "--suite=forestdb", "--duration=5"]);
         let plan = step_args(&args);
         let names: Vec<(&str, u32, bool)> = plan
             .iter()
@@ -196,9 +188,7 @@ mod tests {
         assert_eq!(plan[1].1.benchmark_write_rate_limit, 0);
         assert_eq!(plan[0].1.duration, 0);
         assert_eq!(plan[1].1.duration, 5);
-        let args = Flags::try_parse_from(["bench", "--threads=8"])
-            .expect("flags")
-            .bench;
+        let args = flags(&["bench", "--threads=8"]);
         assert_eq!(step_args(&args)[2].1.threads, 8);
         let t = table(&[("load".to_string(), 1234.4, 3 << 20)]);
         assert!(

@@ -65,3 +65,47 @@ fn seed_base(args: &BenchArgs) -> u64 {
     println!("Set seed to {now} because --seed was 0");
     now
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::bench::BenchArgs;
+
+    #[derive(Debug, Parser)]
+    struct Flags {
+        #[command(flatten)]
+        bench: BenchArgs,
+    }
+
+    /// `cairn bench`'s flags parsed from `argv` (its first element is the program name).
+    pub(super) fn flags(argv: &[&str]) -> BenchArgs {
+        Flags::try_parse_from(argv).expect("flags").bench
+    }
+
+    #[test]
+    fn suites_refuse_flags_they_cannot_honour() {
+        let refused = |argv: &[&str]| match flags(argv).validate() {
+            Err(e) => e.to_string(),
+            Ok(()) => "accepted".to_string(),
+        };
+        assert!(refused(&["bench", "--suite=nope"]).contains("unknown --suite"));
+        assert!(refused(&["bench", "--suite=forestdb", "--use_existing_db"])
+            .contains("--use_existing_db cannot be combined"));
+        let sizes = refused(&[
+            "bench",
+            "--suite=bluestore",
+            "--key_size=20",
+            "--batch_size=4",
+        ]);
+        assert!(sizes.starts_with("--key_size, --batch_size:"), "{sizes}");
+        let plain = refused(&["bench", "--benchmarks=bluestore_fill", "--value_size=64"]);
+        assert!(plain.starts_with("--value_size:"), "{plain}");
+        assert_eq!(
+            refused(&["bench", "--suite=bluestore", "--threads=4"]),
+            "accepted"
+        );
+        // The flags stay free for the other benchmarks.
+        assert_eq!(refused(&["bench", "--key_size=20"]), "accepted");
+    }
+}
