@@ -133,28 +133,28 @@ pub fn deferred_key(seq: u64, out: &mut Vec<u8>) {
     out.extend_from_slice(&seq.to_be_bytes());
 }
 
-/// The flags (name, default) that the bluestore benchmarks refuse when changed: their keys and
-/// values have sizes of their own.
+/// The flags that the bluestore benchmarks refuse when changed from their defaults: their keys
+/// and values have sizes of their own.
 pub fn refused_flags(args: &super::BenchArgs) -> Vec<&'static str> {
-    let mut v = Vec::new();
-    if args.key_size != 16 {
-        v.push("--key_size");
-    }
-    if args.value_size != 100 {
-        v.push("--value_size");
-    }
-    if args.batch_size != 1 {
-        v.push("--batch_size");
-    }
-    if args.key_dist != "uniform" {
-        v.push("--key_dist");
-    }
-    v
+    use super::{DEFAULT_BATCH_SIZE, DEFAULT_KEY_DIST, DEFAULT_KEY_SIZE, DEFAULT_VALUE_SIZE};
+    [
+        ("--key_size", args.key_size != DEFAULT_KEY_SIZE),
+        ("--value_size", args.value_size != DEFAULT_VALUE_SIZE),
+        ("--batch_size", args.batch_size != DEFAULT_BATCH_SIZE),
+        ("--key_dist", args.key_dist != DEFAULT_KEY_DIST),
+    ]
+    .into_iter()
+    .filter_map(|(flag, changed)| changed.then_some(flag))
+    .collect()
+}
+
+/// The middle of a size range.
+fn mean((lo, hi): (u64, u64)) -> usize {
+    ((lo + hi) / 2) as usize
 }
 
 /// The mean key and value bytes of a `bluestore_fill` batch (for the device sync probe).
 pub fn mean_fill_batch_bytes() -> usize {
-    let mean = |(lo, hi): (u64, u64)| ((lo + hi) / 2) as usize;
     (OBJECT_PREFIX_LEN + 1 + mean(ONODE_SIZES))
         + SHARDS as usize * (OBJECT_PREFIX_LEN + 5 + mean(SHARD_SIZES))
         + BITMAP_KEYS_PER_OBJECT as usize * (9 + BITMAP_VALUE)
@@ -162,7 +162,6 @@ pub fn mean_fill_batch_bytes() -> usize {
 
 /// The mean key and value bytes of a `bluestore_write` batch (for the device sync probe).
 pub fn mean_write_batch_bytes() -> usize {
-    let mean = |(lo, hi): (u64, u64)| ((lo + hi) / 2) as usize;
     (OBJECT_PREFIX_LEN + 1 + mean(ONODE_SIZES))
         + (OBJECT_PREFIX_LEN + 5 + mean(SHARD_SIZES))
         + (9 + BITMAP_VALUE)

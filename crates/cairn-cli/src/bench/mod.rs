@@ -52,6 +52,16 @@ mod workloads;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Defaults of the flags that shape keys and batches (the bluestore benchmarks refuse any
+/// other value, `bluestore::refused_flags`).
+pub(crate) const DEFAULT_KEY_SIZE: usize = 16;
+/// See [`DEFAULT_KEY_SIZE`].
+pub(crate) const DEFAULT_VALUE_SIZE: usize = 100;
+/// See [`DEFAULT_KEY_SIZE`].
+pub(crate) const DEFAULT_BATCH_SIZE: u64 = 1;
+/// See [`DEFAULT_KEY_SIZE`].
+pub(crate) const DEFAULT_KEY_DIST: &str = "uniform";
+
 use clap::{Args, ValueEnum};
 
 pub use engine::BenchError;
@@ -123,7 +133,7 @@ pub struct BenchArgs {
     /// updaterandom: uniform (db_bench's) or zipfian (YCSB's scrambled zipfian, with
     /// --zipf_theta; db_bench has no zipfian read distribution). Writes of the fills and
     /// overwrite stay uniform as in db_bench.
-    #[arg(long = "key_dist", default_value = "uniform")]
+    #[arg(long = "key_dist", default_value = DEFAULT_KEY_DIST)]
     pub key_dist: String,
     /// Exponent of --key_dist=zipfian, in (0, 1).
     #[arg(long = "zipf_theta", default_value_t = 0.99)]
@@ -210,17 +220,17 @@ pub struct BenchArgs {
     #[arg(long = "deletes", default_value_t = -1, allow_hyphen_values = true)]
     pub deletes: i64,
     /// Keys per write batch (fills, overwrite, deletes) and per multi-get (multireadrandom).
-    #[arg(long = "batch_size", default_value_t = 1)]
+    #[arg(long = "batch_size", default_value_t = DEFAULT_BATCH_SIZE)]
     pub batch_size: u64,
     /// multireadrandom through RocksDB's batched MultiGet instead of the vector MultiGet
     /// (RocksDB only; CairnDB has one multi-get).
     #[arg(long = "multiread_batched", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub multiread_batched: bool,
     /// Key size in bytes.
-    #[arg(long = "key_size", default_value_t = 16)]
+    #[arg(long = "key_size", default_value_t = DEFAULT_KEY_SIZE)]
     pub key_size: usize,
     /// Value size in bytes.
-    #[arg(long = "value_size", default_value_t = 100)]
+    #[arg(long = "value_size", default_value_t = DEFAULT_VALUE_SIZE)]
     pub value_size: usize,
     /// How compressible generated values are (fraction of the original size they compress to).
     #[arg(long = "compression_ratio", default_value_t = 0.5)]

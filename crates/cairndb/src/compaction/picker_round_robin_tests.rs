@@ -19,6 +19,29 @@ fn cursor_key(plan: &CompactionPlan) -> String {
     String::from_utf8(crate::types::user_key(c).to_vec()).expect("ascii")
 }
 
+/// Running compactions holding L1's file at `index` (a compaction of it into L2).
+fn busy_l1_file(v: &Version, index: usize) -> RunningCompactions {
+    let busy = CompactionPlan {
+        reason: CompactionReason::LevelMaxBytes,
+        inputs: vec![CompactionInputs {
+            level: 1,
+            files: vec![Arc::clone(&v.files(1)[index])],
+        }],
+        output_level: 2,
+        target_file_size: 100,
+        max_compaction_bytes: 2500,
+        grandparents: Vec::new(),
+        is_trivial_move: false,
+        is_bottommost: false,
+        is_deletion: false,
+        score: 1.5,
+        compact_cursor: None,
+    };
+    let mut r = RunningCompactions::new();
+    r.register(&busy);
+    r
+}
+
 /// L1 has four files of `size` bytes, [a,b] [d,e] [g,h] [j,k] (numbers 1..=4), each over one
 /// 100-byte L2 file, so none moves trivially and every overlapping ratio is the same.
 fn round_robin_tree(size: u64, base: u64) -> (Version, CfOptions) {
@@ -121,24 +144,7 @@ fn round_robin_skips_files_being_compacted() {
     // cursor wraps past the level's end.
     let (v, o) = round_robin_tree(300, 800);
     let v = with_cursor(v, 1, "g");
-    let busy = CompactionPlan {
-        reason: CompactionReason::LevelMaxBytes,
-        inputs: vec![CompactionInputs {
-            level: 1,
-            files: vec![Arc::clone(&v.files(1)[2])],
-        }],
-        output_level: 2,
-        target_file_size: 100,
-        max_compaction_bytes: 2500,
-        grandparents: Vec::new(),
-        is_trivial_move: false,
-        is_bottommost: false,
-        is_deletion: false,
-        score: 1.5,
-        compact_cursor: None,
-    };
-    let mut r = RunningCompactions::new();
-    r.register(&busy);
+    let r = busy_l1_file(&v, 2);
     let plan = pick(&v, &o, &r).expect("L1 is still over its target");
     assert_eq!(numbers(&plan, 1), vec![4]);
     assert_eq!(cursor_key(&plan), "a");
@@ -200,24 +206,7 @@ fn round_robin_expansion_stays_within_max_compaction_bytes_and_stops_at_a_busy_f
     assert!(plan.input_bytes() <= 500);
     assert_eq!(cursor_key(&plan), "j");
     // File 4 busy: the expansion stops before it (and does not jump over it).
-    let busy = CompactionPlan {
-        reason: CompactionReason::LevelMaxBytes,
-        inputs: vec![CompactionInputs {
-            level: 1,
-            files: vec![Arc::clone(&v.files(1)[3])],
-        }],
-        output_level: 2,
-        target_file_size: 100,
-        max_compaction_bytes: 2500,
-        grandparents: Vec::new(),
-        is_trivial_move: false,
-        is_bottommost: false,
-        is_deletion: false,
-        score: 1.5,
-        compact_cursor: None,
-    };
-    let mut r = RunningCompactions::new();
-    r.register(&busy);
+    let r = busy_l1_file(&v, 3);
     let plan = pick(&v, &o, &r).expect("over target");
     assert_eq!(numbers(&plan, 1), vec![2, 3]);
     assert_eq!(cursor_key(&plan), "j");

@@ -147,11 +147,7 @@ fn multi_get_through_the_block_cache_misses_once_per_block() {
             )
         })
         .collect();
-    let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
-    let opts = TableOptions {
-        block_cache: Some(Arc::clone(&cache)),
-        ..TableOptions::default()
-    };
+    let (cache, opts) = cached_options(false);
     build_table(&fs, path, &model, &opts);
     let t = open_table(&fs, path, &opts).expect("open");
     let keys: Vec<&[u8]> = model.iter().map(|(k, _)| user_key(k)).collect();

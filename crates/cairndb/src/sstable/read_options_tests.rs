@@ -135,11 +135,7 @@ fn unverified_blocks_stay_out_of_the_cache() {
     let fs = MemFs::new();
     let path = Path::new("/c.sst");
     let model = valued_model(200);
-    let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
-    let opts = TableOptions {
-        block_cache: Some(Arc::clone(&cache)),
-        ..TableOptions::default()
-    };
+    let (cache, opts) = cached_options(false);
     build_table(&fs, path, &model, &opts);
     let t = open_table(&fs, path, &opts).expect("open");
     let key = user_key(&model[5].0);
@@ -167,12 +163,7 @@ fn fill_cache_false_leaves_the_cache_alone_on_every_read_path() {
     let fs = MemFs::new();
     let path = Path::new("/n.sst");
     let model = valued_model(400);
-    let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
-    let opts = TableOptions {
-        block_cache: Some(Arc::clone(&cache)),
-        cache_index_and_filter_blocks: true,
-        ..TableOptions::default()
-    };
+    let (cache, opts) = cached_options(true);
     build_table(&fs, path, &model, &opts);
     let t = open_table(&fs, path, &opts).expect("open");
     // Opening put the index and filter in the cache; reads find them there.

@@ -289,6 +289,18 @@ fn small_cache(bytes: usize) -> crate::cache::CacheOptions {
     }
 }
 
+/// A 16 MiB single-shard block cache and table options that use it, with index and filter
+/// blocks in the cache when `index_and_filter`.
+fn cached_options(index_and_filter: bool) -> (Arc<BlockCache>, TableOptions) {
+    let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
+    let opts = TableOptions {
+        block_cache: Some(Arc::clone(&cache)),
+        cache_index_and_filter_blocks: index_and_filter,
+        ..TableOptions::default()
+    };
+    (cache, opts)
+}
+
 /// The model's answer to `Table::get(ikey)`.
 fn model_get<'a>(model: &'a [(Vec<u8>, Vec<u8>)], ikey: &[u8]) -> Option<&'a (Vec<u8>, Vec<u8>)> {
     let i = model.partition_point(|(k, _)| compare_internal(k, ikey) == Ordering::Less);
@@ -662,20 +674,11 @@ fn block_cache_serves_repeated_reads() {
             )
         })
         .collect();
-    let cache = Arc::new(BlockCache::new(small_cache(16 << 20)));
-    let opts = TableOptions {
-        block_cache: Some(Arc::clone(&cache)),
-        cache_index_and_filter_blocks: true,
-        ..TableOptions::default()
-    };
+    let (cache, opts) = cached_options(true);
     let fs = MemFs::new();
     build_table(&fs, Path::new("/c"), &model, &opts);
     // By default the table holds index and filter itself: only data blocks enter the cache.
-    let held = Arc::new(BlockCache::new(small_cache(16 << 20)));
-    let held_opts = TableOptions {
-        block_cache: Some(Arc::clone(&held)),
-        ..TableOptions::default()
-    };
+    let (held, held_opts) = cached_options(false);
     let t = open_table(&fs, Path::new("/c"), &held_opts).expect("open");
     assert_eq!(
         held.stats().inserts,

@@ -138,8 +138,9 @@ impl LogSync {
                 }
                 s.synced = s.synced.max(target);
                 synced_in(crate::statistics::micros_since(started));
-                let more = s.wanted > s.synced && s.synced >= offset;
-                if !more || syncs >= MAX_SYNCS_PER_CALL {
+                // The sync covered `offset` (it was flushed before `target` was read); go on
+                // only for a waiter that needs more.
+                if s.wanted <= s.synced || syncs >= MAX_SYNCS_PER_CALL {
                     s.in_flight = false;
                     return Ok(syncs);
                 }
