@@ -4,8 +4,8 @@
 //! - [`CfOptions`] (`cf.rs`): what applies to one column family (RocksDB's
 //!   `ColumnFamilyOptions`), including the block-based table options as [`CfOptions::table`].
 //! - [`ReadOptions`], [`WriteOptions`] (`read_write.rs`): per call.
-//! - `parse.rs`: RocksDB option strings (`write_buffer_size=256m;compression=kLZ4Compression`),
-//!   in both directions.
+//! - `parse.rs`: RocksDB option strings (`write_buffer_size=256m;compression=kLZ4Compression`)
+//!   read and applied; `print.rs`: the options printed back as such strings.
 //! - `file.rs`: OPTIONS files (`OPTIONS-NNNNNN`, RocksDB's INI layout), written at every open.
 //! - Reference for every option with its default, unit and trade-off: `docs/design/options.md`.
 //!
@@ -33,6 +33,7 @@ pub(crate) mod file;
 mod honoured;
 mod mutable;
 mod parse;
+mod print;
 mod read_write;
 
 #[cfg(test)]

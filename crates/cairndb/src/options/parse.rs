@@ -1,4 +1,5 @@
-//! RocksDB option strings, in both directions: `name=value;name=value;nested={name=value}`.
+//! RocksDB option strings read and applied: `name=value;name=value;nested={name=value}` (the
+//! printers that write them are in `print.rs`).
 //!
 //! Grammar, as RocksDB's `StringToMap` reads it: pairs separated by `;` (a trailing `;` is
 //! fine); names and values trimmed of white space; a value that starts with `{` runs to its
@@ -24,6 +25,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::print::{cf_pairs, db_pairs, join};
 use super::{CfOptions, DbOptions, Options, RocksDbEnum, TableOptions};
 use crate::cache::CacheOptions;
 use crate::compaction::deletion_collector::CompactOnDeletion;
@@ -146,7 +148,7 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
 const FIXED_ROCKSDB_OPTIONS: &[(&str, &[&str])] = &[("unordered_write", &["false", "0"])];
 
 /// The name of the nested block-based table options.
-const TABLE_FACTORY: &str = "block_based_table_factory";
+pub(super) const TABLE_FACTORY: &str = "block_based_table_factory";
 /// RocksDB's spelling of "use the library's default level" in `compression_opts`.
 const ROCKSDB_DEFAULT_COMPRESSION_LEVEL: i64 = 32767;
 /// The zstd level that stands for the library default.
@@ -442,7 +444,7 @@ fn parse_checksum(option: &str, v: &str) -> Result<ChecksumType> {
     ChecksumType::parse(v).map_err(|e| invalid(option, e))
 }
 
-fn checksum_name(c: ChecksumType) -> &'static str {
+pub(super) fn checksum_name(c: ChecksumType) -> &'static str {
     match c {
         ChecksumType::Crc32c => "kCRC32c",
         ChecksumType::Xxh3 => "kXXH3",
@@ -786,253 +788,6 @@ fn set_compression_opt(t: &mut TableOptions, name: &str, option: &str, v: &str) 
         _ => return Ok(false),
     }
     Ok(true)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Printing.
-
-/// `name=value` pairs joined by `;`.
-fn join(pairs: Vec<(&str, String)>) -> String {
-    let mut out = String::new();
-    for (name, value) in pairs {
-        out.push_str(name);
-        out.push('=');
-        out.push_str(&value);
-        out.push(';');
-    }
-    out
-}
-
-fn db_pairs(db: &DbOptions) -> Vec<(&'static str, String)> {
-    vec![
-        ("create_if_missing", db.create_if_missing.to_string()),
-        ("error_if_exists", db.error_if_exists.to_string()),
-        (
-            "create_missing_column_families",
-            db.create_missing_column_families.to_string(),
-        ),
-        ("paranoid_checks", db.paranoid_checks.to_string()),
-        ("max_open_files", db.max_open_files.to_string()),
-        (
-            "table_cache_numshardbits",
-            db.table_cache_numshardbits.to_string(),
-        ),
-        ("max_background_jobs", db.max_background_jobs.to_string()),
-        ("max_subcompactions", db.max_subcompactions.to_string()),
-        ("bytes_per_sync", db.bytes_per_sync.to_string()),
-        ("wal_bytes_per_sync", db.wal_bytes_per_sync.to_string()),
-        ("max_total_wal_size", db.max_total_wal_size.to_string()),
-        (
-            "wal_recovery_mode",
-            db.wal_recovery_mode.rocksdb_name().into(),
-        ),
-        (
-            "max_manifest_file_size",
-            db.max_manifest_file_size.to_string(),
-        ),
-        ("delayed_write_rate", db.delayed_write_rate.to_string()),
-        (
-            "stats_dump_period_sec",
-            db.stats_dump_period_sec.to_string(),
-        ),
-        (
-            "allow_concurrent_memtable_write",
-            db.allow_concurrent_memtable_write.to_string(),
-        ),
-        (
-            "enable_pipelined_write",
-            db.enable_pipelined_write.to_string(),
-        ),
-        (
-            "enable_write_thread_adaptive_yield",
-            db.enable_write_thread_adaptive_yield.to_string(),
-        ),
-        (
-            "write_thread_max_yield_usec",
-            db.write_thread_max_yield_usec.to_string(),
-        ),
-        (
-            "write_thread_slow_yield_usec",
-            db.write_thread_slow_yield_usec.to_string(),
-        ),
-        ("info_log_level", db.info_log_level.rocksdb_name().into()),
-        ("keep_log_file_num", db.keep_log_file_num.to_string()),
-        ("max_log_file_size", db.max_log_file_size.to_string()),
-        (
-            "compaction_readahead_size",
-            db.compaction_readahead_size.to_string(),
-        ),
-    ]
-}
-
-fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
-    let per_level: Vec<&str> = cf
-        .compression_per_level
-        .iter()
-        .map(|c| c.rocksdb_name())
-        .collect();
-    vec![
-        ("write_buffer_size", cf.write_buffer_size.to_string()),
-        (
-            "max_write_buffer_number",
-            cf.max_write_buffer_number.to_string(),
-        ),
-        (
-            "min_write_buffer_number_to_merge",
-            cf.min_write_buffer_number_to_merge.to_string(),
-        ),
-        (
-            "level0_file_num_compaction_trigger",
-            cf.level0_file_num_compaction_trigger.to_string(),
-        ),
-        (
-            "level0_slowdown_writes_trigger",
-            cf.level0_slowdown_writes_trigger.to_string(),
-        ),
-        (
-            "level0_stop_writes_trigger",
-            cf.level0_stop_writes_trigger.to_string(),
-        ),
-        (
-            "soft_pending_compaction_bytes_limit",
-            cf.soft_pending_compaction_bytes_limit.to_string(),
-        ),
-        (
-            "hard_pending_compaction_bytes_limit",
-            cf.hard_pending_compaction_bytes_limit.to_string(),
-        ),
-        (
-            "max_bytes_for_level_base",
-            cf.max_bytes_for_level_base.to_string(),
-        ),
-        (
-            "max_bytes_for_level_multiplier",
-            cf.max_bytes_for_level_multiplier.to_string(),
-        ),
-        (
-            "target_file_size_base",
-            cf.target_file_size_base.to_string(),
-        ),
-        (
-            "target_file_size_multiplier",
-            cf.target_file_size_multiplier.to_string(),
-        ),
-        (
-            "level_compaction_dynamic_level_bytes",
-            cf.level_compaction_dynamic_level_bytes.to_string(),
-        ),
-        ("num_levels", cf.num_levels.to_string()),
-        (
-            "compaction_style",
-            cf.compaction_style.rocksdb_name().into(),
-        ),
-        ("compaction_pri", cf.compaction_pri.rocksdb_name().into()),
-        ("compression", cf.compression.rocksdb_name().into()),
-        ("compression_per_level", per_level.join(":")),
-        (
-            "bottommost_compression",
-            cf.bottommost_compression
-                .map_or("kDisableCompressionOption", |c| c.rocksdb_name())
-                .into(),
-        ),
-        (
-            "compression_opts",
-            format!("{{level={}}}", cf.table.zstd_level),
-        ),
-        (
-            "prefix_extractor",
-            cf.prefix_extractor
-                .as_ref()
-                .map_or("nullptr", |p| p.name())
-                .into(),
-        ),
-        (
-            "memtable_prefix_bloom_size_ratio",
-            cf.memtable_prefix_bloom_size_ratio.to_string(),
-        ),
-        (
-            "optimize_filters_for_hits",
-            cf.optimize_filters_for_hits.to_string(),
-        ),
-        (
-            "memtable_huge_page_size",
-            cf.memtable_huge_page_size.to_string(),
-        ),
-        ("ttl", cf.ttl.to_string()),
-        (
-            "periodic_compaction_seconds",
-            cf.periodic_compaction_seconds.to_string(),
-        ),
-        (
-            "disable_auto_compactions",
-            cf.disable_auto_compactions.to_string(),
-        ),
-        ("max_compaction_bytes", cf.max_compaction_bytes.to_string()),
-        (
-            "compaction_options_universal",
-            universal_string(&cf.compaction_options_universal),
-        ),
-        (
-            "compaction_options_fifo",
-            format!(
-                "{{max_table_files_size={};allow_compaction={}}}",
-                cf.compaction_options_fifo.max_table_files_size,
-                cf.compaction_options_fifo.allow_compaction
-            ),
-        ),
-        (
-            "compact_on_deletion",
-            cf.compact_on_deletion.map_or("nullptr".into(), |d| {
-                format!(
-                    "{{window_size={};deletion_trigger={};deletion_ratio={}}}",
-                    d.sliding_window_size, d.deletion_trigger, d.deletion_ratio
-                )
-            }),
-        ),
-        (
-            TABLE_FACTORY,
-            format!("{{{}}}", join(table_pairs(&cf.table))),
-        ),
-    ]
-}
-
-fn universal_string(u: &UniversalOptions) -> String {
-    format!(
-        "{{size_ratio={};min_merge_width={};max_merge_width={};max_size_amplification_percent={}}}",
-        u.size_ratio, u.min_merge_width, u.max_merge_width, u.max_size_amplification_percent
-    )
-}
-
-fn table_pairs(t: &TableOptions) -> Vec<(&'static str, String)> {
-    let filter = if t.bloom_bits_per_key > 0.0 {
-        format!("bloomfilter:{}:false", t.bloom_bits_per_key)
-    } else {
-        "nullptr".to_string()
-    };
-    vec![
-        ("block_size", t.block_size.to_string()),
-        (
-            "block_restart_interval",
-            t.block_restart_interval.to_string(),
-        ),
-        (
-            "index_block_restart_interval",
-            t.index_block_restart_interval.to_string(),
-        ),
-        ("filter_policy", filter),
-        ("whole_key_filtering", t.whole_key_filtering.to_string()),
-        (
-            "cache_index_and_filter_blocks",
-            t.cache_index_and_filter_blocks.to_string(),
-        ),
-        (
-            "block_cache",
-            t.block_cache
-                .as_ref()
-                .map_or("nullptr".to_string(), |c| c.capacity().to_string()),
-        ),
-        ("checksum", checksum_name(t.checksum).into()),
-    ]
 }
 
 // ---------------------------------------------------------------------------------------------
