@@ -12,8 +12,8 @@ use cairndb::fs::{FileSystem, MemFs};
 use cairndb::iter::InternalIterator;
 use cairndb::sstable::{Table, TableBuilder, TableEntry, TableOptions};
 use cairndb::types::{
-    compare_internal, make_internal_key, range_deletion_sentinel, seek_key, user_key,
-    RangeTombstone, ValueKind, MAX_SEQUENCE,
+    make_internal_key, range_deletion_sentinel, seek_key, user_key, RangeTombstone, ValueKind,
+    MAX_SEQUENCE,
 };
 use cairndb::util::checksum::ChecksumType;
 use cairndb::CompressionType;
@@ -66,7 +66,7 @@ fn decode(data: &[u8]) -> Option<(TableOptions, Entries, Tombs)> {
         }
         rest = r;
     }
-    entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
+    entries.sort_by(|a, b| cairndb::KeyOrder::BYTEWISE.compare_internal(&a.0, &b.0));
     entries.dedup_by(|a, b| a.0 == b.0);
     Some((opts, entries, tombs))
 }
@@ -120,7 +120,7 @@ fuzz_target!(|data: &[u8]| {
         all.push(t.begin_key());
         all.push(range_deletion_sentinel(&t.end));
     }
-    all.sort_by(|a, b| compare_internal(a, b));
+    all.sort_by(|a, b| cairndb::KeyOrder::BYTEWISE.compare_internal(a, b));
     assert_eq!(built.smallest(), all.first().map(Vec::as_slice));
     assert_eq!(built.largest(), all.last().map(Vec::as_slice));
 
@@ -153,7 +153,11 @@ fuzz_target!(|data: &[u8]| {
         let target = seek_key(k, snapshot);
         entries
             .iter()
-            .find(|(e, _)| compare_internal(e, &target).is_ge())
+            .find(|(e, _)| {
+                cairndb::KeyOrder::BYTEWISE
+                    .compare_internal(e, &target)
+                    .is_ge()
+            })
             .filter(|(e, _)| user_key(e) == k)
             .cloned()
     };

@@ -48,7 +48,7 @@ fn open(path: &Path) -> cairndb::Result<Arc<Table>> {
     let fs = RealFs::new();
     let size = fs.size(path)?;
     let file = fs.open_read(path)?;
-    Ok(Arc::new(Table::open(
+    Ok(Arc::new(Table::open_recorded(
         file,
         path,
         size,

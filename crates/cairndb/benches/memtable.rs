@@ -81,6 +81,7 @@ impl Filled {
                 rep,
                 huge_page_size: huge,
                 arena_block_size: if huge > 0 { huge } else { 1 << 20 },
+                ..MemTableOptions::default()
             }),
             keys: Keys(0x9e37_79b9_7f4a_7c15),
             seq: 0,

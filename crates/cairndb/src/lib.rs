@@ -95,6 +95,7 @@ internal_modules!(
     wal,
 );
 
+pub mod comparator;
 pub mod fs;
 pub mod options;
 #[cfg(test)]
@@ -105,6 +106,7 @@ pub use batch::{BaseDeltaIter, BatchLookup, WriteBatch, WriteBatchWithIndex};
 pub use compaction::{
     CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
 };
+pub use comparator::{Comparator, KeyOrder};
 pub use db::internal_stats::FlushStats;
 pub use db::{
     CheckpointReport, ColumnFamily, ColumnFamilyDescriptor, CompactionStats, Db, DbIter,

@@ -7,9 +7,10 @@
 
 use std::cmp::Ordering;
 
+use crate::comparator::{EntryOrder, KeyOrder};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
-use crate::types::{compare_internal, make_internal_key, ValueKind};
+use crate::types::{make_internal_key, ValueKind};
 use crate::version::FileMetaData;
 
 /// An [`InternalIterator`] over owned `(key, value)` entries, sorted by its comparator on
@@ -21,25 +22,22 @@ use crate::version::FileMetaData;
 #[derive(Debug, Clone)]
 pub(crate) struct VecIter {
     entries: Vec<(Vec<u8>, Vec<u8>)>,
-    cmp: fn(&[u8], &[u8]) -> Ordering,
+    cmp: EntryOrder,
     pos: Option<usize>,
     fail_at: Option<usize>,
     failed: bool,
 }
 
 impl VecIter {
-    /// Over internal keys (sorted by [`compare_internal`]).
+    /// Over internal keys (sorted in bytewise internal-key order).
     pub(crate) fn new(entries: Vec<(Vec<u8>, Vec<u8>)>) -> Self {
-        Self::with_comparator(entries, compare_internal)
+        Self::with_comparator(entries, EntryOrder::Internal(KeyOrder::BYTEWISE))
     }
 
     /// Over keys ordered by `cmp` (for iterators over plain keys, as the merging iterator's
     /// tests use).
-    pub(crate) fn with_comparator(
-        mut entries: Vec<(Vec<u8>, Vec<u8>)>,
-        cmp: fn(&[u8], &[u8]) -> Ordering,
-    ) -> Self {
-        entries.sort_by(|a, b| cmp(&a.0, &b.0));
+    pub(crate) fn with_comparator(mut entries: Vec<(Vec<u8>, Vec<u8>)>, cmp: EntryOrder) -> Self {
+        entries.sort_by(|a, b| cmp.compare(&a.0, &b.0));
         VecIter {
             entries,
             cmp,
@@ -78,13 +76,13 @@ impl InternalIterator for VecIter {
     fn seek(&mut self, t: &[u8]) {
         let i = self
             .entries
-            .partition_point(|e| (self.cmp)(&e.0, t) == Ordering::Less);
+            .partition_point(|e| self.cmp.compare(&e.0, t) == Ordering::Less);
         self.land(Some(i));
     }
     fn seek_for_prev(&mut self, t: &[u8]) {
         let i = self
             .entries
-            .partition_point(|e| (self.cmp)(&e.0, t) != Ordering::Greater);
+            .partition_point(|e| self.cmp.compare(&e.0, t) != Ordering::Greater);
         self.land(i.checked_sub(1));
     }
     fn next(&mut self) {
@@ -129,4 +127,9 @@ pub(crate) fn file_meta(
         largest_seqno: seqs.1,
         ..FileMetaData::default()
     }
+}
+
+/// Internal-key order with bytewise user keys, for tests that need no other comparator.
+pub(crate) fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
+    KeyOrder::BYTEWISE.compare_internal(a, b)
 }

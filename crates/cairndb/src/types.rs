@@ -2,15 +2,14 @@
 //! memtable, the WAL batches, the SST files and compaction.
 //!
 //! An *internal key* is a user key followed by an 8-byte little-endian trailer
-//! `(sequence << 8) | kind`. Internal keys order by user key ascending (bytewise), then by trailer
-//! descending, so that for one user key the newest entry comes first. The on-disk layout is
+//! `(sequence << 8) | kind`. Internal keys order by user key in the column family's order
+//! ([`crate::comparator::KeyOrder`]), then by trailer descending, so that for one user key the
+//! newest entry comes first. The on-disk layout is
 //! specified in `docs/format/sstable.md`.
 //!
 //! Invariants:
 //! 1. A sequence number fits in 56 bits ([`MAX_SEQUENCE`]).
 //! 2. [`ValueKind`] values are persisted; they are never renumbered and 0 is invalid.
-
-use std::cmp::Ordering;
 
 use crate::error::{Error, Result};
 
@@ -125,9 +124,9 @@ impl RangeTombstone {
         }
     }
 
-    /// True when `user_key` lies in `[begin, end)`.
-    pub fn contains(&self, user_key: &[u8]) -> bool {
-        self.begin.as_slice() <= user_key && user_key < self.end.as_slice()
+    /// True when `user_key` lies in `[begin, end)` in `order`.
+    pub fn contains(&self, order: &crate::comparator::KeyOrder, user_key: &[u8]) -> bool {
+        order.compare(&self.begin, user_key).is_le() && order.compare(user_key, &self.end).is_lt()
     }
 
     /// The key the tombstone is stored under: `(begin, seq, RangeDelete)`. The smallest key of a
@@ -188,19 +187,6 @@ pub fn trailer(ikey: &[u8]) -> u64 {
     u64::from_le_bytes(ikey[n - TRAILER_LEN..].try_into().expect("8 bytes"))
 }
 
-/// Orders internal keys: user key ascending, then trailer (sequence, kind) descending.
-/// Keys shorter than a trailer (only possible in damaged input) order bytewise before the rest.
-#[inline]
-pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
-    if a.len() < TRAILER_LEN || b.len() < TRAILER_LEN {
-        return a.cmp(b);
-    }
-    match user_key(a).cmp(user_key(b)) {
-        Ordering::Equal => trailer(b).cmp(&trailer(a)),
-        o => o,
-    }
-}
-
 /// Compression applied to a block. Persisted: values never change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
@@ -253,9 +239,12 @@ impl CompressionType {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Ordering;
 
     #[test]
     fn internal_key_order() {
+        let compare_internal =
+            |a: &[u8], b: &[u8]| crate::comparator::KeyOrder::BYTEWISE.compare_internal(a, b);
         let a1 = make_internal_key(b"a", 1, ValueKind::Put);
         let a9 = make_internal_key(b"a", 9, ValueKind::Put);
         let b0 = make_internal_key(b"b", 0, ValueKind::Put);

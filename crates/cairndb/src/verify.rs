@@ -68,6 +68,7 @@ pub fn verify_with_fs(fs: Arc<dyn FileSystem>, dir: &Path) -> Result<VerifyRepor
     report.manifest = manifest;
     let opts = VersionSetOptions {
         num_levels: usize::from(MAX_LEVELS),
+        adopt_recorded_comparators: true,
         ..VersionSetOptions::default()
     };
     let (set, _) = VersionSet::recover(Arc::clone(&fs), dir, opts)?;
@@ -127,7 +128,12 @@ fn check_table(
         return Err(Error::corruption(path, size.min(expected_size), why));
     }
     let file = fs.open_read(path)?;
-    let table = Arc::new(Table::open(file, path, size, &TableOptions::default())?);
+    let table = Arc::new(Table::open_recorded(
+        file,
+        path,
+        size,
+        &TableOptions::default(),
+    )?);
     table.verify_checksums()?;
     report.tables += 1;
     report.table_bytes += size;

@@ -10,12 +10,15 @@
 //! with bounds, and separately in prefix mode). Error injection: a child that fails part-way
 //! (a wrapper, and a table file whose block read is corrupted through `FaultFs`) makes the merging
 //! and user iterators invalid with the error in `status()`, after returning only correct entries.
+//! The internal-key subjects and the user iterator run in both built-in comparators' orders
+//! (bytewise and reverse bytewise), over models sorted the same way.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use cairndb::comparator::EntryOrder;
 use cairndb::fs::{FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
 use cairndb::iter::{
     BoxedIterator, DbIterOptions, DbIterator, InternalIterator, LevelIterator, MergingIterator,
@@ -27,16 +30,16 @@ use cairndb::sstable::{
     Block, BlockBuilder, BlockIter, BlockKind, FixedPrefix, Table, TableBuilder, TableOptions,
 };
 use cairndb::types::{
-    append_internal_key, compare_internal, make_internal_key, seek_key, ParsedKey, RangeTombstone,
-    SequenceNumber, ValueKind, MAX_SEQUENCE,
+    append_internal_key, make_internal_key, seek_key, ParsedKey, RangeTombstone, SequenceNumber,
+    ValueKind, MAX_SEQUENCE,
 };
 use cairndb::version::edit::FileMetaData;
-use cairndb::{CompressionType, Error};
+use cairndb::{CompressionType, Error, KeyOrder};
 use proptest::prelude::*;
 
 /// Sorted, unique (key, value) pairs: what an iterator must show.
 type Model = Vec<(Vec<u8>, Vec<u8>)>;
-type Cmp = fn(&[u8], &[u8]) -> Ordering;
+type Cmp<'a> = &'a dyn Fn(&[u8], &[u8]) -> Ordering;
 type Factory<'a> = &'a dyn Fn() -> BoxedIterator;
 /// A named factory of fresh iterators.
 type Subject = (&'static str, Box<dyn Fn() -> BoxedIterator>);
@@ -45,8 +48,11 @@ type Versions = Vec<(SequenceNumber, ValueKind, Vec<u8>)>;
 /// Optional lower and upper bounds.
 type Bounds = (Option<Vec<u8>>, Option<Vec<u8>>);
 
-fn bytewise(a: &[u8], b: &[u8]) -> Ordering {
-    a.cmp(b)
+/// Both built-in comparators: every subject conforms in each.
+const ORDERS: [KeyOrder; 2] = [KeyOrder::BYTEWISE, KeyOrder::REVERSE_BYTEWISE];
+
+fn order_of(reverse: bool) -> KeyOrder {
+    ORDERS[usize::from(reverse)].clone()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -77,7 +83,7 @@ fn op_strategy() -> impl Strategy<Value = Op> {
 /// The model's view: where each call lands.
 struct Oracle<'a> {
     model: &'a Model,
-    cmp: Cmp,
+    cmp: Cmp<'a>,
 }
 
 impl Oracle<'_> {
@@ -136,7 +142,7 @@ fn expect_at(
 
 /// Runs the deterministic part of the contract against `model` (ordered by `cmp`), seeking to
 /// every probe.
-fn conform(name: &str, make: Factory<'_>, model: &Model, cmp: Cmp, probes: &[Vec<u8>]) {
+fn conform(name: &str, make: Factory<'_>, model: &Model, cmp: Cmp<'_>, probes: &[Vec<u8>]) {
     let o = Oracle { model, cmp };
     let mut it = make();
     assert!(!it.valid(), "{name}: a new iterator is unpositioned");
@@ -216,7 +222,7 @@ fn conform_ops(
     name: &str,
     make: Factory<'_>,
     model: &Model,
-    cmp: Cmp,
+    cmp: Cmp<'_>,
     probes: &[Vec<u8>],
     ops: &[Op],
 ) {
@@ -269,8 +275,10 @@ fn conform_ops(
 // Internal-key subjects: blocks, tables, memtables, merging iterators.
 
 /// A random internal-key model: user keys `k00`..`k29`, unique sequence numbers, point kinds.
-fn internal_model_strategy() -> impl Strategy<Value = Model> {
-    prop::collection::vec((0u8..30, 0u8..4, 0u16..1000), 0..60).prop_map(|raw| {
+fn internal_model_strategy() -> impl Strategy<Value = (Model, KeyOrder)> {
+    let raw = prop::collection::vec((0u8..30, 0u8..4, 0u16..1000), 0..60);
+    (raw, any::<bool>()).prop_map(|(raw, reverse)| {
+        let order = order_of(reverse);
         let mut m: Model = raw
             .iter()
             .enumerate()
@@ -285,12 +293,12 @@ fn internal_model_strategy() -> impl Strategy<Value = Model> {
                 (key, format!("v{v}").into_bytes())
             })
             .collect();
-        m.sort_by(|a, b| compare_internal(&a.0, &b.0));
-        m
+        m.sort_by(|a, b| order.compare_internal(&a.0, &b.0));
+        (m, order)
     })
 }
 
-fn large_internal_model() -> Model {
+fn large_internal_model(order: &KeyOrder) -> Model {
     let mut m: Model = (0..400u64)
         .map(|i| {
             let ukey = format!("key{:04}", (i * 7919) % 150);
@@ -306,7 +314,7 @@ fn large_internal_model() -> Model {
             )
         })
         .collect();
-    m.sort_by(|a, b| compare_internal(&a.0, &b.0));
+    m.sort_by(|a, b| order.compare_internal(&a.0, &b.0));
     m
 }
 
@@ -337,7 +345,8 @@ fn internal_probes(model: &Model) -> Vec<Vec<u8>> {
     out
 }
 
-fn block_factory(model: &Model) -> impl Fn() -> BoxedIterator {
+fn block_factory(model: &Model, order: &KeyOrder) -> impl Fn() -> BoxedIterator {
+    let order = order.clone();
     let mut b = BlockBuilder::new(3);
     for (k, v) in model {
         b.add(k, v);
@@ -346,7 +355,7 @@ fn block_factory(model: &Model) -> impl Fn() -> BoxedIterator {
     move || {
         let it = BlockIter::new(
             cairndb::sstable::BlockRef::Owned(Arc::clone(&block)),
-            compare_internal,
+            EntryOrder::Internal(order.clone()),
         )
         .expect("block iter");
         Box::new(it) as BoxedIterator
@@ -354,35 +363,37 @@ fn block_factory(model: &Model) -> impl Fn() -> BoxedIterator {
 }
 
 /// Options for tables of many tiny blocks, so that iterators cross block boundaries constantly.
-fn tiny_block_options() -> TableOptions {
+fn tiny_block_options(order: &KeyOrder) -> TableOptions {
     TableOptions {
         block_size: 64,
         block_restart_interval: 2,
         compression: CompressionType::None,
+        comparator: order.clone(),
         ..TableOptions::default()
     }
 }
 
-fn build_table(fs: &dyn FileSystem, path: &str, model: &Model) -> Arc<Table> {
+fn build_table(fs: &dyn FileSystem, path: &str, model: &Model, order: &KeyOrder) -> Arc<Table> {
     let path = Path::new(path);
-    let opts = tiny_block_options();
+    let opts = tiny_block_options(order);
     let mut b = TableBuilder::new(fs.create(path).expect("create"), path, &opts).expect("builder");
     for (k, v) in model {
         b.add(k, v).expect("add");
     }
     b.finish().expect("finish");
-    open_table(fs, path)
+    open_table(fs, path, order)
 }
 
-fn open_table(fs: &dyn FileSystem, path: &Path) -> Arc<Table> {
+fn open_table(fs: &dyn FileSystem, path: &Path, order: &KeyOrder) -> Arc<Table> {
     let file = fs.open_read(path).expect("open");
     let size = file.size().expect("size");
-    Arc::new(Table::open(file, path, size, &tiny_block_options()).expect("table"))
+    Arc::new(Table::open(file, path, size, &tiny_block_options(order)).expect("table"))
 }
 
-fn memtable(rep: MemTableRep, model: &Model) -> Arc<MemTable> {
+fn memtable(rep: MemTableRep, model: &Model, order: &KeyOrder) -> Arc<MemTable> {
     let mem = MemTable::new(MemTableOptions {
         rep,
+        comparator: order.clone(),
         ..MemTableOptions::default()
     });
     for (k, v) in model {
@@ -402,17 +413,22 @@ fn split(model: &Model, n: usize, assign: impl Fn(usize) -> usize) -> Vec<Model>
 }
 
 /// A merging iterator over two memtables and two tables holding the model between them.
-fn merging_factory(model: &Model, assign: impl Fn(usize) -> usize) -> impl Fn() -> BoxedIterator {
+fn merging_factory(
+    model: &Model,
+    order: &KeyOrder,
+    assign: impl Fn(usize) -> usize,
+) -> impl Fn() -> BoxedIterator {
     let parts = split(model, 4, assign);
     let fs = MemFs::new();
     let mems = [
-        memtable(MemTableRep::SkipList, &parts[0]),
-        memtable(MemTableRep::Vector, &parts[1]),
+        memtable(MemTableRep::SkipList, &parts[0], order),
+        memtable(MemTableRep::Vector, &parts[1], order),
     ];
     let tables = [
-        build_table(&fs, "/1.sst", &parts[2]),
-        build_table(&fs, "/2.sst", &parts[3]),
+        build_table(&fs, "/1.sst", &parts[2], order),
+        build_table(&fs, "/2.sst", &parts[3], order),
     ];
+    let order = order.clone();
     move || {
         let children: Vec<BoxedIterator> = vec![
             Box::new(mems[0].iter()),
@@ -420,7 +436,7 @@ fn merging_factory(model: &Model, assign: impl Fn(usize) -> usize) -> impl Fn() 
             Box::new(mems[1].iter()),
             Box::new(tables[1].iter()),
         ];
-        Box::new(MergingIterator::new(children)) as BoxedIterator
+        Box::new(MergingIterator::new(children, order.clone())) as BoxedIterator
     }
 }
 
@@ -445,14 +461,24 @@ impl TableOpener for Opener {
 
 /// The model as one sorted level of `n` tables holding contiguous runs of it (some empty runs
 /// are left out, as a level has no empty files), plus the opener; `broken` files fail to open.
-fn level_of(model: &Model, n: usize, broken: Vec<u64>) -> (Arc<[FileMetaData]>, Arc<Opener>) {
+fn level_of(
+    model: &Model,
+    order: &KeyOrder,
+    n: usize,
+    broken: Vec<u64>,
+) -> (Arc<[FileMetaData]>, Arc<Opener>) {
     let fs = MemFs::new();
     let per = model.len().div_ceil(n).max(1);
     let mut files = Vec::new();
     let mut tables = Vec::new();
     for run in model.chunks(per) {
         let number = tables.len() as u64 + 1;
-        tables.push(build_table(&fs, &format!("/{number}.sst"), &run.to_vec()));
+        tables.push(build_table(
+            &fs,
+            &format!("/{number}.sst"),
+            &run.to_vec(),
+            order,
+        ));
         files.push(FileMetaData {
             number,
             smallest: run[0].0.clone(),
@@ -463,23 +489,28 @@ fn level_of(model: &Model, n: usize, broken: Vec<u64>) -> (Arc<[FileMetaData]>, 
     (files.into(), Arc::new(Opener { tables, broken }))
 }
 
-fn level_factory(model: &Model, n: usize) -> impl Fn() -> BoxedIterator {
-    let (files, opener) = level_of(model, n, Vec::new());
+fn level_factory(model: &Model, order: &KeyOrder, n: usize) -> impl Fn() -> BoxedIterator {
+    let (files, opener) = level_of(model, order, n, Vec::new());
+    let order = order.clone();
     move || {
         let opener: Arc<dyn TableOpener> = opener.clone();
-        Box::new(LevelIterator::new(Arc::clone(&files), opener)) as BoxedIterator
+        Box::new(LevelIterator::new(
+            Arc::clone(&files),
+            opener,
+            order.clone(),
+        )) as BoxedIterator
     }
 }
 
 /// Every internal-key iterator over `model`: (name, factory).
-fn internal_subjects(model: &Model) -> Vec<Subject> {
+fn internal_subjects(model: &Model, order: &KeyOrder) -> Vec<Subject> {
     let fs = MemFs::new();
-    let table = build_table(&fs, "/0.sst", model);
-    let skip = memtable(MemTableRep::SkipList, model);
-    let vector = memtable(MemTableRep::Vector, model);
+    let table = build_table(&fs, "/0.sst", model, order);
+    let skip = memtable(MemTableRep::SkipList, model, order);
+    let vector = memtable(MemTableRep::Vector, model, order);
     let n = model.len();
     vec![
-        ("BlockIter", Box::new(block_factory(model))),
+        ("BlockIter", Box::new(block_factory(model, order))),
         (
             "TableIterator",
             Box::new(move || Box::new(table.iter()) as BoxedIterator),
@@ -492,29 +523,38 @@ fn internal_subjects(model: &Model) -> Vec<Subject> {
             "MemTableIter(vector)",
             Box::new(move || Box::new(vector.iter()) as BoxedIterator),
         ),
-        ("LevelIterator(1 file)", Box::new(level_factory(model, 1))),
-        ("LevelIterator(5 files)", Box::new(level_factory(model, 5))),
+        (
+            "LevelIterator(1 file)",
+            Box::new(level_factory(model, order, 1)),
+        ),
+        (
+            "LevelIterator(5 files)",
+            Box::new(level_factory(model, order, 5)),
+        ),
         (
             "MergingIterator(round robin)",
-            Box::new(merging_factory(model, |i| i)),
+            Box::new(merging_factory(model, order, |i| i)),
         ),
         (
             "MergingIterator(runs)",
-            Box::new(merging_factory(model, move |i| i * 4 / n.max(1))),
+            Box::new(merging_factory(model, order, move |i| i * 4 / n.max(1))),
         ),
         (
             "MergingIterator(scattered)",
-            Box::new(merging_factory(model, |i| (i * 2654435761) >> 7)),
+            Box::new(merging_factory(model, order, |i| (i * 2654435761) >> 7)),
         ),
     ]
 }
 
 #[test]
 fn internal_iterators_conform_on_a_large_model() {
-    let model = large_internal_model();
-    let probes = internal_probes(&model);
-    for (name, make) in internal_subjects(&model) {
-        conform(name, &*make, &model, compare_internal, &probes);
+    for order in &ORDERS {
+        let model = large_internal_model(order);
+        let probes = internal_probes(&model);
+        let cmp = |a: &[u8], b: &[u8]| order.compare_internal(a, b);
+        for (name, make) in internal_subjects(&model, order) {
+            conform(&format!("{name} {order:?}"), &*make, &model, &cmp, &probes);
+        }
     }
 }
 
@@ -522,8 +562,11 @@ fn internal_iterators_conform_on_a_large_model() {
 fn internal_iterators_conform_when_empty() {
     let model = Model::new();
     let probes = vec![seek_key(b"a", 5), after_all(b"")];
-    for (name, make) in internal_subjects(&model) {
-        conform(name, &*make, &model, compare_internal, &probes);
+    for order in &ORDERS {
+        let cmp = |a: &[u8], b: &[u8]| order.compare_internal(a, b);
+        for (name, make) in internal_subjects(&model, order) {
+            conform(name, &*make, &model, &cmp, &probes);
+        }
     }
 }
 
@@ -532,13 +575,15 @@ proptest! {
 
     #[test]
     fn internal_iterators_conform_on_random_models(
-        model in internal_model_strategy(),
+        (model, order) in internal_model_strategy(),
         ops in prop::collection::vec(op_strategy(), 1..80),
     ) {
         let probes = internal_probes(&model);
-        for (name, make) in internal_subjects(&model) {
-            conform(name, &*make, &model, compare_internal, &probes);
-            conform_ops(name, &*make, &model, compare_internal, &probes, &ops);
+        let cmp = |a: &[u8], b: &[u8]| order.compare_internal(a, b);
+        for (name, make) in internal_subjects(&model, &order) {
+            let name = format!("{name} {order:?}");
+            conform(&name, &*make, &model, &cmp, &probes);
+            conform_ops(&name, &*make, &model, &cmp, &probes, &ops);
         }
     }
 }
@@ -580,13 +625,15 @@ fn ukey(n: u8) -> Vec<u8> {
 /// A history and the sources it is stored in.
 struct Db {
     writes: Vec<Write>,
+    /// The order of the user keys.
+    order: KeyOrder,
     /// Point entries (internal key, value), in internal-key order.
     entries: Model,
     tombstones: Vec<RangeTombstone>,
 }
 
 impl Db {
-    fn new(writes: Vec<Write>) -> Db {
+    fn new(writes: Vec<Write>, order: KeyOrder) -> Db {
         let mut entries = Model::new();
         let mut tombstones = Vec::new();
         for (i, w) in writes.iter().enumerate() {
@@ -597,15 +644,18 @@ impl Db {
                 Write::SingleDelete(k) => (k, ValueKind::SingleDelete, String::new()),
                 Write::Merge(k, v) => (k, ValueKind::Merge, format!("m{v}")),
                 Write::DeleteRange(a, b) => {
-                    tombstones.push(RangeTombstone::new(&ukey(a), &ukey(b), seq));
+                    // `a <= b`: the range starts at the key that comes first in the order.
+                    let (begin, end) = if order.is_bytewise() { (a, b) } else { (b, a) };
+                    tombstones.push(RangeTombstone::new(&ukey(begin), &ukey(end), seq));
                     continue;
                 }
             };
             entries.push((make_internal_key(&ukey(k), seq, kind), v.into_bytes()));
         }
-        entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
+        entries.sort_by(|a, b| order.compare_internal(&a.0, &b.0));
         Db {
             writes,
+            order,
             entries,
             tombstones,
         }
@@ -629,10 +679,11 @@ impl Db {
                     .push((p.seq, p.kind, v.clone()));
             }
         }
+        let o = &self.order;
         let mut out = Model::new();
         for (key, mut versions) in by_key {
-            if lower.is_some_and(|l| key.as_slice() < l)
-                || upper.is_some_and(|u| key.as_slice() >= u)
+            if lower.is_some_and(|l| o.compare(&key, l).is_lt())
+                || upper.is_some_and(|u| o.compare(&key, u).is_ge())
             {
                 continue;
             }
@@ -640,7 +691,7 @@ impl Db {
             let tomb = self
                 .tombstones
                 .iter()
-                .filter(|t| t.seq <= snapshot && t.begin <= key && key < t.end)
+                .filter(|t| t.seq <= snapshot && t.contains(o, &key))
                 .map(|t| t.seq)
                 .max();
             let mut operands = Vec::new();
@@ -669,6 +720,7 @@ impl Db {
                 out.push((key, v));
             }
         }
+        out.sort_by(|a, b| o.compare(&a.0, &b.0));
         out
     }
 
@@ -679,9 +731,10 @@ impl Db {
             let p = ParsedKey::parse(&self.entries[i].0).expect("parse");
             (p.seq as usize * 7) % 11
         });
+        let o = &self.order;
         let mems = vec![
-            memtable(MemTableRep::SkipList, &parts[0]),
-            memtable(MemTableRep::SkipList, &parts[1]),
+            memtable(MemTableRep::SkipList, &parts[0], o),
+            memtable(MemTableRep::SkipList, &parts[1], o),
         ];
         for t in &self.tombstones {
             mems[0]
@@ -690,17 +743,23 @@ impl Db {
         }
         let fs = MemFs::new();
         let tables = vec![
-            build_table(&fs, "/a.sst", &parts[2]),
-            build_table(&fs, "/b.sst", &parts[3]),
+            build_table(&fs, "/a.sst", &parts[2], o),
+            build_table(&fs, "/b.sst", &parts[3], o),
         ];
         (mems, tables)
     }
 
     fn factory(&self, opts: DbIterOptions) -> impl Fn() -> BoxedIterator {
         let (mems, tables) = self.sources();
+        let order = self.order.clone();
         let range_dels = Arc::new(
-            RangeDelSet::read_from(&mut mems[0].range_tombstone_iter()).expect("tombstones"),
+            RangeDelSet::read_from(&mut mems[0].range_tombstone_iter(), order.clone())
+                .expect("tombstones"),
         );
+        let opts = DbIterOptions {
+            comparator: order.clone(),
+            ..opts
+        };
         move || {
             let mut children: Vec<BoxedIterator> = Vec::new();
             for m in &mems {
@@ -709,7 +768,7 @@ impl Db {
             for t in &tables {
                 children.push(Box::new(t.iter()));
             }
-            let inner = Box::new(MergingIterator::new(children));
+            let inner = Box::new(MergingIterator::new(children, order.clone()));
             Box::new(DbIterator::new(
                 inner,
                 Arc::clone(&range_dels),
@@ -754,20 +813,28 @@ fn db_options(
 fn conform_db(db: &Db, keys: u8, ops: &[Op]) {
     let probes = user_probes(keys);
     let max = db.max_seq();
+    let (lo, hi) = (b"ab".to_vec(), ukey(keys / 2));
+    let (lo, hi) = if db.order.is_bytewise() {
+        (lo, hi)
+    } else {
+        (hi, lo)
+    };
     let bounds: [Bounds; 4] = [
         (None, None),
         (Some(ukey(keys / 4)), None),
         (None, Some(ukey(keys * 3 / 4))),
-        (Some(b"ab".to_vec()), Some(ukey(keys / 2))),
+        (Some(lo), Some(hi)),
     ];
+    let order = db.order.clone();
+    let cmp = |a: &[u8], b: &[u8]| order.compare(a, b);
     for snapshot in [MAX_SEQUENCE, max, max / 2, max / 4, 0] {
         for (lo, hi) in &bounds {
             let (lo, hi) = (lo.as_deref(), hi.as_deref());
             let model = db.resolve(snapshot, lo, hi);
             let make = db.factory(db_options(snapshot, lo, hi));
-            let name = format!("DbIterator(snapshot {snapshot}, bounds {lo:?}..{hi:?})");
-            conform(&name, &make, &model, bytewise, &probes);
-            conform_ops(&name, &make, &model, bytewise, &probes, ops);
+            let name = format!("DbIterator({order:?}, snapshot {snapshot}, bounds {lo:?}..{hi:?})");
+            conform(&name, &make, &model, &cmp, &probes);
+            conform_ops(&name, &make, &model, &cmp, &probes, ops);
         }
     }
 }
@@ -791,18 +858,28 @@ fn db_iterator_resolves_versions() {
         Merge(5, 10),
         Put(0, 11),
     ];
-    let db = Db::new(writes);
+    let db = Db::new(writes.clone(), KeyOrder::BYTEWISE);
     let model = db.resolve(MAX_SEQUENCE, None, None);
     let keys: Vec<Vec<u8>> = model.iter().map(|(k, _)| k.clone()).collect();
     assert_eq!(keys, [ukey(0), ukey(1), ukey(3), ukey(5)], "model sanity");
     assert_eq!(model[1].1, b"p2,m3");
     assert_eq!(model[2].1, b"m6", "merge over a range-deleted base");
     assert_eq!(model[3].1, b"p9,m10");
-    conform_db(
-        &db,
-        6,
-        &[Op::SeekToLast, Op::Prev, Op::Next, Op::Next, Op::Prev],
+    let ops = [Op::SeekToLast, Op::Prev, Op::Next, Op::Next, Op::Prev];
+    conform_db(&db, 6, &ops);
+    // Descending: the same answers in the opposite order; the range deletion `DeleteRange(2, 5)`
+    // becomes [k5, k2), which spares k2 and deletes k5's older versions instead.
+    let db = Db::new(writes, KeyOrder::REVERSE_BYTEWISE);
+    let model = db.resolve(MAX_SEQUENCE, None, None);
+    let keys: Vec<Vec<u8>> = model.iter().map(|(k, _)| k.clone()).collect();
+    assert_eq!(
+        keys,
+        [ukey(5), ukey(3), ukey(2), ukey(1), ukey(0)],
+        "model sanity"
     );
+    assert_eq!(model[0].1, b"p9,m10");
+    assert_eq!(model[2].1, b"m4");
+    conform_db(&db, 6, &ops);
 }
 
 #[test]
@@ -819,7 +896,9 @@ fn db_iterator_over_many_versions() {
             }
         })
         .collect();
-    conform_db(&Db::new(writes), 24, &[]);
+    for order in ORDERS {
+        conform_db(&Db::new(writes.clone(), order), 24, &[]);
+    }
 }
 
 proptest! {
@@ -829,8 +908,9 @@ proptest! {
     fn db_iterator_conforms_on_random_histories(
         writes in prop::collection::vec(write_strategy(16), 0..60),
         ops in prop::collection::vec(op_strategy(), 1..60),
+        reverse: bool,
     ) {
-        conform_db(&Db::new(writes), 16, &ops);
+        conform_db(&Db::new(writes, order_of(reverse)), 16, &ops);
     }
 }
 
@@ -844,7 +924,7 @@ fn db_iterator_prefix_mode() {
             _ => Write::Put(i / 2, u16::from(i)),
         })
         .collect();
-    let db = Db::new(writes);
+    let db = Db::new(writes, KeyOrder::BYTEWISE);
     let model = db.resolve(MAX_SEQUENCE, None, None);
     let extractor = Arc::new(FixedPrefix::new(2));
     let opts = DbIterOptions {
@@ -931,7 +1011,10 @@ fn drain(it: &mut dyn InternalIterator, forward: bool) -> Model {
 
 #[test]
 fn db_iterator_merge_without_operator_is_an_error() {
-    let db = Db::new(vec![Write::Put(0, 1), Write::Merge(1, 2), Write::Put(2, 3)]);
+    let db = Db::new(
+        vec![Write::Put(0, 1), Write::Merge(1, 2), Write::Put(2, 3)],
+        KeyOrder::BYTEWISE,
+    );
     let make = db.factory(DbIterOptions::default());
     let mut it = make();
     it.seek_to_first();
@@ -1047,6 +1130,7 @@ fn merging_and_db_iterators_surface_a_failing_child() {
                 _ => Write::Put((i % 13) as u8, i as u16),
             })
             .collect(),
+        KeyOrder::BYTEWISE,
     );
     let internal = db.entries.clone();
     let user = db.resolve(MAX_SEQUENCE, None, None);
@@ -1069,7 +1153,7 @@ fn merging_and_db_iterators_surface_a_failing_child() {
     for fail_at in 1..=calls {
         for forward in [true, false] {
             let what = format!("fail at call {fail_at}, forward {forward}");
-            let mut m = MergingIterator::new(children(fail_at));
+            let mut m = MergingIterator::new(children(fail_at), KeyOrder::BYTEWISE);
             if forward {
                 m.seek_to_first();
             } else {
@@ -1077,7 +1161,7 @@ fn merging_and_db_iterators_surface_a_failing_child() {
             }
             scan_until_error(&mut m, &internal, forward, &format!("merging, {what}"));
 
-            let inner = Box::new(MergingIterator::new(children(fail_at)));
+            let inner = Box::new(MergingIterator::new(children(fail_at), KeyOrder::BYTEWISE));
             let mut d = DbIterator::new(
                 inner,
                 Arc::new(RangeDelSet::default()),
@@ -1099,17 +1183,21 @@ fn corrupted_table_block_read_stops_the_db_iterator() {
         (0..120u32)
             .map(|i| Write::Put((i % 40) as u8, i as u16))
             .collect(),
+        KeyOrder::BYTEWISE,
     );
     let user = db.resolve(MAX_SEQUENCE, None, None);
     let mem = MemFs::new();
-    build_table(&mem, "/c.sst", &db.entries);
+    build_table(&mem, "/c.sst", &db.entries, &KeyOrder::BYTEWISE);
     for k in 1..6 {
         for forward in [true, false] {
             let fault = FaultFs::new(Arc::new(mem.clone()), 7);
-            let table = open_table(&fault, Path::new("/c.sst"));
+            let table = open_table(&fault, Path::new("/c.sst"), &KeyOrder::BYTEWISE);
             // Corrupt the k-th data block read after open: the checksum must catch it.
             fault.add_rule(FaultRule::nth(OpKind::Read, k, FaultKind::CorruptRead));
-            let inner = Box::new(MergingIterator::new(vec![Box::new(table.iter())]));
+            let inner = Box::new(MergingIterator::new(
+                vec![Box::new(table.iter())],
+                KeyOrder::BYTEWISE,
+            ));
             let mut d = DbIterator::new(
                 inner,
                 Arc::new(RangeDelSet::default()),
@@ -1138,11 +1226,11 @@ fn corrupted_table_block_read_stops_the_db_iterator() {
 
 #[test]
 fn level_iterator_stops_at_a_table_that_fails_to_open() {
-    let model = large_internal_model();
-    let (files, opener) = level_of(&model, 4, vec![3]);
+    let model = large_internal_model(&KeyOrder::BYTEWISE);
+    let (files, opener) = level_of(&model, &KeyOrder::BYTEWISE, 4, vec![3]);
     let per = model.len().div_ceil(4);
     for forward in [true, false] {
-        let mut it = LevelIterator::new(Arc::clone(&files), opener.clone());
+        let mut it = LevelIterator::new(Arc::clone(&files), opener.clone(), KeyOrder::BYTEWISE);
         if forward {
             it.seek_to_first();
         } else {

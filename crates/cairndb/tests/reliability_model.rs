@@ -1,7 +1,10 @@
 //! Reliability suite `model` + `metamorphic` (docs/design/durability.md, D3 and D4): random
 //! operations against a `BTreeMap` model, with reopens, flushes, compactions, snapshots, iterators
-//! (forward, backward, bounded), tiny memtables and tiny files; and the same operations under 8
-//! option sets, whose histories (every read's answer) must be identical.
+//! (forward, backward, bounded), tiny memtables and tiny files; and the same operations under 10
+//! option sets, whose histories (every read's answer) must be identical. The last two order keys
+//! with the reverse bytewise comparator and store key `k` as `k(99999 - k)`: the mirror image
+//! of the others' key space in the mirror image of their order, so every answer, mapped back,
+//! is the same.
 //!
 //! Each run (one case under one option set) is checked apart: a run whose read disagrees with
 //! the model, or whose call fails or panics, counts as one of `divergences`; a run whose history
@@ -21,13 +24,16 @@ use cairndb::cache::CacheOptions;
 use cairndb::fs::{FileSystem, MemFs};
 use cairndb::options::{CompactionStyle, Options, ReadOptions, WriteOptions};
 use cairndb::sstable::BlockCache;
-use cairndb::{CompressionType, Db};
+use cairndb::{CompressionType, Db, KeyOrder};
 use common::reliability::{Suite, Volume};
 use common::DIR;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const OPTION_SETS: usize = 8;
+const OPTION_SETS: usize = 10;
+
+/// Option sets from this one on use the reverse bytewise comparator and mirrored keys.
+const FIRST_MIRRORED_SET: usize = 8;
 
 /// Option set `i` of the metamorphic runs. All keep 64 KiB memtables (the minimum) so that the
 /// operations flush and compact often; they differ in everything that must not change answers.
@@ -76,6 +82,16 @@ fn option_set(i: usize) -> Options {
             o.cf.level0_file_num_compaction_trigger = 1;
             o.cf.compression = CompressionType::Lz4;
             o.db.max_manifest_file_size = 4 << 10;
+        }
+        8 => {
+            o.cf.comparator = KeyOrder::REVERSE_BYTEWISE;
+        }
+        9 => {
+            o.cf.comparator = KeyOrder::REVERSE_BYTEWISE;
+            o.cf.table.block_size = 256;
+            o.cf.table.block_restart_interval = 1;
+            o.cf.target_file_size_base = 8 << 10;
+            o.db.max_subcompactions = 2;
         }
         _ => unreachable!("{i} option sets"),
     }
@@ -161,6 +177,42 @@ fn key(k: u16) -> Vec<u8> {
     format!("k{k:05}").into_bytes()
 }
 
+/// How a run stores the model's keys: as they are, or mirrored for a reverse bytewise family.
+#[derive(Debug, Clone, Copy)]
+struct Keys {
+    mirrored: bool,
+}
+
+impl Keys {
+    /// The database key of model key `k`.
+    fn db(self, k: u16) -> Vec<u8> {
+        if self.mirrored {
+            key(u16::MAX - k)
+        } else {
+            key(k)
+        }
+    }
+
+    /// The model key of database key `raw`.
+    fn model(self, raw: Vec<u8>) -> Vec<u8> {
+        if !self.mirrored {
+            return raw;
+        }
+        let n: u16 = std::str::from_utf8(&raw[1..])
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or_else(|| panic!("not a model key: {raw:?}"));
+        key(u16::MAX - n)
+    }
+
+    fn model_entries(self, entries: Vec<(Vec<u8>, Vec<u8>)>) -> Vec<(Vec<u8>, Vec<u8>)> {
+        entries
+            .into_iter()
+            .map(|(k, v)| (self.model(k), v))
+            .collect()
+    }
+}
+
 fn value(i: usize, n: usize) -> Vec<u8> {
     let mut v = format!("v{i}.").into_bytes();
     v.resize(n.max(v.len()), (i % 251) as u8);
@@ -194,19 +246,21 @@ fn model_scan(
     }
 }
 
-/// What the database returns for the same scan: seek (or seek_for_prev), then n steps.
+/// What the database returns for the same scan: seek (or seek_for_prev; seek_to_first or
+/// seek_to_last without `from`), then n steps.
 fn db_scan(
     db: &Db,
     ro: &ReadOptions,
-    from: &[u8],
+    from: Option<&[u8]>,
     n: usize,
     reverse: bool,
 ) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut it = db.iter(ro).expect("iter");
-    if reverse {
-        it.seek_for_prev(from);
-    } else {
-        it.seek(from);
+    match (from, reverse) {
+        (Some(f), true) => it.seek_for_prev(f),
+        (Some(f), false) => it.seek(f),
+        (None, true) => it.seek_to_last(),
+        (None, false) => it.seek_to_first(),
     }
     let mut out = Vec::new();
     while it.valid() && out.len() <= n {
@@ -225,6 +279,10 @@ fn db_scan(
 /// Returns the history (a hash of every read's answer, in order) and the number of reads.
 fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
     let opts = option_set(set);
+    let keys = Keys {
+        mirrored: set >= FIRST_MIRRORED_SET,
+    };
+    let dbk = |k: u16| keys.db(k);
     let fs: Arc<dyn FileSystem> = MemFs::new().shared();
     let mut db = Db::open_with_fs(Arc::clone(&fs), DIR, opts.clone()).expect("open");
     let mut model = Model::new();
@@ -247,17 +305,17 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
         match op {
             Op::Put(k, n) => {
                 let v = value(i, *n);
-                db.put(&w, &key(*k), &v)
+                db.put(&w, &dbk(*k), &v)
                     .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "put")));
                 model.insert(key(*k), v);
             }
             Op::Delete(k) => {
-                db.delete(&w, &key(*k))
+                db.delete(&w, &dbk(*k))
                     .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete")));
                 model.remove(&key(*k));
             }
             Op::DeleteRange(a, b) => {
-                db.delete_range(&w, &key(*a), &key(*b))
+                db.delete_range(&w, &dbk(*a), &dbk(*b))
                     .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "delete_range")));
                 let (a, b) = (key(*a), key(*b));
                 model.retain(|k, _| !(a <= *k && *k < b));
@@ -267,10 +325,10 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 for (k, v) in entries {
                     match v {
                         Some(n) => batch
-                            .put(&key(*k), &value(i, *n))
+                            .put(&dbk(*k), &value(i, *n))
                             .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch put"))),
                         None => batch
-                            .delete(&key(*k))
+                            .delete(&dbk(*k))
                             .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "batch delete"))),
                     }
                 }
@@ -285,7 +343,7 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
             }
             Op::Get(k) => {
                 let got = db
-                    .get(&ReadOptions::default(), &key(*k))
+                    .get(&ReadOptions::default(), &dbk(*k))
                     .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "get")));
                 assert_eq!(got.as_ref(), model.get(&key(*k)), "{}", ctx(i, "get"));
                 let out: Vec<_> = got.into_iter().map(|v| (key(*k), v)).collect();
@@ -299,11 +357,11 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
             } => {
                 let mut ro = ReadOptions::default();
                 let b = bounds.map(|(a, b)| (key(a), key(b)));
-                if let Some((lo, hi)) = &b {
-                    ro.iterate_lower_bound = Some(lo.clone());
-                    ro.iterate_upper_bound = Some(hi.clone());
+                if let Some((lo, hi)) = bounds {
+                    ro.iterate_lower_bound = Some(dbk(*lo));
+                    ro.iterate_upper_bound = Some(dbk(*hi));
                 }
-                let got = db_scan(&db, &ro, &key(*from), *n, *reverse);
+                let got = keys.model_entries(db_scan(&db, &ro, Some(&dbk(*from)), *n, *reverse));
                 let bref = b.as_ref().map(|(a, b)| (a.as_slice(), b.as_slice()));
                 let want = model_scan(&model, &key(*from), *n, *reverse, bref);
                 assert_eq!(got, want, "{}", ctx(i, "scan"));
@@ -313,7 +371,7 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                 .flush()
                 .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "flush"))),
             Op::Compact(range) => {
-                let r = range.map(|(a, b)| (key(a), key(b)));
+                let r = range.map(|(a, b)| (dbk(a), dbk(b)));
                 match &r {
                     Some((a, b)) => db.compact_range(Some(a), Some(b)),
                     None => db.compact_range(None, None),
@@ -347,10 +405,10 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
                     ..ReadOptions::default()
                 };
                 let got = db
-                    .get(&ro, &key(*k))
+                    .get(&ro, &dbk(*k))
                     .unwrap_or_else(|e| panic!("{}: {e}", ctx(i, "snapshot get")));
                 assert_eq!(got.as_ref(), m.get(&key(*k)), "{}", ctx(i, "snapshot get"));
-                let scan = db_scan(&db, &ro, &key(*k), 10, false);
+                let scan = keys.model_entries(db_scan(&db, &ro, Some(&dbk(*k)), 10, false));
                 assert_eq!(
                     scan,
                     model_scan(m, &key(*k), 10, false, None),
@@ -370,8 +428,20 @@ fn run_case(ops: &[Op], set: usize, seed: u64) -> (u64, u64) {
     // The final state, before and after a reopen, scanned whole in both directions.
     drop(snaps);
     let full = |db: &Db| {
-        let fwd = db_scan(db, &ReadOptions::default(), b"", usize::MAX - 1, false);
-        let mut back = db_scan(db, &ReadOptions::default(), b"\xff", usize::MAX - 1, true);
+        let fwd = keys.model_entries(db_scan(
+            db,
+            &ReadOptions::default(),
+            None,
+            usize::MAX - 1,
+            false,
+        ));
+        let mut back = keys.model_entries(db_scan(
+            db,
+            &ReadOptions::default(),
+            None,
+            usize::MAX - 1,
+            true,
+        ));
         back.reverse();
         assert_eq!(fwd, back, "case {seed:#x} set {set}: reverse scan differs");
         fwd

@@ -20,12 +20,12 @@ const DATA_INDEX_RANGE_DEL: &str = "00 0d 03 61 70 70 6c 65 02 07 00 00 00 00 00
     00 0e 06 62 61 6e 61 6e 61 05 08 00 00 00 00 00 00 63 68 65 72 72 79 \
     00 00 00 00 01 00 00 00 00 0d 4c 17 5b";
 
-/// Bytes 841..961: metaindex block and footer.
-const META_AND_FOOTER: &str = "00 12 03 72 6f 63 6b 73 64 62 2e 70 72 6f 70 65 72 74 69 65 73 6f d5 05 \
+/// Bytes 892..1012: metaindex block and footer.
+const META_AND_FOOTER: &str = "00 12 03 72 6f 63 6b 73 64 62 2e 70 72 6f 70 65 72 74 69 65 73 6f 88 06 \
     00 11 02 72 6f 63 6b 73 64 62 2e 72 61 6e 67 65 5f 64 65 6c 4b 1f \
-    00 00 00 00 18 00 00 00 02 00 00 00 00 26 02 2b ff \
-    c9 06 3a 30 16 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \
-    02 02 00 00 00 6b 11 15 97 43 41 49 52 4e 53 53 54";
+    00 00 00 00 18 00 00 00 02 00 00 00 00 0a d6 55 a6 \
+    fc 06 3a 30 16 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 \
+    02 02 00 00 00 f5 b9 a7 11 43 41 49 52 4e 53 53 54";
 
 fn hex(s: &str) -> Vec<u8> {
     s.split_whitespace()
@@ -50,7 +50,7 @@ fn worked_example_matches_spec() {
         .expect("range deletion");
     b.add(&apricot, b"").expect("add");
     let built = b.finish().expect("finish");
-    assert_eq!(built.file_size, 961);
+    assert_eq!(built.file_size, 1012);
     assert_eq!(built.smallest(), Some(&apple[..]));
     assert_eq!(
         built.largest(),
@@ -58,10 +58,10 @@ fn worked_example_matches_spec() {
     );
     let bytes = cairndb::fs::read_all(&fs, path).expect("read");
     assert_eq!(bytes[..111], hex(DATA_INDEX_RANGE_DEL)[..]);
-    assert_eq!(bytes[841..], hex(META_AND_FOOTER)[..]);
+    assert_eq!(bytes[892..], hex(META_AND_FOOTER)[..]);
 
     let file = fs.open_read(path).expect("open");
-    let table = Arc::new(Table::open(file, path, 961, &opts).expect("table"));
+    let table = Arc::new(Table::open(file, path, 1012, &opts).expect("table"));
     table.verify_checksums().expect("verify");
     assert_eq!(
         table.get(&apple).expect("get"),

@@ -184,9 +184,8 @@ impl<'a> RecordDecoder<'a> {
         } else {
             &[]
         };
-        if kind == ValueKind::RangeDelete && key > value {
-            return Err(bad("range deletion begin key after its end key"));
-        }
+        // A range's bounds are ordered by its column family's comparator, which the batch
+        // does not know: the write path checks them (db/write.rs, `check_families`).
         Ok(BatchEntry {
             cf,
             kind,

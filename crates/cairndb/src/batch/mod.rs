@@ -72,7 +72,7 @@ pub struct WriteBatch {
     max_cf: u32,
     /// Some record is a `Merge`, so the commit path checks merge operators only for batches
     /// that hold merges.
-    has_merge: bool,
+    needs_family_check: bool,
     /// Where the records start: right after the header, or after a two-phase-commit marker.
     records_start: usize,
 }
@@ -100,7 +100,7 @@ impl WriteBatch {
             rep: vec![0; HEADER_LEN],
             count: 0,
             max_cf: DEFAULT_CF,
-            has_merge: false,
+            needs_family_check: false,
             records_start: HEADER_LEN,
         }
     }
@@ -113,7 +113,7 @@ impl WriteBatch {
             rep,
             count: 0,
             max_cf: DEFAULT_CF,
-            has_merge: false,
+            needs_family_check: false,
             records_start: HEADER_LEN,
         }
     }
@@ -155,12 +155,12 @@ impl WriteBatch {
             ));
         }
         let records_start = decoder.position();
-        let (max_cf, has_merge) = check_records(&bytes, records_start, count)?;
+        let (max_cf, needs_family_check) = check_records(&bytes, records_start, count)?;
         Ok(WriteBatch {
             rep: bytes,
             count,
             max_cf,
-            has_merge,
+            needs_family_check,
             records_start,
         })
     }
@@ -199,7 +199,7 @@ impl WriteBatch {
             rep,
             count: records.count,
             max_cf: records.max_cf,
-            has_merge: records.has_merge,
+            needs_family_check: records.needs_family_check,
             records_start,
         })
     }
@@ -227,7 +227,7 @@ impl WriteBatch {
             rep,
             count: self.count,
             max_cf: self.max_cf,
-            has_merge: self.has_merge,
+            needs_family_check: self.needs_family_check,
             records_start: HEADER_LEN,
         }
     }
@@ -263,7 +263,7 @@ impl WriteBatch {
         self.records_start = HEADER_LEN;
         self.set_count(0);
         self.max_cf = DEFAULT_CF;
-        self.has_merge = false;
+        self.needs_family_check = false;
     }
 
     /// The largest column family id any record names (0: only the default family).
@@ -277,9 +277,10 @@ impl WriteBatch {
         self.marker().is_some_and(|(k, _)| k == MarkerKind::Prepare)
     }
 
-    /// Whether some record is a `Merge`.
-    pub fn has_merge(&self) -> bool {
-        self.has_merge
+    /// Whether some record is a `Merge` or a `RangeDelete`: the records whose validity depends
+    /// on their column family (a merge operator; the comparator that orders a range's bounds).
+    pub fn needs_family_check(&self) -> bool {
+        self.needs_family_check
     }
 
     /// The sequence number of the first record.
@@ -354,9 +355,10 @@ impl WriteBatch {
     /// Deletes every key in `[begin, end)` of the default column family.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `begin > end` (bytewise), when either bound is longer
-    /// than 8 MiB, or when the batch is full. `begin == end` is accepted and deletes
-    /// nothing.
+    /// [`Error::InvalidArgument`] when either bound is longer than 8 MiB, or when the batch is
+    /// full. `begin == end` is accepted and deletes nothing. Whether `begin` sorts after `end`
+    /// depends on the column family's comparator, so that is checked when the batch is written
+    /// (the write then fails with [`Error::InvalidArgument`] and nothing of it is applied).
     pub fn delete_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
         self.delete_range_cf(DEFAULT_CF, begin, end)
     }
@@ -366,11 +368,6 @@ impl WriteBatch {
     /// # Errors
     /// As [`WriteBatch::delete_range`].
     pub fn delete_range_cf(&mut self, cf: u32, begin: &[u8], end: &[u8]) -> Result<()> {
-        if begin > end {
-            return Err(Error::InvalidArgument(
-                "delete_range: begin key sorts after end key".into(),
-            ));
-        }
         self.add_record(cf, ValueKind::RangeDelete, begin, end)
     }
 
@@ -411,7 +408,7 @@ impl WriteBatch {
         self.rep.extend_from_slice(&other.rep[HEADER_LEN..]);
         self.set_count(count);
         self.max_cf = self.max_cf.max(other.max_cf);
-        self.has_merge |= other.has_merge;
+        self.needs_family_check |= other.needs_family_check;
         Ok(())
     }
 
@@ -435,7 +432,7 @@ impl WriteBatch {
             .filter(|&c| self.sequence().saturating_add(u64::from(c)) <= MAX_SEQUENCE + 1)
             .ok_or_else(|| Error::InvalidArgument("write batch: too many records".into()))?;
         self.rep.push(tag_for(kind, cf));
-        self.has_merge |= kind == ValueKind::Merge;
+        self.needs_family_check |= kind_needs_family_check(kind);
         if cf != DEFAULT_CF {
             put_varint32(&mut self.rep, cf);
             self.max_cf = self.max_cf.max(cf);
@@ -462,10 +459,10 @@ impl WriteBatch {
         );
         self.rep.truncate(data_size);
         self.set_count(count);
-        let (max_cf, has_merge) =
+        let (max_cf, needs_family_check) =
             check_records(&self.rep, HEADER_LEN, count).expect("a savepoint is a record boundary");
         self.max_cf = max_cf;
-        self.has_merge = has_merge;
+        self.needs_family_check = needs_family_check;
     }
 
     fn set_count(&mut self, count: u32) {
@@ -517,18 +514,24 @@ fn check_len(what: &str, len: usize, max: usize) -> Result<()> {
     Ok(())
 }
 
+/// Whether records of `kind` need their column family checked before they are written.
+fn kind_needs_family_check(kind: ValueKind) -> bool {
+    matches!(kind, ValueKind::Merge | ValueKind::RangeDelete)
+}
+
 /// Decodes every record after the header; the count must match `expected` exactly. Returns the
 /// largest column family id named.
-/// Validates the records; returns the largest column family id and whether any is a merge.
+/// Validates the records; returns the largest column family id and whether any record needs
+/// its family checked ([`WriteBatch::needs_family_check`]).
 fn check_records(bytes: &[u8], start: usize, expected: u32) -> Result<(u32, bool)> {
     let mut decoder = RecordDecoder::new(bytes, start);
     let mut found: u32 = 0;
     let mut max_cf = DEFAULT_CF;
-    let mut has_merge = false;
+    let mut needs_family_check = false;
     while !decoder.at_end() {
         let record = decoder.next_record()?;
         max_cf = max_cf.max(record.cf);
-        has_merge |= record.kind == ValueKind::Merge;
+        needs_family_check |= kind_needs_family_check(record.kind);
         found = found
             .checked_add(1)
             .filter(|&f| f <= expected)
@@ -547,5 +550,5 @@ fn check_records(bytes: &[u8], start: usize, expected: u32) -> Result<(u32, bool
             format!("write batch: header says {expected} records, found {found}"),
         ));
     }
-    Ok((max_cf, has_merge))
+    Ok((max_cf, needs_family_check))
 }

@@ -100,7 +100,6 @@ fn oversize_fields_are_rejected_and_leave_the_batch_unchanged() {
         b.single_delete_cf(2, &big_key),
         b.merge(&big_key, b""),
         b.delete_range(b"", &big_key),
-        b.delete_range(b"b", b"a"),
     ] {
         assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
     }
@@ -108,6 +107,9 @@ fn oversize_fields_are_rejected_and_leave_the_batch_unchanged() {
     b.put(&vec![7u8; MAX_KEY_LEN], b"")
         .expect("key at the limit");
     b.delete_range(b"same", b"same").expect("empty range");
+    // Whether begin sorts after end depends on the family's comparator: the write checks it
+    // (tests/db_comparator.rs), the batch takes the range as it is.
+    b.delete_range(b"b", b"a").expect("a descending range");
 }
 
 #[test]
@@ -167,7 +169,6 @@ fn malformed_encodings_are_corruption_with_offsets() {
         ("zero tag", with(&|b| b[12] = 0x00), 12),
         ("explicit cf 0", with(&|b| b[20] = 0), 19),
         ("truncated record", good[..good.len() - 1].to_vec(), 23),
-        ("range begin after end", with(&|b| b[25] = b'z'), 23),
         (
             "non-minimal varint",
             with(&|b| {

@@ -20,6 +20,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use super::{WriteBatch, DEFAULT_CF};
+use crate::comparator::KeyOrder;
 use crate::db::{ColumnFamily, Db};
 use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
@@ -54,17 +55,29 @@ pub(crate) enum MergeOnto {
 /// The index of one column family.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CfIndex {
+    /// By key, bytewise (the map's own order); readers that need the family's order sort a view
+    /// of it (`with_index_iter.rs`).
     pub(crate) keys: BTreeMap<Vec<u8>, Entry>,
-    /// The batch's range deletions of this family, `[begin, end)`, in batch order.
+    /// The batch's range deletions of this family, `[begin, end)` in `order`, in batch order.
     pub(crate) ranges: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The order of the family's keys.
+    pub(crate) order: KeyOrder,
 }
 
 impl CfIndex {
+    fn new(order: KeyOrder) -> CfIndex {
+        CfIndex {
+            order,
+            ..CfIndex::default()
+        }
+    }
+
     /// Whether a range deletion of the batch covers `key`.
     pub(crate) fn range_deleted(&self, key: &[u8]) -> bool {
+        let o = &self.order;
         self.ranges
             .iter()
-            .any(|(b, e)| b.as_slice() <= key && key < e.as_slice())
+            .any(|(b, e)| o.compare(b, key).is_le() && o.compare(key, e).is_lt())
     }
 
     /// The batch's answer for `key` (invariant 2), `None` when the batch says nothing.
@@ -127,6 +140,9 @@ pub enum BatchLookup {
 #[derive(Debug, Clone, Default)]
 pub struct WriteBatchWithIndex {
     batch: WriteBatch,
+    /// The order of the default column family's keys, for the calls that name no family
+    /// (RocksDB's `backup_index_comparator`). Default bytewise.
+    default_order: KeyOrder,
     /// Per column family id, sorted by id (few families, so a vector).
     index: Vec<(u32, CfIndex)>,
     /// `(data_size, count)` of the batch at each open savepoint.
@@ -134,9 +150,19 @@ pub struct WriteBatchWithIndex {
 }
 
 impl WriteBatchWithIndex {
-    /// An empty batch.
+    /// An empty batch; the default column family's keys are ordered bytewise.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty batch whose calls without a column family (`put`, `delete_range`, ...) order
+    /// the default family's keys by `order` (RocksDB's `backup_index_comparator`). The `_cf`
+    /// calls use their family's comparator.
+    pub fn with_comparator(order: KeyOrder) -> Self {
+        WriteBatchWithIndex {
+            default_order: order,
+            ..Self::default()
+        }
     }
 
     /// The batch of records, as it will be committed.
@@ -171,7 +197,7 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::put`]; nothing changes then.
     pub fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
-        self.add(DEFAULT_CF, ValueKind::Put, key, value)
+        self.add(self.default_family(), ValueKind::Put, key, value)
     }
 
     /// Sets `key` to `value` in column family `cf`.
@@ -179,7 +205,7 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::put`].
     pub fn put_cf(&mut self, cf: &ColumnFamily, key: &[u8], value: &[u8]) -> Result<()> {
-        self.add(cf.id(), ValueKind::Put, key, value)
+        self.add(family(cf), ValueKind::Put, key, value)
     }
 
     /// Deletes `key` in the default column family.
@@ -187,7 +213,7 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::delete`].
     pub fn delete(&mut self, key: &[u8]) -> Result<()> {
-        self.add(DEFAULT_CF, ValueKind::Delete, key, &[])
+        self.add(self.default_family(), ValueKind::Delete, key, &[])
     }
 
     /// Deletes `key` in column family `cf`.
@@ -195,7 +221,7 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::delete`].
     pub fn delete_cf(&mut self, cf: &ColumnFamily, key: &[u8]) -> Result<()> {
-        self.add(cf.id(), ValueKind::Delete, key, &[])
+        self.add(family(cf), ValueKind::Delete, key, &[])
     }
 
     /// RocksDB's `SingleDelete` of `key` in the default column family.
@@ -203,7 +229,7 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::delete`].
     pub fn single_delete(&mut self, key: &[u8]) -> Result<()> {
-        self.add(DEFAULT_CF, ValueKind::SingleDelete, key, &[])
+        self.add(self.default_family(), ValueKind::SingleDelete, key, &[])
     }
 
     /// RocksDB's `SingleDelete` of `key` in column family `cf`.
@@ -211,7 +237,7 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::delete`].
     pub fn single_delete_cf(&mut self, cf: &ColumnFamily, key: &[u8]) -> Result<()> {
-        self.add(cf.id(), ValueKind::SingleDelete, key, &[])
+        self.add(family(cf), ValueKind::SingleDelete, key, &[])
     }
 
     /// Adds merge operand `operand` for `key` in the default column family.
@@ -219,7 +245,7 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::merge`].
     pub fn merge(&mut self, key: &[u8], operand: &[u8]) -> Result<()> {
-        self.add(DEFAULT_CF, ValueKind::Merge, key, operand)
+        self.add(self.default_family(), ValueKind::Merge, key, operand)
     }
 
     /// Adds merge operand `operand` for `key` in column family `cf`.
@@ -227,23 +253,29 @@ impl WriteBatchWithIndex {
     /// # Errors
     /// As [`WriteBatch::merge`].
     pub fn merge_cf(&mut self, cf: &ColumnFamily, key: &[u8], operand: &[u8]) -> Result<()> {
-        self.add(cf.id(), ValueKind::Merge, key, operand)
+        self.add(family(cf), ValueKind::Merge, key, operand)
     }
 
     /// Deletes every key in `[begin, end)` of the default column family.
     ///
     /// # Errors
-    /// As [`WriteBatch::delete_range`].
+    /// As [`WriteBatch::delete_range`], and [`Error::InvalidArgument`] when `begin` sorts after
+    /// `end` in the family's order.
     pub fn delete_range(&mut self, begin: &[u8], end: &[u8]) -> Result<()> {
-        self.add(DEFAULT_CF, ValueKind::RangeDelete, begin, end)
+        self.add(self.default_family(), ValueKind::RangeDelete, begin, end)
     }
 
     /// Deletes every key in `[begin, end)` of column family `cf`.
     ///
     /// # Errors
-    /// As [`WriteBatch::delete_range`].
+    /// As [`WriteBatchWithIndex::delete_range`].
     pub fn delete_range_cf(&mut self, cf: &ColumnFamily, begin: &[u8], end: &[u8]) -> Result<()> {
-        self.add(cf.id(), ValueKind::RangeDelete, begin, end)
+        self.add(family(cf), ValueKind::RangeDelete, begin, end)
+    }
+
+    /// The default family and its order, for the calls that name no family.
+    fn default_family(&self) -> (u32, KeyOrder) {
+        (DEFAULT_CF, self.default_order.clone())
     }
 
     /// Remembers the current state; [`rollback_to_savepoint`](Self::rollback_to_savepoint)
@@ -381,6 +413,7 @@ impl WriteBatchWithIndex {
         Ok(super::BaseDeltaIter::new(
             base,
             self.cf_index(cf.id()),
+            options.comparator.clone(),
             options.merge_operator.clone(),
             opts.iterate_lower_bound.clone(),
             opts.iterate_upper_bound.clone(),
@@ -397,19 +430,31 @@ impl WriteBatchWithIndex {
             .map(|i| &self.index[i].1)
     }
 
-    fn cf_index_mut(&mut self, cf: u32) -> &mut CfIndex {
+    fn cf_index_mut(&mut self, cf: u32, order: &KeyOrder) -> &mut CfIndex {
         let i = match self.index.binary_search_by_key(&cf, |(id, _)| *id) {
             Ok(i) => i,
             Err(i) => {
-                self.index.insert(i, (cf, CfIndex::default()));
+                self.index.insert(i, (cf, CfIndex::new(order.clone())));
                 i
             }
         };
         &mut self.index[i].1
     }
 
-    /// Appends one record, then indexes it (invariant 1).
-    fn add(&mut self, cf: u32, kind: ValueKind, key: &[u8], value: &[u8]) -> Result<()> {
+    /// Appends one record of family `cf` (keys in `order`), then indexes it (invariant 1).
+    fn add(
+        &mut self,
+        (cf, order): (u32, KeyOrder),
+        kind: ValueKind,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<()> {
+        if kind == ValueKind::RangeDelete && order.compare(key, value).is_gt() {
+            return Err(Error::InvalidArgument(format!(
+                "delete_range: the end key comes before the begin key (comparator {})",
+                order.name()
+            )));
+        }
         match kind {
             ValueKind::Put => self.batch.put_cf(cf, key, value)?,
             ValueKind::Delete => self.batch.delete_cf(cf, key)?,
@@ -417,12 +462,19 @@ impl WriteBatchWithIndex {
             ValueKind::Merge => self.batch.merge_cf(cf, key, value)?,
             ValueKind::RangeDelete => self.batch.delete_range_cf(cf, key, value)?,
         }
-        self.index_record(cf, kind, key, value);
+        self.index_record(cf, &order, kind, key, value);
         Ok(())
     }
 
-    fn index_record(&mut self, cf: u32, kind: ValueKind, key: &[u8], value: &[u8]) {
-        let index = self.cf_index_mut(cf);
+    fn index_record(
+        &mut self,
+        cf: u32,
+        order: &KeyOrder,
+        kind: ValueKind,
+        key: &[u8],
+        value: &[u8],
+    ) {
+        let index = self.cf_index_mut(cf, order);
         match kind {
             ValueKind::Put => {
                 index.keys.insert(key.to_vec(), Entry::Put(value.to_vec()));
@@ -460,11 +512,8 @@ impl WriteBatchWithIndex {
                 }
             }
             ValueKind::RangeDelete => {
-                if key < value {
-                    let range = (Bound::Included(key), Bound::Excluded(value));
-                    for (_, e) in index.keys.range_mut::<[u8], _>(range) {
-                        *e = Entry::Deleted;
-                    }
+                if order.compare(key, value).is_lt() {
+                    mark_deleted(index, key, value);
                     index.ranges.push((key.to_vec(), value.to_vec()));
                 }
             }
@@ -472,26 +521,67 @@ impl WriteBatchWithIndex {
     }
 
     /// An indexed batch holding `batch`'s records (a prepared transaction recovered from the
-    /// WAL).
-    pub(crate) fn from_batch(batch: WriteBatch) -> Self {
+    /// WAL), the keys of family `id` in `order_of(id)`.
+    pub(crate) fn from_batch(batch: WriteBatch, order_of: impl Fn(u32) -> KeyOrder) -> Self {
         let mut w = WriteBatchWithIndex {
-            batch,
-            index: Vec::new(),
-            savepoints: Vec::new(),
+            default_order: order_of(DEFAULT_CF),
+            ..WriteBatchWithIndex::default()
         };
-        w.rebuild_index();
+        for record in batch.iter() {
+            let r = record.expect("a recovered batch was validated when it was read");
+            w.index_record(r.cf, &order_of(r.cf), r.kind, r.key, r.value);
+        }
+        w.batch = batch;
         w
     }
 
-    /// Rebuilds the index from the batch (after a rollback to a savepoint).
+    /// Rebuilds the index from the batch (after a rollback to a savepoint), each family in the
+    /// order it was indexed in.
     fn rebuild_index(&mut self) {
-        self.index.clear();
+        let orders: Vec<(u32, KeyOrder)> =
+            self.index.drain(..).map(|(id, i)| (id, i.order)).collect();
+        let default_order = self.default_order.clone();
+        let order_of = |cf: u32| {
+            orders
+                .iter()
+                .find(|(id, _)| *id == cf)
+                .map_or_else(|| default_order.clone(), |(_, o)| o.clone())
+        };
         let batch = std::mem::take(&mut self.batch);
         for record in batch.iter() {
             let r = record.expect("a batch built through the API decodes");
-            self.index_record(r.cf, r.kind, r.key, r.value);
+            let order = order_of(r.cf);
+            self.index_record(r.cf, &order, r.kind, r.key, r.value);
         }
         self.batch = batch;
+    }
+}
+
+/// A family handle's id and order.
+fn family(cf: &ColumnFamily) -> (u32, KeyOrder) {
+    (cf.id(), cf.options().comparator.clone())
+}
+
+/// Marks every key the batch holds in `[begin, end)` (in the index's order) deleted.
+fn mark_deleted(index: &mut CfIndex, begin: &[u8], end: &[u8]) {
+    let o = index.order.clone();
+    if o.is_bytewise() {
+        let range = (Bound::Included(begin), Bound::Excluded(end));
+        for (_, e) in index.keys.range_mut::<[u8], _>(range) {
+            *e = Entry::Deleted;
+        }
+    } else if o.is_reverse_bytewise() {
+        // Descending `[begin, end)` is bytewise `(end, begin]`.
+        let range = (Bound::Excluded(end), Bound::Included(begin));
+        for (_, e) in index.keys.range_mut::<[u8], _>(range) {
+            *e = Entry::Deleted;
+        }
+    } else {
+        for (k, e) in index.keys.iter_mut() {
+            if o.compare(begin, k).is_le() && o.compare(k, end).is_lt() {
+                *e = Entry::Deleted;
+            }
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! while it lives.
 //!
 //! Invariants:
-//! 1. The keys shown are the union of the base's and the batch's, in bytewise order, minus those
+//! 1. The keys shown are the union of the base's and the batch's, in the family's order, minus those
 //!    the batch deletes (point deletions, and range deletions for base keys the batch does not
 //!    write again), each once, with the batch's answer where it has one (merge operands folded
 //!    onto the base's value or the batch's base).
@@ -20,6 +20,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use super::with_index::{fold, CfIndex, Entry, MergeOnto};
+use crate::comparator::KeyOrder;
 use crate::db::DbIter;
 use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
@@ -37,11 +38,74 @@ enum Current<'a> {
     Merged(&'a [u8], Vec<u8>),
 }
 
+/// The batch's keys of one family in the family's order.
+enum DeltaKeys<'a> {
+    /// Bytewise: the index's own map.
+    Map(&'a BTreeMap<Vec<u8>, Entry>),
+    /// Any other order: a view of the map sorted by it, built once per iterator.
+    Sorted(Vec<(&'a [u8], &'a Entry)>),
+}
+
+impl<'a> DeltaKeys<'a> {
+    fn new(keys: &'a BTreeMap<Vec<u8>, Entry>, order: &KeyOrder) -> Self {
+        if order.is_bytewise() {
+            return DeltaKeys::Map(keys);
+        }
+        let mut v: Vec<(&[u8], &Entry)> = keys.iter().map(|(k, e)| (k.as_slice(), e)).collect();
+        if order.is_reverse_bytewise() {
+            v.reverse();
+        } else {
+            v.sort_by(|a, b| order.compare(a.0, b.0));
+        }
+        DeltaKeys::Sorted(v)
+    }
+
+    /// The first key at or after `from` (as the bound says) in `order`.
+    fn first_from(&self, order: &KeyOrder, from: Bound<&[u8]>) -> Option<(&'a [u8], &'a Entry)> {
+        match self {
+            DeltaKeys::Map(m) => m
+                .range::<[u8], _>((from, Bound::Unbounded))
+                .next()
+                .map(|(k, e)| (k.as_slice(), e)),
+            DeltaKeys::Sorted(v) => {
+                let i = match from {
+                    Bound::Unbounded => 0,
+                    Bound::Included(f) => v.partition_point(|e| order.compare(e.0, f).is_lt()),
+                    Bound::Excluded(f) => v.partition_point(|e| order.compare(e.0, f).is_le()),
+                };
+                v.get(i).copied()
+            }
+        }
+    }
+
+    /// The last key at or before `to` (as the bound says) in `order`.
+    fn last_before(&self, order: &KeyOrder, to: Bound<&[u8]>) -> Option<(&'a [u8], &'a Entry)> {
+        match self {
+            DeltaKeys::Map(m) => m
+                .range::<[u8], _>((Bound::Unbounded, to))
+                .next_back()
+                .map(|(k, e)| (k.as_slice(), e)),
+            DeltaKeys::Sorted(v) => {
+                let n = match to {
+                    Bound::Unbounded => v.len(),
+                    Bound::Included(t) => v.partition_point(|e| order.compare(e.0, t).is_le()),
+                    Bound::Excluded(t) => v.partition_point(|e| order.compare(e.0, t).is_lt()),
+                };
+                v.get(n.checked_sub(1)?).copied()
+            }
+        }
+    }
+}
+
 /// An iterator over the database with a batch's writes laid over it; see the module
 /// documentation and [`WriteBatchWithIndex::iter_with_base`](super::WriteBatchWithIndex).
 pub struct BaseDeltaIter<'a> {
     base: DbIter,
     keys: Option<&'a BTreeMap<Vec<u8>, Entry>>,
+    /// The batch's keys in the family's order.
+    delta_keys: Option<DeltaKeys<'a>>,
+    /// The order of the family's keys.
+    order: KeyOrder,
     index: Option<&'a CfIndex>,
     merge: Option<Arc<dyn MergeOperator>>,
     lower: Option<Vec<u8>>,
@@ -66,9 +130,11 @@ impl std::fmt::Debug for BaseDeltaIter<'_> {
 }
 
 impl<'a> BaseDeltaIter<'a> {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         base: DbIter,
         index: Option<&'a CfIndex>,
+        order: KeyOrder,
         merge: Option<Arc<dyn MergeOperator>>,
         lower: Option<Vec<u8>>,
         upper: Option<Vec<u8>>,
@@ -77,6 +143,8 @@ impl<'a> BaseDeltaIter<'a> {
         BaseDeltaIter {
             base,
             keys: index.map(|i| &i.keys),
+            delta_keys: index.map(|i| DeltaKeys::new(&i.keys, &order)),
+            order,
             index,
             merge,
             lower,
@@ -214,8 +282,15 @@ impl<'a> BaseDeltaIter<'a> {
 
     /// Whether the batch side may show `key` (invariant 3).
     fn in_scope(&self, key: &[u8]) -> bool {
-        if self.lower.as_deref().is_some_and(|lo| key < lo)
-            || self.upper.as_deref().is_some_and(|hi| key >= hi)
+        let o = &self.order;
+        if self
+            .lower
+            .as_deref()
+            .is_some_and(|lo| o.compare(key, lo).is_lt())
+            || self
+                .upper
+                .as_deref()
+                .is_some_and(|hi| o.compare(key, hi).is_ge())
         {
             return false;
         }
@@ -229,27 +304,33 @@ impl<'a> BaseDeltaIter<'a> {
     /// if it is in scope (keys of one prefix are contiguous, so the first one out ends the
     /// prefix).
     fn delta_from(&self, from: Bound<&[u8]>) -> Option<(&'a [u8], &'a Entry)> {
-        let keys = self.keys?;
+        let keys = self.delta_keys.as_ref()?;
+        let o = &self.order;
         let from = match (from, self.lower.as_deref()) {
             (Bound::Unbounded, Some(lo)) => Bound::Included(lo),
-            (Bound::Included(f) | Bound::Excluded(f), Some(lo)) if f < lo => Bound::Included(lo),
+            (Bound::Included(f) | Bound::Excluded(f), Some(lo)) if o.compare(f, lo).is_lt() => {
+                Bound::Included(lo)
+            }
             (f, _) => f,
         };
-        let (k, e) = keys.range::<[u8], _>((from, Bound::Unbounded)).next()?;
-        self.in_scope(k).then_some((k.as_slice(), e))
+        let (k, e) = keys.first_from(o, from)?;
+        self.in_scope(k).then_some((k, e))
     }
 
     /// The batch's last key at or before `to` (as the bound says) below the upper bound, if
     /// it is in scope.
     fn delta_before(&self, to: Bound<&[u8]>) -> Option<(&'a [u8], &'a Entry)> {
-        let keys = self.keys?;
+        let keys = self.delta_keys.as_ref()?;
+        let o = &self.order;
         let to = match (to, self.upper.as_deref()) {
             (Bound::Unbounded, Some(hi)) => Bound::Excluded(hi),
-            (Bound::Included(t) | Bound::Excluded(t), Some(hi)) if t >= hi => Bound::Excluded(hi),
+            (Bound::Included(t) | Bound::Excluded(t), Some(hi)) if o.compare(t, hi).is_ge() => {
+                Bound::Excluded(hi)
+            }
             (t, _) => t,
         };
-        let (k, e) = keys.range::<[u8], _>((Bound::Unbounded, to)).next_back()?;
-        self.in_scope(k).then_some((k.as_slice(), e))
+        let (k, e) = keys.last_before(o, to)?;
+        self.in_scope(k).then_some((k, e))
     }
 
     /// Steps the batch side one key in the direction of travel.
@@ -297,7 +378,7 @@ impl<'a> BaseDeltaIter<'a> {
                 (Some(_), None) => std::cmp::Ordering::Less,
                 (None, Some(_)) => std::cmp::Ordering::Greater,
                 (Some(b), Some((d, _))) => {
-                    let o = b.cmp(d);
+                    let o = self.order.compare(b, d);
                     if self.forward {
                         o
                     } else {

@@ -71,6 +71,7 @@ pub fn assert_lsm_invariants(version: &Version) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::comparator::KeyOrder;
     use crate::test_util::file_meta;
     use crate::version::FileMetaData;
     use std::sync::Arc;
@@ -81,20 +82,26 @@ mod tests {
 
     #[test]
     fn ordered_l0_sequence_ranges_pass() {
-        let v = Version::new(vec![
-            vec![file(3, "a", "z", (21, 30)), file(2, "a", "z", (11, 20))],
-            vec![file(1, "a", "m", (1, 50))],
-        ])
+        let v = Version::new(
+            vec![
+                vec![file(3, "a", "z", (21, 30)), file(2, "a", "z", (11, 20))],
+                vec![file(1, "a", "m", (1, 50))],
+            ],
+            KeyOrder::BYTEWISE,
+        )
         .expect("valid");
         check_lsm_invariants(&v).expect("invariants hold");
     }
 
     #[test]
     fn interleaved_l0_sequence_ranges_are_caught() {
-        let v = Version::new(vec![
-            vec![file(3, "a", "z", (15, 30)), file(2, "a", "z", (11, 20))],
-            vec![],
-        ])
+        let v = Version::new(
+            vec![
+                vec![file(3, "a", "z", (15, 30)), file(2, "a", "z", (11, 20))],
+                vec![],
+            ],
+            KeyOrder::BYTEWISE,
+        )
         .expect("Version::new accepts it; the debug check does not");
         let err = check_lsm_invariants(&v).expect_err("caught");
         assert!(err.contains("not newer"), "{err}");
@@ -103,11 +110,14 @@ mod tests {
     #[test]
     fn a_deeper_file_with_newer_sequence_numbers_is_allowed() {
         // Not an invariant: different keys of one range may be at different ages.
-        let v = Version::new(vec![
-            vec![],
-            vec![file(1, "a", "c", (1, 5))],
-            vec![file(2, "b", "b", (9, 9))],
-        ])
+        let v = Version::new(
+            vec![
+                vec![],
+                vec![file(1, "a", "c", (1, 5))],
+                vec![file(2, "b", "b", (9, 9))],
+            ],
+            KeyOrder::BYTEWISE,
+        )
         .expect("valid");
         check_lsm_invariants(&v).expect("allowed");
     }

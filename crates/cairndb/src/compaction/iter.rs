@@ -63,6 +63,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::iter::{InternalIterator, RangeDelSet};
 use crate::merge::MergeOperator;
@@ -222,12 +223,14 @@ impl Stripes {
 pub fn range_deletions_to_keep(
     tombstones: &[RangeTombstone],
     options: &CompactionIterOptions,
+    order: &KeyOrder,
 ) -> (Vec<RangeTombstone>, u64) {
     let stripes = Stripes::new(&options.snapshots);
     let mut kept = Vec::with_capacity(tombstones.len());
     let mut dropped = 0;
     for t in tombstones {
-        if t.begin >= t.end || (options.bottommost && stripes.of(t.seq) == 0) {
+        let empty = order.compare(&t.begin, &t.end).is_ge();
+        if empty || (options.bottommost && stripes.of(t.seq) == 0) {
             dropped += 1;
         } else {
             kept.push(t.clone());

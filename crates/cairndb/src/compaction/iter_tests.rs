@@ -1,6 +1,7 @@
 //! Tests of the compaction iterator: unit tests per rule, and a property test against a model
 //! reader (what a reader at each snapshot sees must not change when the inputs are compacted).
 
+use crate::comparator::KeyOrder;
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
@@ -9,8 +10,9 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::merge::{StringAppendOperator, UInt64AddOperator};
+use crate::test_util::compare_internal;
 use crate::test_util::VecIter;
-use crate::types::{compare_internal, make_internal_key, RangeTombstone};
+use crate::types::{make_internal_key, RangeTombstone};
 
 /// A point entry `(user key, seq, kind, value)` as an owned internal entry.
 pub(crate) fn entry(k: &str, seq: u64, kind: ValueKind, v: &str) -> (Vec<u8>, Vec<u8>) {
@@ -53,7 +55,7 @@ fn run_full(
     tombstones: &[RangeTombstone],
     options: CompactionIterOptions,
 ) -> (crate::error::Result<Entries>, CompactionIterStats) {
-    let set = RangeDelSet::new(tombstones.to_vec());
+    let set = RangeDelSet::new(tombstones.to_vec(), KeyOrder::BYTEWISE);
     let mut it = CompactionIterator::new(VecIter::new(entries), set, options);
     let mut out = Vec::new();
     it.seek_to_first();
@@ -420,15 +422,17 @@ fn range_tombstones_drop_what_they_cover_in_their_stripe() {
             row("c", 3, Put, "c3"),
         ]
     );
-    let (kept, dropped) = range_deletions_to_keep(&tombstones, &opts(&[5], true));
+    let (kept, dropped) =
+        range_deletions_to_keep(&tombstones, &opts(&[5], true), &KeyOrder::BYTEWISE);
     assert_eq!(
         (kept.len(), dropped),
         (1, 0),
         "needed by snapshot 5's readers"
     );
-    let (kept, dropped) = range_deletions_to_keep(&tombstones, &opts(&[8], true));
+    let (kept, dropped) =
+        range_deletions_to_keep(&tombstones, &opts(&[8], true), &KeyOrder::BYTEWISE);
     assert_eq!((kept.len(), dropped), (0, 1), "stripe 0 at the bottom");
-    let (kept, _) = range_deletions_to_keep(&tombstones, &opts(&[], false));
+    let (kept, _) = range_deletions_to_keep(&tombstones, &opts(&[], false), &KeyOrder::BYTEWISE);
     assert_eq!(kept.len(), 1, "never dropped above the bottom");
 }
 
@@ -706,7 +710,7 @@ fn compact(input: &Level, options: &CompactionIterOptions) -> Result<Level, Test
     for w in out.windows(2) {
         prop_assert_eq!(compare_internal(&w[0].0, &w[1].0), Ordering::Less);
     }
-    let (kept, _) = range_deletions_to_keep(&input.1, options);
+    let (kept, _) = range_deletions_to_keep(&input.1, options, &KeyOrder::BYTEWISE);
     Ok((out, kept))
 }
 

@@ -37,6 +37,7 @@ use super::deletion_collector::{collector_for, DeletionCollector};
 use super::iter::{
     range_deletions_to_keep, CompactionIterOptions, CompactionIterStats, CompactionIterator,
 };
+use crate::comparator::KeyOrder;
 use crate::error::Result;
 use crate::fs::{AccessPattern, FileSystem};
 use crate::iter::{BoxedIterator, MergingIterator, RangeDelSet};
@@ -44,8 +45,7 @@ use crate::options::{CfOptions, CompactionStyle, DbOptions};
 use crate::rate_limiter::{IoPriority, RateLimitedFile, RateLimitedReader, RateLimiter};
 use crate::sstable::{ReadaheadFile, Table, TableBuilder, TableOptions};
 use crate::types::{
-    compare_internal, make_internal_key, user_key, ParsedKey, RangeTombstone, ValueKind,
-    MAX_SEQUENCE,
+    make_internal_key, user_key, ParsedKey, RangeTombstone, ValueKind, MAX_SEQUENCE,
 };
 use crate::version::filenames::table_file_name;
 use crate::version::{EntryStats, FileMetaData};
@@ -73,7 +73,7 @@ impl CompactionInput {
     /// The inputs of `tables`: their entries through iterators that do not fill the block cache
     /// (compaction reads each block once and should not evict hot ones), merged; their range
     /// tombstones; their sizes.
-    pub fn from_tables(tables: &[Arc<Table>]) -> Self {
+    pub fn from_tables(tables: &[Arc<Table>], order: &KeyOrder) -> Self {
         let children: Vec<BoxedIterator> = tables
             .iter()
             .map(|t| Box::new(t.iter_without_cache_fill()) as BoxedIterator)
@@ -83,7 +83,7 @@ impl CompactionInput {
             .flat_map(|t| t.range_deletions().iter().cloned())
             .collect();
         CompactionInput {
-            iter: Box::new(MergingIterator::new(children)),
+            iter: Box::new(MergingIterator::new(children, order.clone())),
             range_deletions,
             bytes: tables.iter().map(|t| t.file_size()).sum(),
         }
@@ -218,7 +218,8 @@ impl CompactionJob<'_> {
             range_deletions,
             bytes,
         } = input;
-        let (kept, dropped) = range_deletions_to_keep(&range_deletions, &self.iter_options);
+        let order = &self.cf_options.comparator;
+        let (kept, dropped) = range_deletions_to_keep(&range_deletions, &self.iter_options, order);
         let mut result = CompactionJobResult {
             bytes_read: bytes,
             range_deletions_dropped: dropped,
@@ -229,8 +230,8 @@ impl CompactionJob<'_> {
             self.output_level,
             self.iter_options.bottommost,
         );
-        let mut splitter = TombstoneSplitter::new(kept);
-        let mut grandparents = GrandparentTracker::new(self.grandparents);
+        let mut splitter = TombstoneSplitter::new(kept, order.clone());
+        let mut grandparents = GrandparentTracker::new(self.grandparents, order);
         let leveled = self.cf_options.compaction_style == CompactionStyle::Level;
         // Room to reach a grandparent boundary: cutting there keeps the output from straddling
         // two files of the next level, so moving it down later rewrites less.
@@ -242,7 +243,7 @@ impl CompactionJob<'_> {
             };
         let mut citer = CompactionIterator::new(
             iter,
-            RangeDelSet::new(range_deletions),
+            RangeDelSet::new(range_deletions, order.clone()),
             self.iter_options.clone(),
         );
         let mut out: Option<Output> = None;
@@ -257,13 +258,14 @@ impl CompactionJob<'_> {
                 let crossed = grandparents.advance(uk);
                 let cut = out.as_ref().is_some_and(|o| {
                     let size = o.builder.estimated_file_size();
-                    size >= max_output_size
+                    let wanted = size >= max_output_size
                         || (crossed.boundaries > 0
-                            && self.cut_at_boundary(&grandparents, &crossed, size, leveled))
+                            && self.cut_at_boundary(&grandparents, &crossed, size, leveled));
+                    wanted && splitter.can_cut_between(&o.last_user_key, uk)
                 });
                 if let Some(o) = out.take_if(|_| cut) {
                     grandparents.start_output();
-                    let upper = successor(&o.last_user_key);
+                    let upper = splitter.cut_key(&o.last_user_key, uk);
                     self.finish_output(
                         o,
                         lower.as_deref(),
@@ -352,10 +354,17 @@ impl CompactionJob<'_> {
         };
         let largest = if reaches_upper {
             make_internal_key(&o.last_user_key, 0, ValueKind::Delete)
-        } else {
+        } else if self.cf_options.comparator.is_bytewise() {
             tighten_sentinel(largest)
+        } else {
+            // Only bytewise cuts end tombstones at `k\0` (TombstoneSplitter::cut_key).
+            largest.to_vec()
         };
-        debug_assert!(compare_internal(smallest, &largest).is_le());
+        debug_assert!(self
+            .cf_options
+            .comparator
+            .compare_internal(smallest, &largest)
+            .is_le());
         result.outputs.push(FileMetaData {
             number: o.number,
             size: built.file_size,
@@ -398,7 +407,7 @@ fn tighten_sentinel(largest: &[u8]) -> Vec<u8> {
     largest.to_vec()
 }
 
-/// The smallest user key after `k`: `k` followed by a zero byte.
+/// The smallest user key after `k` in bytewise order: `k` followed by a zero byte.
 fn successor(k: &[u8]) -> Vec<u8> {
     let mut s = Vec::with_capacity(k.len() + 1);
     s.extend_from_slice(k);
@@ -410,6 +419,8 @@ fn successor(k: &[u8]) -> Vec<u8> {
 /// order with adjacent `[lower, upper)` ranges.
 #[derive(Debug)]
 struct TombstoneSplitter {
+    /// The order of the user keys.
+    order: KeyOrder,
     /// Sorted by start.
     tombstones: Vec<RangeTombstone>,
     /// Index of the first tombstone not yet handed to any output.
@@ -419,9 +430,10 @@ struct TombstoneSplitter {
 }
 
 impl TombstoneSplitter {
-    fn new(mut tombstones: Vec<RangeTombstone>) -> Self {
-        tombstones.sort_by(|a, b| a.begin.cmp(&b.begin));
+    fn new(mut tombstones: Vec<RangeTombstone>, order: KeyOrder) -> Self {
+        tombstones.sort_by(|a, b| order.compare(&a.begin, &b.begin));
         TombstoneSplitter {
+            order,
             tombstones,
             next: 0,
             spanning: Vec::new(),
@@ -432,11 +444,43 @@ impl TombstoneSplitter {
         self.next < self.tombstones.len() || !self.spanning.is_empty()
     }
 
+    /// Whether outputs may be cut between user keys `last` and `next` (adjacent in the
+    /// compaction's output). In bytewise order always: the cut lies at `last\0`, the first key
+    /// after `last` ([`TombstoneSplitter::cut_key`]). Other orders have no such key, so the cut
+    /// lies at `next`, and only where no tombstone covers a key after `last` and before `next`
+    /// (the gap no output's key range would hold: a tombstone piece there would delete keys of
+    /// deeper levels that no file's range admits to, and could be dropped at the bottom while
+    /// they live). Long tombstones of such orders therefore make larger outputs.
+    fn can_cut_between(&self, last: &[u8], next: &[u8]) -> bool {
+        if self.order.is_bytewise() {
+            return true;
+        }
+        let o = &self.order;
+        let reaches_past_last = |t: &RangeTombstone| o.compare(&t.end, last).is_gt();
+        let spanning = self.spanning.iter().any(reaches_past_last);
+        let pending = self.tombstones[self.next..]
+            .iter()
+            .take_while(|t| o.compare(&t.begin, next).is_lt())
+            .any(reaches_past_last);
+        !spanning && !pending
+    }
+
+    /// Where an output ending at user key `last` ends its share of the tombstones, when the next
+    /// output starts at `next` (see [`TombstoneSplitter::can_cut_between`]).
+    fn cut_key(&self, last: &[u8], next: &[u8]) -> Vec<u8> {
+        if self.order.is_bytewise() {
+            successor(last)
+        } else {
+            next.to_vec()
+        }
+    }
+
     /// The tombstones' parts inside `[lower, upper)` (`None` is unbounded). Requires `lower` to
     /// be the previous call's `upper`.
     fn take(&mut self, lower: Option<&[u8]>, upper: Option<&[u8]>) -> Vec<RangeTombstone> {
+        let o = &self.order;
         while let Some(t) = self.tombstones.get(self.next) {
-            if upper.is_some_and(|u| t.begin.as_slice() >= u) {
+            if upper.is_some_and(|u| o.compare(&t.begin, u).is_ge()) {
                 break;
             }
             self.spanning.push(t.clone());
@@ -445,19 +489,19 @@ impl TombstoneSplitter {
         let mut out = Vec::new();
         for t in &self.spanning {
             let start = match lower {
-                Some(l) if l > t.begin.as_slice() => l,
-                _ => t.begin.as_slice(),
+                Some(l) => o.max(l, &t.begin),
+                None => t.begin.as_slice(),
             };
             let end = match upper {
-                Some(u) if u < t.end.as_slice() => u,
-                _ => t.end.as_slice(),
+                Some(u) => o.min(u, &t.end),
+                None => t.end.as_slice(),
             };
-            if start < end {
+            if o.compare(start, end).is_lt() {
                 out.push(RangeTombstone::new(start, end, t.seq));
             }
         }
         self.spanning
-            .retain(|t| upper.is_some_and(|u| t.end.as_slice() > u));
+            .retain(|t| upper.is_some_and(|u| o.compare(&t.end, u).is_gt()));
         out
     }
 }
@@ -506,6 +550,7 @@ impl CompactionJob<'_> {
 #[derive(Debug)]
 struct GrandparentTracker<'a> {
     files: &'a [FileMetaData],
+    order: &'a KeyOrder,
     /// The file the last key is in, or (when `in_gap`) the first file after it.
     index: usize,
     /// The last key lies between files (or before the first, or after the last).
@@ -527,9 +572,10 @@ struct Crossed {
 }
 
 impl<'a> GrandparentTracker<'a> {
-    fn new(files: &'a [FileMetaData]) -> Self {
+    fn new(files: &'a [FileMetaData], order: &'a KeyOrder) -> Self {
         GrandparentTracker {
             files,
+            order,
             index: 0,
             in_gap: true,
             seen_key: false,
@@ -544,7 +590,7 @@ impl<'a> GrandparentTracker<'a> {
         let mut crossed = Crossed::default();
         while let Some(f) = self.files.get(self.index) {
             if self.in_gap {
-                if uk < user_key(&f.smallest) {
+                if self.order.compare(uk, user_key(&f.smallest)).is_lt() {
                     break;
                 }
                 self.in_gap = false;
@@ -553,7 +599,7 @@ impl<'a> GrandparentTracker<'a> {
                     crossed.added_bytes += f.size;
                 }
             } else {
-                if uk <= user_key(&f.largest) {
+                if self.order.compare(uk, user_key(&f.largest)).is_le() {
                     break;
                 }
                 self.in_gap = true;

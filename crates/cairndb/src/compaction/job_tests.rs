@@ -5,13 +5,13 @@ use std::path::Path;
 
 use super::*;
 use crate::compaction::iter::tests::{entry, model_read};
+use crate::comparator::{EntryOrder, KeyOrder};
 use crate::fs::{FaultFs, FaultKind, FaultRule, MemFs, OpKind};
 use crate::iter::InternalIterator;
 use crate::merge::{MergeOperator, StringAppendOperator};
+use crate::test_util::compare_internal;
 use crate::test_util::VecIter;
-use crate::types::{
-    compare_internal, make_internal_key, CompressionType, ParsedKey, RangeTombstone, MAX_SEQUENCE,
-};
+use crate::types::{make_internal_key, CompressionType, ParsedKey, RangeTombstone, MAX_SEQUENCE};
 use crate::version::{parse_file_name, FileType};
 
 const DIR: &str = "/db";
@@ -90,7 +90,7 @@ fn run_job_cf(
         grandparents,
         iter_options,
     };
-    let mut it = VecIter::new(entries);
+    let mut it = VecIter::with_comparator(entries, EntryOrder::Internal(cf.comparator.clone()));
     if let Some(i) = fail_input_at {
         it = it.failing_at(i);
     }
@@ -575,6 +575,75 @@ fn clips_range_tombstones_to_each_output() {
     assert!(r.range_deletions_written >= 3);
 }
 
+/// Descending order has no key right after `k`: an output is cut only where no tombstone covers
+/// the gap to the next output's first key, so no output's tombstones reach past its last key
+/// (where deeper levels may hold keys no output range admits to), and the pieces still cover
+/// every key the tombstones covered.
+#[test]
+fn reverse_order_cuts_only_where_no_tombstone_spans_the_gap() {
+    let fs = mem_fs();
+    let order = KeyOrder::REVERSE_BYTEWISE;
+    let cf = CfOptions {
+        comparator: order.clone(),
+        ..cf_options()
+    };
+    let entries: Vec<_> = (0..200)
+        .map(|i| entry(&key(i * 2), 100 + i as u64, ValueKind::Put, &"x".repeat(64)))
+        .collect();
+    // Descending ranges: [key 300, key 200) spans many cut points; [key 101, key 100) none.
+    let tombstones = vec![
+        RangeTombstone::new(key(300).as_bytes(), key(200).as_bytes(), 5),
+        RangeTombstone::new(key(101).as_bytes(), key(100).as_bytes(), 7),
+    ];
+    let cut = Cut {
+        target: 2048,
+        grandparents: &[],
+        gp_limit: 0,
+    };
+    let r = run_job_cf(
+        &fs,
+        &cf,
+        entries,
+        tombstones.clone(),
+        &cut,
+        iter_options(&[], false),
+        None,
+    )
+    .expect("job");
+    assert!(r.outputs.len() >= 5, "{} outputs", r.outputs.len());
+    let topts = cf.table_options_for_reads();
+    let mut all_t = Vec::new();
+    for m in &r.outputs {
+        let path = Path::new(DIR).join(table_file_name(m.number));
+        let table = open_input_table(&fs, &path, m.size, &topts, 1 << 20, None).expect("open");
+        let (lo, hi) = (user_key(&m.smallest), user_key(&m.largest));
+        for t in table.range_deletions().iter() {
+            assert!(order.compare(lo, &t.begin).is_le(), "file {}", m.number);
+            assert!(
+                order.compare(&t.end, hi).is_le(),
+                "file {}: tombstone {:?} reaches past its last key {hi:?}",
+                m.number,
+                t
+            );
+            all_t.push(t.clone());
+        }
+    }
+    for w in r.outputs.windows(2) {
+        let (a, b) = (user_key(&w[0].largest), user_key(&w[1].smallest));
+        assert!(order.compare(a, b).is_lt(), "outputs overlap");
+    }
+    for i in 95..310 {
+        let probe = key(i);
+        let covering = |ts: &[RangeTombstone]| {
+            ts.iter()
+                .filter(|t| t.contains(&order, probe.as_bytes()))
+                .map(|t| t.seq)
+                .max()
+        };
+        assert_eq!(covering(&all_t), covering(&tombstones), "{probe}");
+    }
+}
+
 #[test]
 fn tombstones_alone_and_obsolete_tombstones() {
     let fs = mem_fs();
@@ -681,7 +750,7 @@ fn compacting_tables_preserves_what_readers_see() {
     )];
     let a = build_table(&fs, 7, older.clone(), &t_older);
     let b = build_table(&fs, 8, newer.clone(), &t_newer);
-    let input = CompactionInput::from_tables(&[a.clone(), b.clone()]);
+    let input = CompactionInput::from_tables(&[a.clone(), b.clone()], &KeyOrder::BYTEWISE);
     assert_eq!(input.bytes, a.file_size() + b.file_size());
     assert_eq!(input.range_deletions.len(), 2);
     let snapshots = [40, 205];
@@ -702,7 +771,7 @@ fn compacting_tables_preserves_what_readers_see() {
         let mut n = if bottommost { 300 } else { 200 };
         let r = job
             .run(
-                CompactionInput::from_tables(&[a.clone(), b.clone()]),
+                CompactionInput::from_tables(&[a.clone(), b.clone()], &KeyOrder::BYTEWISE),
                 &mut || {
                     n += 1;
                     n

@@ -95,7 +95,7 @@ pub fn pick_compact_range(
         let limit = max_compaction_bytes(input.options);
         let mut total = files[0].size;
         for i in 1..files.len() {
-            let (lo, hi) = key_range(&files[..=i]).expect("not empty");
+            let (lo, hi) = key_range(v.order(), &files[..=i]).expect("not empty");
             let below: u64 = if output_level == input_level {
                 0
             } else {
@@ -116,11 +116,11 @@ pub fn pick_compact_range(
     let resume_from = if covers_range {
         None
     } else {
-        let (_, hi) = key_range(&files).expect("not empty");
+        let (_, hi) = key_range(v.order(), &files).expect("not empty");
         v.files(input_level)
             .iter()
             .map(|f| user_key(&f.smallest))
-            .find(|k| *k > hi)
+            .find(|k| v.order().compare(k, hi).is_gt())
             .map(<[u8]>::to_vec)
     };
     let targets = LevelTargets::compute(v, input.options);

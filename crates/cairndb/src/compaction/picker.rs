@@ -237,8 +237,13 @@ impl LevelPicker<'_, '_> {
             let mut candidate = picked.clone();
             candidate.push(Arc::clone(f));
             let candidate = expand_to_clean_cut(v, level, candidate);
-            let (lo, hi) = key_range(&candidate).expect("not empty");
-            if self.any_busy(&candidate) || self.input.running.output_overlaps(output, lo, hi) {
+            let (lo, hi) = key_range(v.order(), &candidate).expect("not empty");
+            if self.any_busy(&candidate)
+                || self
+                    .input
+                    .running
+                    .output_overlaps(v.order(), output, lo, hi)
+            {
                 break;
             }
             let mut below = v.overlapping_files(output, Some(lo), Some(hi));
@@ -270,8 +275,9 @@ impl LevelPicker<'_, '_> {
     }
 
     fn next_level_overlap(&self, output: usize, inputs: &[Arc<FileMetaData>]) -> Files {
-        let (lo, hi) = key_range(inputs).expect("inputs are not empty");
-        self.version().overlapping_files(output, Some(lo), Some(hi))
+        let v = self.version();
+        let (lo, hi) = key_range(v.order(), inputs).expect("inputs are not empty");
+        v.overlapping_files(output, Some(lo), Some(hi))
     }
 
     /// RocksDB's `TryPickL0TrivialMove`: the oldest L0 files, as long as they overlap neither
@@ -286,16 +292,19 @@ impl LevelPicker<'_, '_> {
         }
         let mut picked: Files = Vec::new();
         for f in v.files(0).iter().rev() {
-            if self.busy(f) || picked.iter().any(|p| ranges_overlap(p, f)) {
+            if self.busy(f) || picked.iter().any(|p| ranges_overlap(v.order(), p, f)) {
                 break;
             }
             let mut candidate = picked.clone();
             candidate.push(Arc::clone(f));
-            let (lo, hi) = key_range(&candidate).expect("not empty");
+            let (lo, hi) = key_range(v.order(), &candidate).expect("not empty");
             // A running compaction writing into this range of the output level (a manual
             // compaction of the level into itself) would collide with the moved files.
             if !v.overlapping_files(output, Some(lo), Some(hi)).is_empty()
-                || self.input.running.output_overlaps(output, lo, hi)
+                || self
+                    .input
+                    .running
+                    .output_overlaps(v.order(), output, lo, hi)
             {
                 break;
             }
@@ -674,7 +683,8 @@ fn round_robin_order(v: &Version, level: usize) -> Vec<usize> {
     }
     let start = v.compact_cursor(level).map_or(0, |cursor| {
         let cursor = user_key(cursor);
-        let i = files.partition_point(|f| user_key(&f.smallest) < cursor);
+        let o = v.order();
+        let i = files.partition_point(|f| o.compare(user_key(&f.smallest), cursor).is_lt());
         if i == n {
             0
         } else {

@@ -178,6 +178,7 @@ fn deletion_plan(
 mod tests {
     use super::*;
     use crate::compaction::plan::RunningCompactions;
+    use crate::comparator::KeyOrder;
     use crate::options::{CfOptions, CompactionStyle};
     use crate::test_util::file_meta;
     use crate::version::Version;
@@ -196,7 +197,7 @@ mod tests {
                 })
             })
             .collect();
-        Version::new(vec![files]).expect("valid")
+        Version::new(vec![files], KeyOrder::BYTEWISE).expect("valid")
     }
 
     fn pick(v: &Version, o: &CfOptions, fifo: &FifoOptions) -> Option<CompactionPlan> {

@@ -3,6 +3,7 @@
 //! whose helpers (`apply`, `run_manual`) they use.
 
 use super::*;
+use crate::comparator::KeyOrder;
 
 #[test]
 fn manual_compaction_moves_the_range_down_level_by_level() {
@@ -81,7 +82,7 @@ fn manual_compaction_waits_for_running_l0_compactions() {
     let v = version(4, (1..=5).map(|i| (0, file(i, "a", "b", 10, i))).collect());
     let mut r = RunningCompactions::new();
     let auto = pick(&v, &o, &r).expect("L0 over trigger");
-    r.register(&auto);
+    r.register(&auto, &KeyOrder::BYTEWISE);
     let mut m = ManualCompaction::new(None, None, BottommostLevelCompaction::Skip);
     assert_eq!(m.next(&input(&v, &o, &r)), ManualStep::Wait);
     r.unregister(&auto);

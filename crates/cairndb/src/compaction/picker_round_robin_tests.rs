@@ -3,6 +3,7 @@
 //! they use.
 
 use super::*;
+use crate::comparator::KeyOrder;
 
 /// `v` with `cursor` (a user key, made an internal key) as the cursor of `level`.
 fn with_cursor(v: Version, level: usize, cursor: &str) -> Version {
@@ -38,7 +39,7 @@ fn busy_l1_file(v: &Version, index: usize) -> RunningCompactions {
         compact_cursor: None,
     };
     let mut r = RunningCompactions::new();
-    r.register(&busy);
+    r.register(&busy, &KeyOrder::BYTEWISE);
     r
 }
 

@@ -3,6 +3,7 @@
 //! compaction's worked examples (`picker_manual_tests.rs`) and `kRoundRobin`
 //! (`picker_round_robin_tests.rs`) are child modules that use the helpers here.
 
+use crate::comparator::KeyOrder;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -45,7 +46,7 @@ fn version(num_levels: usize, files: Vec<(usize, Arc<FileMetaData>)>) -> Version
     for files in levels.iter_mut().skip(1) {
         files.sort_by(|a, b| a.smallest.cmp(&b.smallest));
     }
-    Version::new(levels).expect("valid test version")
+    Version::new(levels, KeyOrder::BYTEWISE).expect("valid test version")
 }
 
 /// Small sizes so tests read in bytes: L1 target 1000, multiplier 10, files of 100.
@@ -219,7 +220,7 @@ fn files_being_compacted_do_not_count_towards_scores() {
     let mut r = RunningCompactions::new();
     let running = pick(&v, &o, &r).expect("L1 or L0 needs compaction");
     assert_eq!(compaction_report(&v, &o, &r).levels[1].score, 2.0);
-    r.register(&running);
+    r.register(&running, &KeyOrder::BYTEWISE);
     let report = compaction_report(&v, &o, &r);
     assert!(report.levels[0].score < 1.0 || report.levels[1].score < 2.0);
     assert_eq!(
@@ -492,7 +493,7 @@ fn no_trivial_move_into_the_range_a_running_compaction_writes() {
         panic!("L1 holds files")
     };
     assert!(!manual.is_trivial_move);
-    r.register(&manual);
+    r.register(&manual, &KeyOrder::BYTEWISE);
     assert_eq!(
         pick(&v, &o, &r),
         None,
@@ -515,7 +516,7 @@ fn intra_l0_when_the_base_level_is_busy() {
     let RangeStep::Plan { plan: busy, .. } = down else {
         panic!("L1 → L2 plan expected, got {down:?}")
     };
-    r.register(&busy);
+    r.register(&busy, &KeyOrder::BYTEWISE);
     let plan = pick(&v, &o, &r).expect("L0 has 7 files");
     assert_eq!(plan.reason, CompactionReason::IntraL0);
     assert_eq!(plan.output_level, 0);
@@ -546,7 +547,7 @@ fn size_based_intra_l0_while_another_l0_compaction_runs() {
     let first = pick(&v, &o, &r).expect("L0 over trigger");
     assert_eq!(first.reason, CompactionReason::IntraL0);
     assert_eq!(numbers(&first, 0), vec![8, 7, 6, 5, 4, 3, 2, 1]);
-    r.register(&first);
+    r.register(&first, &KeyOrder::BYTEWISE);
     assert_eq!(
         pick(&v, &o, &r),
         None,
@@ -578,7 +579,7 @@ fn concurrent_plans_never_share_files_or_output_ranges() {
     let mut r = RunningCompactions::new();
     let mut plans = Vec::new();
     while let Some(plan) = pick(&v, &o, &r) {
-        r.register(&plan);
+        r.register(&plan, &KeyOrder::BYTEWISE);
         plans.push(plan);
         assert!(plans.len() < 100, "picking must end");
     }
@@ -591,8 +592,8 @@ fn concurrent_plans_never_share_files_or_output_ranges() {
     }
     for (i, a) in plans.iter().enumerate() {
         for b in &plans[i + 1..] {
-            let (alo, ahi) = a.user_key_range();
-            let (blo, bhi) = b.user_key_range();
+            let (alo, ahi) = a.user_key_range(&KeyOrder::BYTEWISE);
+            let (blo, bhi) = b.user_key_range(&KeyOrder::BYTEWISE);
             assert!(a.output_level != b.output_level || ahi < blo || bhi < alo);
         }
     }
@@ -726,7 +727,7 @@ fn apply(v: &Version, plan: &CompactionPlan, next_number: &mut u64) -> Version {
     let edit = if plan.is_trivial_move {
         plan.trivial_move_edit()
     } else {
-        let (lo, hi) = plan.user_key_range();
+        let (lo, hi) = plan.user_key_range(&KeyOrder::BYTEWISE);
         let seq = plan
             .input_files()
             .map(|(_, f)| f.largest_seqno)
@@ -860,7 +861,7 @@ proptest! {
                 if let Err(e) = plan.check(&v, &r) {
                     return Err(TestCaseError::fail(format!("manual: {e}")));
                 }
-                r.register(&plan);
+                r.register(&plan, &KeyOrder::BYTEWISE);
             }
         }
         let mut plans: Vec<CompactionPlan> = Vec::new();
@@ -875,7 +876,7 @@ proptest! {
             };
             prop_assert_eq!(plan.output_level, expected_output);
             prop_assert!(plan.score >= 1.0);
-            r.register(&plan);
+            r.register(&plan, &KeyOrder::BYTEWISE);
             plans.push(plan);
             prop_assert!(plans.len() <= v.total_files());
         }

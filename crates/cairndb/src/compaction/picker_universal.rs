@@ -206,8 +206,8 @@ fn plan_for_runs(
     }
     if output != 0 {
         let all = inputs.iter().flat_map(|i| i.files.iter());
-        let (lo, hi) = key_range(all).expect("runs are not empty");
-        if input.running.output_overlaps(output, lo, hi) {
+        let (lo, hi) = key_range(v.order(), all).expect("runs are not empty");
+        if input.running.output_overlaps(v.order(), output, lo, hi) {
             return None;
         }
     }
@@ -235,6 +235,7 @@ fn universal_file_size(input: &PickerInput<'_>, level: usize) -> u64 {
 mod tests {
     use super::*;
     use crate::compaction::plan::RunningCompactions;
+    use crate::comparator::KeyOrder;
     use crate::options::{CfOptions, CompactionStyle};
     use crate::test_util::file_meta;
     use crate::version::Version;
@@ -258,7 +259,7 @@ mod tests {
         for (i, &(level, size)) in deeper.iter().enumerate() {
             levels[level].push(file(100 + i as u64, 0, 100, size, 100 - i as u64));
         }
-        Version::new(levels).expect("valid")
+        Version::new(levels, KeyOrder::BYTEWISE).expect("valid")
     }
 
     fn opts() -> CfOptions {
@@ -337,7 +338,7 @@ mod tests {
         let mut r = RunningCompactions::new();
         let first = pick(&v, &r).expect("size ratio over 5 runs");
         assert_eq!(levels(&first), vec![(0, 5)]);
-        r.register(&first);
+        r.register(&first, &KeyOrder::BYTEWISE);
         assert_eq!(pick(&v, &r), None);
     }
 
@@ -354,7 +355,7 @@ mod tests {
             while let Some(p) = pick(&v, &r) {
                 // Merged runs are adjacent in age: the inputs are a prefix-free contiguous span.
                 prop_assert!(p.output_level >= p.inputs.last().map_or(0, |i| i.level));
-                r.register(&p);
+                r.register(&p, &KeyOrder::BYTEWISE);
                 n += 1;
                 prop_assert!(n <= 20);
             }

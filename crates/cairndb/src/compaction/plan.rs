@@ -25,6 +25,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::comparator::KeyOrder;
 use crate::types::user_key;
 use crate::version::{FileMetaData, Version, VersionEdit};
 
@@ -141,9 +142,9 @@ impl CompactionPlan {
         self.inputs.iter().map(CompactionInputs::bytes).sum()
     }
 
-    /// The smallest and largest user key of all inputs.
-    pub fn user_key_range(&self) -> (Vec<u8>, Vec<u8>) {
-        let (lo, hi) = key_range(self.input_files().map(|(_, f)| f))
+    /// The smallest and largest user key of all inputs, in `order`.
+    pub fn user_key_range(&self, order: &KeyOrder) -> (Vec<u8>, Vec<u8>) {
+        let (lo, hi) = key_range(order, self.input_files().map(|(_, f)| f))
             .expect("a plan has at least one input file");
         (lo.to_vec(), hi.to_vec())
     }
@@ -213,8 +214,8 @@ impl CompactionPlan {
             return Err("an input level is below the output level".into());
         }
         if self.output_level != 0 {
-            let (lo, hi) = self.user_key_range();
-            if running.output_overlaps(self.output_level, &lo, &hi) {
+            let (lo, hi) = self.user_key_range(version.order());
+            if running.output_overlaps(version.order(), self.output_level, &lo, &hi) {
                 return Err("the output range overlaps a running compaction's".into());
             }
         }
@@ -236,7 +237,7 @@ impl CompactionPlan {
                 check_l0_cut(version, &names)?;
                 continue;
             }
-            let (lo, hi) = key_range(inputs.files.iter()).expect("not empty");
+            let (lo, hi) = key_range(version.order(), inputs.files.iter()).expect("not empty");
             let left_behind = version
                 .overlapping_files(inputs.level, Some(lo), Some(hi))
                 .into_iter()
@@ -252,13 +253,16 @@ impl CompactionPlan {
     }
 
     fn check_grandparents(&self, version: &Version) -> std::result::Result<(), String> {
-        let (lo, hi) = self.user_key_range();
+        let o = version.order();
+        let (lo, hi) = self.user_key_range(o);
         for g in &self.grandparents {
             match version.level_of(g.number) {
                 Some(l) if l > self.output_level => {}
                 _ => return Err(format!("grandparent {} is not below the output", g.number)),
             }
-            if user_key(&g.largest) < &lo[..] || user_key(&g.smallest) > &hi[..] {
+            if o.compare(user_key(&g.largest), &lo).is_lt()
+                || o.compare(user_key(&g.smallest), &hi).is_gt()
+            {
                 return Err(format!(
                     "grandparent {} does not overlap the plan",
                     g.number
@@ -290,7 +294,7 @@ impl CompactionPlan {
         }
         for (i, a) in files.iter().enumerate() {
             for b in &files[i + 1..] {
-                if ranges_overlap(a, b) {
+                if ranges_overlap(version.order(), a, b) {
                     return Err(format!("moved files {} and {} overlap", a.number, b.number));
                 }
             }
@@ -309,7 +313,7 @@ fn check_l0_cut(version: &Version, inputs: &HashSet<u64>) -> std::result::Result
         }
         let older_left = l0[i + 1..]
             .iter()
-            .find(|f| !inputs.contains(&f.number) && ranges_overlap(f, newer));
+            .find(|f| !inputs.contains(&f.number) && ranges_overlap(version.order(), f, newer));
         if let Some(f) = older_left {
             return Err(format!(
                 "L0 file {} is older than input {} and overlaps it but stays in L0",
@@ -325,8 +329,8 @@ fn level_u8(level: usize) -> u8 {
     u8::try_from(level).expect("levels are below MAX_LEVELS (64)")
 }
 
-/// The smallest and largest user key of `files`; `None` when there are none.
-pub(crate) fn key_range<'a, I>(files: I) -> Option<(&'a [u8], &'a [u8])>
+/// The smallest and largest user key of `files` in `order`; `None` when there are none.
+pub(crate) fn key_range<'a, I>(order: &KeyOrder, files: I) -> Option<(&'a [u8], &'a [u8])>
 where
     I: IntoIterator<Item = &'a Arc<FileMetaData>>,
 {
@@ -334,14 +338,19 @@ where
         let (lo, hi) = (user_key(&f.smallest), user_key(&f.largest));
         Some(match acc {
             None => (lo, hi),
-            Some((a, b)) => (a.min(lo), b.max(hi)),
+            Some((a, b)) => (order.min(a, lo), order.max(b, hi)),
         })
     })
 }
 
-/// Whether two files share a user key.
-pub(crate) fn ranges_overlap(a: &FileMetaData, b: &FileMetaData) -> bool {
-    user_key(&a.smallest) <= user_key(&b.largest) && user_key(&b.smallest) <= user_key(&a.largest)
+/// Whether two files share a user key (in `order`).
+pub(crate) fn ranges_overlap(order: &KeyOrder, a: &FileMetaData, b: &FileMetaData) -> bool {
+    order
+        .compare(user_key(&a.smallest), user_key(&b.largest))
+        .is_le()
+        && order
+            .compare(user_key(&b.smallest), user_key(&a.largest))
+            .is_le()
 }
 
 /// One registered plan: what the pickers must stay away from while it runs.
@@ -374,8 +383,8 @@ impl RunningCompactions {
     ///
     /// # Panics
     /// If one of its inputs is already registered: two jobs would rewrite the same file.
-    pub fn register(&mut self, plan: &CompactionPlan) {
-        let (smallest, largest) = plan.user_key_range();
+    pub fn register(&mut self, plan: &CompactionPlan, order: &KeyOrder) {
+        let (smallest, largest) = plan.user_key_range(order);
         let files: Vec<u64> = plan.input_files().map(|(_, f)| f.number).collect();
         for &n in &files {
             assert!(
@@ -424,12 +433,19 @@ impl RunningCompactions {
         self.running.iter().any(|r| r.start_level == 0)
     }
 
-    /// Whether a running compaction writes to `output_level` within `[smallest, largest]`.
-    pub fn output_overlaps(&self, output_level: usize, smallest: &[u8], largest: &[u8]) -> bool {
+    /// Whether a running compaction writes to `output_level` within `[smallest, largest]`
+    /// (user keys in `order`).
+    pub fn output_overlaps(
+        &self,
+        order: &KeyOrder,
+        output_level: usize,
+        smallest: &[u8],
+        largest: &[u8],
+    ) -> bool {
         self.running.iter().any(|r| {
             r.output_level == output_level
-                && smallest <= &r.largest[..]
-                && &r.smallest[..] <= largest
+                && order.compare(smallest, &r.largest).is_le()
+                && order.compare(&r.smallest, largest).is_le()
         })
     }
 }

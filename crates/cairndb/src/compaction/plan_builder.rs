@@ -53,9 +53,10 @@ pub fn target_file_size(options: &CfOptions, level: usize, base_level: usize) ->
 pub(crate) fn expand_to_clean_cut(version: &Version, level: usize, files: Files) -> Files {
     let mut files = files;
     loop {
-        let (lo, hi) = key_range(&files).expect("inputs are not empty");
+        let o = version.order();
+        let (lo, hi) = key_range(o, &files).expect("inputs are not empty");
         let expanded = version.overlapping_files(level, Some(lo), Some(hi));
-        let same = key_range(&expanded) == Some((lo, hi)) && expanded.len() == files.len();
+        let same = key_range(o, &expanded) == Some((lo, hi)) && expanded.len() == files.len();
         files = expanded;
         if same {
             return files;
@@ -93,7 +94,7 @@ pub(crate) fn complete_plan(
     }
     let mut output_files = Vec::new();
     if output != level {
-        let (lo, hi) = key_range(&inputs).expect("inputs are not empty");
+        let (lo, hi) = key_range(v.order(), &inputs).expect("inputs are not empty");
         output_files = v.overlapping_files(output, Some(lo), Some(hi));
         if !output_files.is_empty() {
             output_files = expand_to_clean_cut(v, output, output_files);
@@ -120,8 +121,8 @@ pub(crate) fn complete_plan(
         });
     }
     let all = levels.iter().flat_map(|l| l.files.iter());
-    let (lo, hi) = key_range(all).expect("inputs are not empty");
-    if output != 0 && input.running.output_overlaps(output, lo, hi) {
+    let (lo, hi) = key_range(v.order(), all).expect("inputs are not empty");
+    if output != 0 && input.running.output_overlaps(v.order(), output, lo, hi) {
         return None;
     }
     let grandparents = if output == 0 {
@@ -160,16 +161,17 @@ fn grow_start_level(
     };
     let limit = max_compaction_bytes(input.options).saturating_mul(2);
     let out_bytes: u64 = output_files.iter().map(|f| f.size).sum();
-    let (mut lo, hi) = key_range(inputs.iter().chain(output_files)).expect("not empty");
+    let o = v.order();
+    let (mut lo, hi) = key_range(o, inputs.iter().chain(output_files)).expect("not empty");
     if only_right {
-        lo = key_range(&inputs).expect("not empty").0;
+        lo = key_range(o, &inputs).expect("not empty").0;
     }
     let candidate = expand_to_clean_cut(v, level, v.overlapping_files(level, Some(lo), Some(hi)));
     let bytes: u64 = candidate.iter().map(|f| f.size).sum();
     if candidate.len() <= inputs.len() || busy(&candidate) || out_bytes + bytes >= limit {
         return inputs;
     }
-    let (clo, chi) = key_range(&candidate).expect("not empty");
+    let (clo, chi) = key_range(o, &candidate).expect("not empty");
     let new_outputs =
         expand_to_clean_cut(v, output, v.overlapping_files(output, Some(clo), Some(chi)));
     if new_outputs.len() == output_files.len() && !busy(&new_outputs) {
@@ -223,7 +225,8 @@ pub(crate) fn build_plan(
 /// file in a deeper level overlaps the range, and for an L0 output no older L0 file outside the
 /// inputs does.
 pub(crate) fn is_bottommost(version: &Version, plan: &CompactionPlan) -> bool {
-    let (lo, hi) = plan.user_key_range();
+    let o = version.order();
+    let (lo, hi) = plan.user_key_range(o);
     let deeper_clear = (plan.output_level + 1..version.num_levels()).all(|l| {
         version
             .overlapping_files(l, Some(&lo), Some(&hi))
@@ -242,8 +245,8 @@ pub(crate) fn is_bottommost(version: &Version, plan: &CompactionPlan) -> bool {
     oldest_input.is_none_or(|i| {
         l0[i + 1..].iter().all(|f| {
             inputs.contains(&f.number)
-                || user_key(&f.largest) < &lo[..]
-                || user_key(&f.smallest) > &hi[..]
+                || o.compare(user_key(&f.largest), &lo).is_lt()
+                || o.compare(user_key(&f.smallest), &hi).is_gt()
         })
     })
 }
@@ -272,7 +275,10 @@ fn is_trivial_move(input: &PickerInput<'_>, plan: &CompactionPlan) -> bool {
     }
     let files = &plan.inputs[0].files;
     for (i, f) in files.iter().enumerate() {
-        if files[i + 1..].iter().any(|g| ranges_overlap(f, g)) {
+        if files[i + 1..]
+            .iter()
+            .any(|g| ranges_overlap(v.order(), f, g))
+        {
             return false;
         }
         let (lo, hi) = (user_key(&f.smallest), user_key(&f.largest));

@@ -12,7 +12,8 @@
 //! the total, so ranges carry about equal input bytes, even for L0 files that all span the
 //! whole key space. A cut after key `c` is the boundary `c\0` (the smallest user key after
 //! `c`): range `i` is `[c_{i-1}\0, c_i\0)`, i.e. the user keys in `(c_{i-1}, c_i]`, the first
-//! unbounded below and the last unbounded above.
+//! unbounded below and the last unbounded above. Only column families ordered bytewise split:
+//! other comparators have no key right after `c`, so their compactions run as one range.
 //!
 //! Invariants:
 //! 1. The ranges are disjoint, adjacent and cover every user key; cuts strictly increase.
@@ -123,7 +124,8 @@ pub fn run_subcompactions(
             .into_iter()
             .map(|range| {
                 s.spawn(move || {
-                    let mut input = CompactionInput::from_tables(tables);
+                    let mut input =
+                        CompactionInput::from_tables(tables, &job.cf_options.comparator);
                     input.range_deletions = clip_tombstones(&input.range_deletions, &range);
                     input.iter = Box::new(RangeLimitedIter::new(input.iter, range));
                     job.run(input, &mut || new_number())

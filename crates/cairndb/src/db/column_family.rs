@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
 use crate::options::CfOptions;
 use crate::table_cache::TableCache;
-use crate::version::{VersionSet, VersionSetOptions, DEFAULT_CF_NAME};
+use crate::version::{column_family_names, VersionSet, DEFAULT_CF_NAME};
 
 /// A column family to open: its name and options (RocksDB's `ColumnFamilyDescriptor`).
 #[derive(Debug, Clone)]
@@ -176,8 +176,7 @@ impl Db {
         fs: Arc<dyn FileSystem>,
         path: impl AsRef<Path>,
     ) -> Result<Vec<String>> {
-        let (set, _) = VersionSet::recover(fs, path.as_ref(), VersionSetOptions::default())?;
-        Ok(set.column_families().into_iter().map(|c| c.name).collect())
+        column_family_names(&*fs, path.as_ref())
     }
 
     /// The default column family.
@@ -230,7 +229,9 @@ impl Db {
             inner.cond.wait(&mut st);
         }
         let log_number = st.wal_number;
-        let id = st.versions.create_cf(name, log_number)?;
+        let id = st
+            .versions
+            .create_cf(name, log_number, options.comparator.clone())?;
         let data = Arc::new(inner.new_cf_data(&st.versions, id, name, options));
         let mem = data.read_view().mem.clone();
         st.cfs.insert(

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, MutexGuard};
 
 use super::write_control::{pressure, stall_log_line, Cause, Debt, Pressure, Thresholds};
-use super::{CfData, ColumnFamily, Db, DbInner, DbState};
+use super::{catch_job_panic, CfData, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
 use crate::compaction::iter::CompactionIterOptions;
 use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
@@ -112,7 +112,9 @@ impl DbInner {
     /// The first family with a compaction to run, its plan registered (invariant 1).
     fn pick(&self, st: &mut DbState) -> Option<(u32, CompactionPlan)> {
         let (id, plan) = next_plan(st, self.options.db.now_secs())?;
-        st.cf_mut(id).running.register(&plan);
+        let state = st.cf_mut(id);
+        let order = state.options.comparator.clone();
+        state.running.register(&plan, &order);
         Some((id, plan))
     }
 
@@ -144,7 +146,9 @@ impl DbInner {
                 output_level: plan.output_level,
             };
             let ran = MutexGuard::unlocked(st, || {
-                self.run_job(&data, plan, &snapshots, &filter_context)
+                catch_job_panic("compaction", || {
+                    self.run_job(&data, plan, &snapshots, &filter_context)
+                })
             });
             ran.and_then(|(outcome, outputs, guards)| {
                 let numbers: Vec<u64> = outputs.iter().map(|m| m.number).collect();
@@ -173,7 +177,7 @@ impl DbInner {
             Err(e) => {
                 st.compaction_error = Some(e.to_string());
                 st.background_failures += 1;
-                self.stop_on_corruption(st, "compaction", e);
+                self.stop_on_fatal_error(st, "compaction", e);
             }
         }
         let name = st.cf(id).data.name.clone();
@@ -276,7 +280,7 @@ impl DbInner {
             number
         };
         let (result, subcompactions) = if ranges.len() <= 1 {
-            let input = CompactionInput::from_tables(&tables);
+            let input = CompactionInput::from_tables(&tables, &options.comparator);
             let result = job.run(input, &mut || new_number())?;
             let with_outputs = u64::from(!result.outputs.is_empty());
             (result, with_outputs)
@@ -318,9 +322,12 @@ impl DbInner {
         tables: &[Arc<Table>],
     ) -> Vec<KeyRange> {
         let max = self.options.db.max_subcompactions as usize;
+        // The ranges end at `c\0`, the first key after a cut in bytewise order; other orders have
+        // no such key (see `TombstoneSplitter::can_cut_between` in compaction/job.rs).
         let eligible = max > 1
             && cf.options.compaction_style == CompactionStyle::Level
-            && plan.output_level > 0;
+            && plan.output_level > 0
+            && cf.options.comparator.is_bytewise();
         if !eligible {
             return vec![(None, None)];
         }
@@ -549,7 +556,9 @@ impl DbInner {
                     let _ = self.cond.wait_for(&mut st, RETRY_PAUSE);
                 }
                 ManualStep::Run(plan) => {
-                    st.cf_mut(cf.id).running.register(&plan);
+                    let state = st.cf_mut(cf.id);
+                    let order = state.options.comparator.clone();
+                    state.running.register(&plan, &order);
                     self.run_plan(&mut st, cf.id, &plan)?;
                 }
             }

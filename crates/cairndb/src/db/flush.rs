@@ -27,9 +27,10 @@ use std::time::Duration;
 use parking_lot::MutexGuard;
 
 use super::switch::sync_retired_wals;
-use super::{ColumnFamily, Db, DbInner, DbState};
+use super::{catch_job_panic, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::deletion_collector::collector_for;
 use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::iter::{BoxedIterator, InternalIterator, MergingIterator, RangeDelSet};
@@ -260,15 +261,17 @@ impl DbInner {
         // Snapshots taken later see the whole memtable as it is (it is immutable and older).
         let snapshots: Vec<SequenceNumber> = self.snapshots.lock().keys().copied().collect();
         let built = MutexGuard::unlocked(st, || {
-            build_l0_table(
-                &*self.fs,
-                &self.dir,
-                &self.options.db,
-                &data.current_options(),
-                &mems,
-                pending.number(),
-                &snapshots,
-            )
+            catch_job_panic("flush", || {
+                build_l0_table(
+                    &*self.fs,
+                    &self.dir,
+                    &self.options.db,
+                    &data.current_options(),
+                    &mems,
+                    pending.number(),
+                    &snapshots,
+                )
+            })
         });
         let result = built.and_then(|table| {
             let written = table
@@ -298,7 +301,7 @@ impl DbInner {
                 self.log_error("flush", e);
                 st.flush_error = Some(e.to_string());
                 st.background_failures += 1;
-                self.stop_on_corruption(st, "flush", e);
+                self.stop_on_fatal_error(st, "flush", e);
             }
         }
         self.cond.notify_all();
@@ -378,13 +381,22 @@ impl DbInner {
 }
 
 impl DbInner {
-    /// With `paranoid_checks`, corruption of a file met by a flush or a compaction is an
+    /// Stops the database on the background errors that retrying cannot cure. A job that
+    /// panicked ([`catch_job_panic`]: a user comparator, merge operator or compaction filter
+    /// that panicked or broke its contract, or an engine bug) would panic again. With
+    /// `paranoid_checks`, corruption of a file met by a flush or a compaction is an
     /// unrecoverable background error (RocksDB's `ErrorHandler` severity for corruption under
-    /// paranoid checks): writes are refused with [`Error::Poisoned`] until reopen, and the flush
-    /// thread stops retrying. Without it, the job is retried like any other failure. A failing
-    /// merge operator is reported as a corruption naming no file; it damages nothing stored, so
-    /// it is retried either way (reads report it; `db.md`, Flush).
-    pub(super) fn stop_on_corruption(&self, st: &mut DbState, job: &str, e: &Error) {
+    /// paranoid checks). Either way writes are refused with [`Error::Poisoned`] until reopen,
+    /// and the background threads stop retrying. Without either, the job is retried like any
+    /// other failure. A failing merge operator is reported as a corruption naming no file; it
+    /// damages nothing stored, so it is retried either way (reads report it; `db.md`, Flush).
+    pub(super) fn stop_on_fatal_error(&self, st: &mut DbState, job: &str, e: &Error) {
+        if let Error::Poisoned(why) = e {
+            if st.poisoned.is_none() {
+                st.poisoned = Some(why.clone());
+            }
+            return;
+        }
         let damaged_file = e
             .as_corruption()
             .is_some_and(|c| !c.file.as_os_str().is_empty());
@@ -467,13 +479,14 @@ pub(super) fn build_l0_table(
 
 /// The point entries of `mems` in internal-key order: the memtable's own iterator for one, a
 /// merging iterator for several (their internal keys are disjoint: distinct sequence numbers).
-fn point_entries(mems: &[Arc<MemTable>]) -> BoxedIterator {
+fn point_entries(mems: &[Arc<MemTable>], order: &KeyOrder) -> BoxedIterator {
     match mems {
         [one] => Box::new(one.iter()),
         _ => Box::new(MergingIterator::new(
             mems.iter()
                 .map(|m| Box::new(m.iter()) as BoxedIterator)
                 .collect(),
+            order.clone(),
         )),
     }
 }
@@ -519,8 +532,8 @@ fn write_table(
     };
     if mems.iter().all(|m| m.num_merges() == 0) {
         let mut points = CompactionIterator::new(
-            point_entries(mems),
-            RangeDelSet::new(ranges.iter().cloned()),
+            point_entries(mems, &cf.comparator),
+            RangeDelSet::new(ranges.iter().cloned(), cf.comparator.clone()),
             CompactionIterOptions {
                 snapshots: snapshots.to_vec(),
                 bottommost: false,
@@ -540,7 +553,7 @@ fn write_table(
         // A merge operator may fail on these operands, and RocksDB's flush then fails and
         // stops the database. They are written as they are: reads report such a failure, and
         // compaction folds the operands later.
-        let mut points = point_entries(mems);
+        let mut points = point_entries(mems, &cf.comparator);
         points.seek_to_first();
         while points.valid() {
             add(points.key(), points.value())?;

@@ -163,6 +163,7 @@ impl Db {
 impl DbInner {
     fn iter(&self, opts: &ReadOptions, cf: &Arc<CfData>) -> Result<DbIter> {
         let (snapshot, view) = self.begin_read(opts, cf)?;
+        let order = view.version.order().clone();
         let children = iter_children(cf, &view, BlockReadOptions::from(opts))?;
         let mut range_dels = vec![self.view_tombstones(cf, &view)?];
         let mem_tombstones: Vec<RangeTombstone> = std::iter::once(&view.mem)
@@ -171,7 +172,7 @@ impl DbInner {
             .map(RangeTombstone::from)
             .collect();
         if !mem_tombstones.is_empty() {
-            range_dels.push(Arc::new(RangeDelSet::new(mem_tombstones)));
+            range_dels.push(Arc::new(RangeDelSet::new(mem_tombstones, order.clone())));
         }
         let iopts = DbIterOptions {
             snapshot,
@@ -181,8 +182,9 @@ impl DbInner {
             total_order_seek: opts.total_order_seek,
             prefix_extractor: cf.options.prefix_extractor.clone(),
             merge_operator: cf.options.merge_operator.clone(),
+            comparator: order.clone(),
         };
-        let merged: BoxedIterator = Box::new(MergingIterator::new(children));
+        let merged: BoxedIterator = Box::new(MergingIterator::new(children, order));
         let inner = DbIterator::with_range_del_sets(merged, range_dels, iopts);
         Ok(DbIter {
             inner,
@@ -219,7 +221,11 @@ fn iter_children(
                 version: Arc::clone(version),
                 level,
             };
-            children.push(Box::new(LevelIterator::new(run, Arc::clone(&opener))));
+            children.push(Box::new(LevelIterator::new(
+                run,
+                Arc::clone(&opener),
+                version.order().clone(),
+            )));
         }
     }
     Ok(children)

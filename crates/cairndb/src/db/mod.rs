@@ -577,6 +577,23 @@ impl Drop for CallGuard<'_> {
     }
 }
 
+/// Runs a background job's work (a flush or a compaction), turning a panic into
+/// [`Error::Poisoned`]: user code runs inside these jobs (comparators, merge operators, compaction
+/// filters), and a panic there, or a comparator that breaks its contract (table keys then arrive
+/// out of order), must stop the database with a reason instead of killing the job's thread and
+/// leaving writers waiting for a flush that never comes. Files the job created are left for the
+/// next open's cleanup.
+pub(super) fn catch_job_panic<T>(job: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let why = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        Err(Error::Poisoned(format!("background {job} panicked: {why}")))
+    })
+}
+
 impl DbInner {
     fn check_open(&self) -> Result<()> {
         if self.closed.load(Ordering::Acquire) {
@@ -606,7 +623,7 @@ impl DbInner {
         opts: &ReadOptions,
         cf: &CfData,
     ) -> Result<(SequenceNumber, Arc<ReadView>)> {
-        opts.validate()?;
+        opts.validate(&cf.options.comparator)?;
         self.check_open()?;
         cf.check_live()?;
         // A caller's sequence number above the published one is clamped to it: entries above

@@ -33,6 +33,7 @@ use super::writer;
 use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, RecoveryReport};
 use crate::batch::{MarkerKind, WriteBatch};
 use crate::compaction::plan::RunningCompactions;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
 use crate::memtable::{MemTable, MemTableOptions, DEFAULT_BLOCK_SIZE};
@@ -163,6 +164,17 @@ impl FamilyOptions {
         }
     }
 
+    /// The comparator of every family given by name, the default family's included.
+    fn comparators(&self) -> BTreeMap<String, KeyOrder> {
+        let named = self
+            .named
+            .iter()
+            .map(|(name, o)| (name.clone(), o.comparator.clone()));
+        std::iter::once((DEFAULT_CF_NAME.to_string(), self.default.comparator.clone()))
+            .chain(named)
+            .collect()
+    }
+
     fn for_family(&self, name: &str, fallback: &CfOptions) -> CfOptions {
         if name == DEFAULT_CF_NAME {
             return self.default.clone();
@@ -202,6 +214,8 @@ fn open_inner(
     let vs_opts = VersionSetOptions {
         num_levels: options.cf.num_levels as usize,
         max_manifest_file_size: options.db.max_manifest_file_size,
+        comparator: options.cf.comparator.clone(),
+        cf_comparators: fam.comparators(),
         ..VersionSetOptions::default()
     };
     let mut report = RecoveryReport::default();
@@ -232,7 +246,8 @@ fn open_inner(
     let wal_number = versions.new_file_number();
     let wal = create_wal(&*fs, dir, wal_number, &options)?;
     for name in &missing {
-        versions.create_cf(name, wal_number)?;
+        let order = fam.for_family(name, &options.cf).comparator;
+        versions.create_cf(name, wal_number, order)?;
     }
     let mut cfs = BTreeMap::new();
     for info in versions.column_families() {
@@ -395,6 +410,7 @@ pub(super) fn new_memtable(options: &CfOptions) -> Arc<MemTable> {
     let mem = MemTable::new(MemTableOptions {
         arena_block_size: block,
         huge_page_size: huge,
+        comparator: options.comparator.clone(),
         ..MemTableOptions::default()
     });
     let bloom_bytes =

@@ -321,7 +321,7 @@ impl DbInner {
         for (_, file) in view.version.all_files() {
             all.extend(self.table_tombstones(cf, file)?.iter().cloned());
         }
-        let set = Arc::new(RangeDelSet::new(all));
+        let set = Arc::new(RangeDelSet::new(all, view.version.order().clone()));
         Ok(Arc::clone(view.table_tombstones.get_or_init(|| set)))
     }
 

@@ -672,12 +672,14 @@ impl DbInner {
     }
 }
 
-/// Every column family `batch` names is live, and every family it merges into has a merge
+/// Every column family `batch` names is live, every family it merges into has a merge
 /// operator (RocksDB refuses such merges at write time too: a flush or compaction could not
-/// fold them). Checked under the state lock by the leader, so a family cannot be dropped
-/// between the check and the insert.
+/// fold them), and every range deletion's begin key does not sort after its end key in its
+/// family's order (RocksDB: "end key comes before start key"). Checked under the state lock by
+/// the leader, before the WAL, so a family cannot be dropped between the check and the insert
+/// and a refused batch leaves no trace.
 fn check_families(st: &DbState, batch: &WriteBatch) -> Result<()> {
-    if batch.max_column_family() == DEFAULT_CF && !batch.has_merge() {
+    if batch.max_column_family() == DEFAULT_CF && !batch.needs_family_check() {
         return Ok(());
     }
     for entry in batch {
@@ -692,6 +694,20 @@ fn check_families(st: &DbState, batch: &WriteBatch) -> Result<()> {
             return Err(Error::InvalidArgument(format!(
                 "merge into column family {:?} requires a merge_operator (none is set)",
                 cf.data.name
+            )));
+        }
+        if entry.kind == ValueKind::RangeDelete
+            && cf
+                .options
+                .comparator
+                .compare(entry.key, entry.value)
+                .is_gt()
+        {
+            return Err(Error::InvalidArgument(format!(
+                "delete_range in column family {:?}: the end key comes before the begin key \
+                 (comparator {})",
+                cf.data.name,
+                cf.options.comparator.name()
             )));
         }
     }

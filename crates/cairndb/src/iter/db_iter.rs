@@ -5,7 +5,7 @@
 //! Who calls it: one thread at a time (contract 7 of [`crate::iter`]). It owns the internal
 //! iterator and shares the range-deletion set and the operators through `Arc`.
 //!
-//! It implements [`InternalIterator`] with *user* keys in bytewise order: `key()` is a user key,
+//! It implements [`InternalIterator`] with *user* keys in the column family's order: `key()` is a user key,
 //! `seek(k)` and `seek_for_prev(k)` take user keys. Resolving the versions of one user key
 //! (design: `docs/design/iterators.md`):
 //! - An entry is *visible* when its sequence number is <= the snapshot and no visible range
@@ -42,6 +42,7 @@ use super::range_del::RangeDelSet;
 use super::InternalIterator;
 #[cfg(doc)]
 use super::MergingIterator;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
 use crate::sstable::PrefixExtractor;
@@ -72,6 +73,8 @@ pub struct DbIterOptions {
     pub prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
     /// The column family's merge operator. Default `None`: meeting a merge operand is an error.
     pub merge_operator: Option<Arc<dyn MergeOperator>>,
+    /// The order of the column family's user keys (bounds compare in it). Default bytewise.
+    pub comparator: KeyOrder,
 }
 
 impl Default for DbIterOptions {
@@ -84,6 +87,7 @@ impl Default for DbIterOptions {
             total_order_seek: false,
             prefix_extractor: None,
             merge_operator: None,
+            comparator: KeyOrder::BYTEWISE,
         }
     }
 }
@@ -211,11 +215,19 @@ impl DbIterator {
     }
 
     fn past_upper(&self, ukey: &[u8]) -> bool {
-        self.opts.upper_bound.as_deref().is_some_and(|u| ukey >= u)
+        let o = &self.opts.comparator;
+        self.opts
+            .upper_bound
+            .as_deref()
+            .is_some_and(|u| o.compare(ukey, u).is_ge())
     }
 
     fn below_lower(&self, ukey: &[u8]) -> bool {
-        self.opts.lower_bound.as_deref().is_some_and(|l| ukey < l)
+        let o = &self.opts.comparator;
+        self.opts
+            .lower_bound
+            .as_deref()
+            .is_some_and(|l| o.compare(ukey, l).is_lt())
     }
 
     /// The largest sequence number of a range tombstone visible at the snapshot that covers
@@ -506,7 +518,7 @@ impl InternalIterator for DbIterator {
         self.reset(Direction::Forward);
         self.prefix = self.prefix_of(target);
         let start = match &self.opts.lower_bound {
-            Some(l) if target < l.as_slice() => l.as_slice(),
+            Some(l) if self.opts.comparator.compare(target, l).is_lt() => l.as_slice(),
             _ => target,
         };
         let snapshot = self.opts.snapshot;
@@ -577,6 +589,7 @@ impl InternalIterator for DbIterator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::comparator::KeyOrder;
     use crate::memtable::MemTable;
     use crate::merge::UInt64AddOperator;
 
@@ -609,7 +622,8 @@ mod tests {
     }
 
     fn db_iter(m: &Arc<MemTable>, snapshot: SequenceNumber) -> DbIterator {
-        let range_dels = RangeDelSet::read_from(&mut m.range_tombstone_iter()).expect("tombstones");
+        let range_dels = RangeDelSet::read_from(&mut m.range_tombstone_iter(), KeyOrder::BYTEWISE)
+            .expect("tombstones");
         let opts = DbIterOptions {
             snapshot,
             merge_operator: Some(Arc::new(UInt64AddOperator)),

@@ -28,8 +28,8 @@ use std::sync::Arc;
 
 use super::merging::BoxedIterator;
 use super::InternalIterator;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
-use crate::types::compare_internal;
 use crate::version::edit::FileMetaData;
 
 /// Opens the iterator of one table file of a level (in the DB: through the table cache).
@@ -91,6 +91,8 @@ impl<R: SortedRun + Sync + ?Sized> SortedRun for Arc<R> {
 pub struct LevelIterator<R: SortedRun = Arc<[FileMetaData]>> {
     files: R,
     opener: Arc<dyn TableOpener>,
+    /// The order of the files' user keys.
+    order: KeyOrder,
     open_index: usize,
     open: Option<BoxedIterator>,
     err: Option<Error>,
@@ -107,17 +109,17 @@ impl<R: SortedRun> fmt::Debug for LevelIterator<R> {
 }
 
 impl<R: SortedRun> LevelIterator<R> {
-    /// An unpositioned iterator over `files`, opened through `opener`.
+    /// An unpositioned iterator over `files` of keys in `order`, opened through `opener`.
     ///
     /// # Panics
     /// In debug and `invariants` builds, if `files` are not sorted and disjoint by internal key
     /// (invariant 1).
-    pub fn new(files: R, opener: Arc<dyn TableOpener>) -> Self {
+    pub fn new(files: R, opener: Arc<dyn TableOpener>, order: KeyOrder) -> Self {
         #[cfg(any(debug_assertions, feature = "invariants"))]
         for i in 1..files.len() {
             let (a, b) = (files.file(i - 1), files.file(i));
             assert!(
-                compare_internal(&a.largest, &b.smallest) == Ordering::Less,
+                order.compare_internal(&a.largest, &b.smallest) == Ordering::Less,
                 "LevelIterator: files {} and {} overlap or are out of order",
                 a.number,
                 b.number
@@ -126,6 +128,7 @@ impl<R: SortedRun> LevelIterator<R> {
         LevelIterator {
             files,
             opener,
+            order,
             open_index: 0,
             open: None,
             err: None,
@@ -196,7 +199,11 @@ impl<R: SortedRun> LevelIterator<R> {
         let (mut lo, mut hi) = (0, self.files.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if compare_internal(&self.files.file(mid).largest, target) == Ordering::Less {
+            if self
+                .order
+                .compare_internal(&self.files.file(mid).largest, target)
+                == Ordering::Less
+            {
                 lo = mid + 1;
             } else {
                 hi = mid;

@@ -28,9 +28,8 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use super::InternalIterator;
+use crate::comparator::{EntryOrder, KeyOrder};
 use crate::error::Result;
-use crate::sstable::KeyComparator;
-use crate::types::compare_internal;
 
 /// A boxed child iterator.
 pub type BoxedIterator = Box<dyn InternalIterator + Send>;
@@ -44,7 +43,7 @@ enum Direction {
 /// Several sorted iterators merged into one. See the module contract.
 pub struct MergingIterator {
     children: Vec<BoxedIterator>,
-    cmp: KeyComparator,
+    cmp: EntryOrder,
     current: Option<usize>,
     direction: Direction,
     /// The child whose error stopped the iterator (invariant 4).
@@ -63,13 +62,14 @@ impl fmt::Debug for MergingIterator {
 }
 
 impl MergingIterator {
-    /// Merges `children`, whose keys are internal keys, in internal-key order.
-    pub fn new(children: Vec<BoxedIterator>) -> Self {
-        Self::with_comparator(children, compare_internal)
+    /// Merges `children`, whose keys are internal keys, in internal-key order with user keys in
+    /// `order`.
+    pub fn new(children: Vec<BoxedIterator>, order: KeyOrder) -> Self {
+        Self::with_comparator(children, EntryOrder::Internal(order))
     }
 
-    /// Merges `children` ordered by `cmp` (for iterators over plain keys, e.g. in tests).
-    pub fn with_comparator(children: Vec<BoxedIterator>, cmp: KeyComparator) -> Self {
+    /// Merges `children` ordered by `cmp` (also for iterators over plain keys, e.g. in tests).
+    pub fn with_comparator(children: Vec<BoxedIterator>, cmp: EntryOrder) -> Self {
         MergingIterator {
             children,
             cmp,
@@ -121,7 +121,7 @@ impl MergingIterator {
                 continue;
             }
             match best {
-                Some(b) if (self.cmp)(c.key(), self.children[b].key()) != better => {}
+                Some(b) if self.cmp.compare(c.key(), self.children[b].key()) != better => {}
                 _ => best = Some(i),
             }
         }
@@ -138,7 +138,7 @@ impl MergingIterator {
     /// Re-seeks every child but the current one to its next candidate in `dir` (module doc).
     fn switch_direction(&mut self, cur: usize, dir: Direction) {
         let key = self.children[cur].key().to_vec();
-        let cmp = self.cmp;
+        let cmp = &self.cmp;
         for (i, c) in self.children.iter_mut().enumerate() {
             if i == cur {
                 continue;
@@ -147,7 +147,7 @@ impl MergingIterator {
                 Direction::Forward => c.seek(&key),
                 Direction::Reverse => c.seek_for_prev(&key),
             }
-            if c.valid() && cmp(c.key(), &key) == Ordering::Equal {
+            if c.valid() && cmp.compare(c.key(), &key) == Ordering::Equal {
                 match dir {
                     Direction::Forward => c.next(),
                     Direction::Reverse => c.prev(),
@@ -228,15 +228,11 @@ mod tests {
     /// A child over plain keys (sorted bytewise), optionally failing at one index.
     fn boxed(keys: &[&str], fail_at: Option<usize>) -> BoxedIterator {
         let entries = keys.iter().map(|k| (k.as_bytes().to_vec(), Vec::new()));
-        let it = VecIter::with_comparator(entries.collect(), bytewise);
+        let it = VecIter::with_comparator(entries.collect(), EntryOrder::Bytewise);
         Box::new(match fail_at {
             Some(i) => it.failing_at(i),
             None => it,
         })
-    }
-
-    fn bytewise(a: &[u8], b: &[u8]) -> Ordering {
-        a.cmp(b)
     }
 
     fn collect(it: &mut MergingIterator) -> Vec<String> {
@@ -256,7 +252,7 @@ mod tests {
             boxed(&[], None),
             boxed(&["c", "f", "h"], None),
         ];
-        let mut it = MergingIterator::with_comparator(children, bytewise);
+        let mut it = MergingIterator::with_comparator(children, EntryOrder::Bytewise);
         it.seek_to_first();
         assert_eq!(collect(&mut it), ["a", "b", "c", "d", "e", "f", "g", "h"]);
         it.seek(b"d");
@@ -281,7 +277,7 @@ mod tests {
             boxed(&["a", "c", "e"], Some(2)),
             boxed(&["b", "d", "f"], None),
         ];
-        let mut it = MergingIterator::with_comparator(children, bytewise);
+        let mut it = MergingIterator::with_comparator(children, EntryOrder::Bytewise);
         it.seek_to_first();
         // The damaged child stops the merge as soon as it moves onto the damage, even though the
         // other child still has entries that sort before it: they cannot be told apart.

@@ -24,6 +24,7 @@
 use std::fmt;
 
 use super::InternalIterator;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::types::{ParsedKey, RangeTombstone, SequenceNumber, ValueKind};
 
@@ -40,6 +41,8 @@ struct Fragment {
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct RangeDelSet {
     fragments: Vec<Fragment>,
+    /// The order of the user keys.
+    order: KeyOrder,
 }
 
 impl fmt::Debug for RangeDelSet {
@@ -52,21 +55,23 @@ impl fmt::Debug for RangeDelSet {
 }
 
 impl RangeDelSet {
-    /// Fragments `tombstones` (any order, overlaps allowed). Empty ranges (`begin >= end`) delete
-    /// nothing and are dropped.
-    pub fn new(tombstones: impl IntoIterator<Item = RangeTombstone>) -> Self {
-        let mut ts: Vec<RangeTombstone> =
-            tombstones.into_iter().filter(|t| t.begin < t.end).collect();
-        ts.sort_by(|a, b| a.begin.cmp(&b.begin));
+    /// Fragments `tombstones` (any order, overlaps allowed) over user keys in `order`. Empty
+    /// ranges (`begin >= end`) delete nothing and are dropped.
+    pub fn new(tombstones: impl IntoIterator<Item = RangeTombstone>, order: KeyOrder) -> Self {
+        let o = &order;
+        let mut ts: Vec<RangeTombstone> = tombstones
+            .into_iter()
+            .filter(|t| o.compare(&t.begin, &t.end).is_lt())
+            .collect();
+        ts.sort_by(|a, b| o.compare(&a.begin, &b.begin));
         let mut bounds: Vec<&[u8]> = ts
             .iter()
             .flat_map(|t| [t.begin.as_slice(), t.end.as_slice()])
             .collect();
-        bounds.sort_unstable();
+        bounds.sort_unstable_by(|a, b| o.compare(a, b));
         bounds.dedup();
-        RangeDelSet {
-            fragments: sweep(&ts, &bounds),
-        }
+        let fragments = sweep(o, &ts, &bounds);
+        RangeDelSet { fragments, order }
     }
 
     /// Reads every range tombstone of `it` (an iterator over range deletions, such as
@@ -75,7 +80,7 @@ impl RangeDelSet {
     ///
     /// # Errors
     /// The iterator's error, or [`Error::Corruption`] for a key that is not a range deletion.
-    pub fn read_from(it: &mut dyn InternalIterator) -> Result<Self> {
+    pub fn read_from(it: &mut dyn InternalIterator, order: KeyOrder) -> Result<Self> {
         let mut ts = Vec::new();
         it.seek_to_first();
         while it.valid() {
@@ -91,7 +96,7 @@ impl RangeDelSet {
             it.next();
         }
         it.status()?;
-        Ok(RangeDelSet::new(ts))
+        Ok(RangeDelSet::new(ts, order))
     }
 
     /// True when no tombstone covers any key.
@@ -120,11 +125,12 @@ impl RangeDelSet {
     ) -> Option<SequenceNumber> {
         // Fragments at or before the key: the last of them is the only one that can hold it
         // (invariant 1).
+        let o = &self.order;
         let i = self
             .fragments
-            .partition_point(|f| f.start.as_slice() <= user_key);
+            .partition_point(|f| o.compare(&f.start, user_key).is_le());
         let f = &self.fragments[i.checked_sub(1)?];
-        if user_key >= f.end.as_slice() {
+        if o.compare(user_key, &f.end).is_ge() {
             return None;
         }
         let newer = f.seqs.partition_point(|&s| s > snapshot);
@@ -133,15 +139,15 @@ impl RangeDelSet {
 }
 
 /// Cuts the tombstones `ts` (sorted by begin key) at every key of `bounds` (sorted, unique),
-/// keeping the pieces that some tombstone covers.
-fn sweep(ts: &[RangeTombstone], bounds: &[&[u8]]) -> Vec<Fragment> {
+/// keeping the pieces that some tombstone covers; keys in `order`.
+fn sweep(order: &KeyOrder, ts: &[RangeTombstone], bounds: &[&[u8]]) -> Vec<Fragment> {
     let mut fragments = Vec::new();
     // Tombstones covering the current piece, as (end, seq).
     let mut active: Vec<(&[u8], SequenceNumber)> = Vec::new();
     let mut next = 0;
     for w in bounds.windows(2) {
         let (lo, hi) = (w[0], w[1]);
-        active.retain(|&(end, _)| end > lo);
+        active.retain(|&(end, _)| order.compare(end, lo).is_gt());
         while next < ts.len() && ts[next].begin.as_slice() == lo {
             active.push((ts[next].end.as_slice(), ts[next].seq));
             next += 1;
@@ -169,23 +175,27 @@ mod tests {
 
     /// The answer by brute force over the unfragmented tombstones.
     fn brute(
+        order: &KeyOrder,
         ts: &[RangeTombstone],
         key: &[u8],
         snapshot: SequenceNumber,
     ) -> Option<SequenceNumber> {
         ts.iter()
-            .filter(|t| t.contains(key) && t.seq <= snapshot)
+            .filter(|t| t.contains(order, key) && t.seq <= snapshot)
             .map(|t| t.seq)
             .max()
     }
 
     #[test]
     fn fragments_overlapping_ranges() {
-        let set = RangeDelSet::new([
-            RangeTombstone::new(b"a", b"e", 10),
-            RangeTombstone::new(b"c", b"g", 20),
-            RangeTombstone::new(b"x", b"x", 30),
-        ]);
+        let set = RangeDelSet::new(
+            [
+                RangeTombstone::new(b"a", b"e", 10),
+                RangeTombstone::new(b"c", b"g", 20),
+                RangeTombstone::new(b"x", b"x", 30),
+            ],
+            KeyOrder::BYTEWISE,
+        );
         let got: Vec<_> = set.fragments().collect();
         let want: Vec<(&[u8], &[u8], &[u64])> = vec![
             (&b"a"[..], &b"c"[..], &[10][..]),
@@ -206,7 +216,8 @@ mod tests {
         let mem = std::sync::Arc::new(crate::memtable::MemTable::default());
         mem.add(5, ValueKind::RangeDelete, b"b", b"d").expect("add");
         mem.add(7, ValueKind::RangeDelete, b"a", b"c").expect("add");
-        let set = RangeDelSet::read_from(&mut mem.range_tombstone_iter()).expect("read");
+        let set = RangeDelSet::read_from(&mut mem.range_tombstone_iter(), KeyOrder::BYTEWISE)
+            .expect("read");
         assert_eq!(set.max_covering_seq(b"b", 100), Some(7));
         assert_eq!(set.max_covering_seq(b"c", 100), Some(5));
         assert_eq!(set.max_covering_seq(b"b", 6), Some(5));
@@ -217,19 +228,21 @@ mod tests {
         fn matches_brute_force(
             raw in prop::collection::vec((0u8..12, 0u8..12, 1u64..40), 0..12),
             probes in prop::collection::vec((0u8..13, 0u64..45), 1..40),
+            reverse: bool,
         ) {
+            let order = if reverse { KeyOrder::REVERSE_BYTEWISE } else { KeyOrder::BYTEWISE };
             let ts: Vec<RangeTombstone> =
                 raw.iter().map(|&(a, b, s)| RangeTombstone::new(&[a], &[b], s)).collect();
-            let set = RangeDelSet::new(ts.clone());
+            let set = RangeDelSet::new(ts.clone(), order.clone());
             let frags: Vec<_> = set.fragments().collect();
             for w in frags.windows(2) {
-                prop_assert!(w[0].1 <= w[1].0, "invariant 1");
+                prop_assert!(order.compare(w[0].1, w[1].0).is_le(), "invariant 1");
             }
             for (_, _, seqs) in &frags {
                 prop_assert!(!seqs.is_empty() && seqs.windows(2).all(|w| w[0] > w[1]));
             }
             for (k, snap) in probes {
-                prop_assert_eq!(set.max_covering_seq(&[k], snap), brute(&ts, &[k], snap));
+                prop_assert_eq!(set.max_covering_seq(&[k], snap), brute(&order, &ts, &[k], snap));
             }
         }
     }

@@ -20,15 +20,16 @@ use std::sync::Arc;
 use super::node::NodePtr;
 use super::skiplist::SkipList;
 use super::{MemTable, Rep};
+use crate::comparator::KeyOrder;
 use crate::error::Result;
 use crate::iter::InternalIterator;
-use crate::types::compare_internal;
 
 /// What a cursor walks: a live skiplist or a sorted snapshot of the vector rep.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Source<'a> {
     List(&'a SkipList),
-    Sorted(&'a [NodePtr]),
+    /// A vector rep's sorted snapshot, and the order it is sorted in.
+    Sorted(&'a [NodePtr], &'a KeyOrder),
 }
 
 /// A cursor position within a [`Source`].
@@ -44,7 +45,7 @@ impl<'a> Source<'a> {
     pub(crate) fn node(self, pos: Pos) -> Option<NodePtr> {
         match (self, pos) {
             (_, Pos::Node(n)) => Some(n),
-            (Source::Sorted(v), Pos::Index(i)) => v.get(i).copied(),
+            (Source::Sorted(v, _), Pos::Index(i)) => v.get(i).copied(),
             _ => None,
         }
     }
@@ -58,14 +59,14 @@ impl<'a> Source<'a> {
     pub(crate) fn first(self) -> Pos {
         match self {
             Source::List(l) => node_pos(l.first()),
-            Source::Sorted(v) => index_pos(v, 0),
+            Source::Sorted(v, _) => index_pos(v, 0),
         }
     }
 
     pub(crate) fn last(self) -> Pos {
         match self {
             Source::List(l) => node_pos(l.last()),
-            Source::Sorted(v) => v.len().checked_sub(1).map_or(Pos::Invalid, Pos::Index),
+            Source::Sorted(v, _) => v.len().checked_sub(1).map_or(Pos::Invalid, Pos::Index),
         }
     }
 
@@ -73,7 +74,7 @@ impl<'a> Source<'a> {
     pub(crate) fn seek(self, target: &[u8]) -> Pos {
         match self {
             Source::List(l) => node_pos(l.seek(target)),
-            Source::Sorted(v) => index_pos(v, partition(v, target, Ordering::Less)),
+            Source::Sorted(v, o) => index_pos(v, partition(v, o, target, Ordering::Less)),
         }
     }
 
@@ -81,7 +82,7 @@ impl<'a> Source<'a> {
     pub(crate) fn seek_for_prev(self, target: &[u8]) -> Pos {
         match self {
             Source::List(l) => node_pos(l.seek_before(target, true)),
-            Source::Sorted(v) => before(partition(v, target, Ordering::Equal)),
+            Source::Sorted(v, o) => before(partition(v, o, target, Ordering::Equal)),
         }
     }
 
@@ -89,7 +90,7 @@ impl<'a> Source<'a> {
         match (self, pos) {
             // SAFETY: `n` belongs to `l` (invariant 1).
             (Source::List(l), Pos::Node(n)) => node_pos(unsafe { l.next(n) }),
-            (Source::Sorted(v), Pos::Index(i)) => index_pos(v, i + 1),
+            (Source::Sorted(v, _), Pos::Index(i)) => index_pos(v, i + 1),
             _ => panic!("next on an unpositioned memtable cursor"),
         }
     }
@@ -100,7 +101,7 @@ impl<'a> Source<'a> {
         match (self, pos) {
             // SAFETY: `n` belongs to `l`, which is alive for 'a.
             (Source::List(l), Pos::Node(n)) => node_pos(l.seek_before(unsafe { n.key() }, false)),
-            (Source::Sorted(_), Pos::Index(i)) => before(i),
+            (Source::Sorted(..), Pos::Index(i)) => before(i),
             _ => panic!("prev on an unpositioned memtable cursor"),
         }
     }
@@ -125,9 +126,9 @@ fn before(i: usize) -> Pos {
 
 /// Number of leading entries whose comparison with `target` is at most `upto`
 /// (`Less`: entries < target; `Equal`: entries <= target).
-fn partition(v: &[NodePtr], target: &[u8], upto: Ordering) -> usize {
+fn partition(v: &[NodePtr], order: &KeyOrder, target: &[u8], upto: Ordering) -> usize {
     // SAFETY: the snapshot's nodes live in the rep's arena, alive while the slice is borrowed.
-    v.partition_point(|n| compare_internal(unsafe { n.key() }, target) <= upto)
+    v.partition_point(|n| order.compare_internal(unsafe { n.key() }, target) <= upto)
 }
 
 /// Which of the memtable's two sorted collections an iterator walks.
@@ -175,7 +176,7 @@ impl MemTableIter {
 
     fn source(&self) -> Source<'_> {
         if let Some(v) = &self.sorted {
-            return Source::Sorted(v);
+            return Source::Sorted(v, &self.mem.order);
         }
         match (&self.mem.points, self.table) {
             (Rep::SkipList(l), Table::Points) => Source::List(l),

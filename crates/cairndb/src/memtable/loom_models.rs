@@ -145,7 +145,7 @@ fn skiplist_model(preemption_bound: usize) -> ModelRun {
     let counted = std::sync::Arc::clone(&checks);
     let schedules = explore(preemption_bound, move || {
         let checks = std::sync::Arc::clone(&counted);
-        let list = Arc::new(SkipList::new(4096));
+        let list = Arc::new(SkipList::new(4096, crate::comparator::KeyOrder::BYTEWISE));
         insert(&list, 30, 1, 2);
         let writers: Vec<_> = [(10u64, 2usize), (20, 1)]
             .into_iter()

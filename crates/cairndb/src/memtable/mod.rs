@@ -67,6 +67,7 @@ use skiplist::{SkipList, Splice};
 use vector::VectorRep;
 
 use crate::batch::{MAX_KEY_LEN, MAX_VALUE_LEN};
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::sstable::PrefixExtractor;
 use crate::types::{
@@ -88,7 +89,7 @@ pub enum MemTableRep {
 }
 
 /// Options of one memtable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MemTableOptions {
     /// How point entries are stored. Default: [`MemTableRep::SkipList`].
     pub rep: MemTableRep,
@@ -98,6 +99,8 @@ pub struct MemTableOptions {
     /// Back the skiplist's arena with transparent huge pages of this size (RocksDB's
     /// `memtable_huge_page_size`); 0 disables. Default 0.
     pub huge_page_size: usize,
+    /// The order of the keys (the column family's `comparator`). Default bytewise.
+    pub comparator: KeyOrder,
 }
 
 impl Default for MemTableOptions {
@@ -106,6 +109,7 @@ impl Default for MemTableOptions {
             rep: MemTableRep::SkipList,
             arena_block_size: DEFAULT_BLOCK_SIZE,
             huge_page_size: 0,
+            comparator: KeyOrder::BYTEWISE,
         }
     }
 }
@@ -203,6 +207,8 @@ pub struct MemTable {
     /// The prefix Bloom filter, when the column family has one
     /// (`memtable_prefix_bloom_size_ratio`); see [`MemTable::with_prefix_bloom`].
     prefix_bloom: Option<PrefixBloom>,
+    /// The order of the keys (both lists).
+    order: KeyOrder,
 }
 
 impl Default for MemTable {
@@ -218,12 +224,16 @@ impl MemTable {
             MemTableRep::SkipList => Rep::SkipList(SkipList::with_huge_pages(
                 options.arena_block_size,
                 options.huge_page_size,
+                options.comparator.clone(),
             )),
-            MemTableRep::Vector => Rep::Vector(VectorRep::new(options.arena_block_size)),
+            MemTableRep::Vector => Rep::Vector(VectorRep::new(
+                options.arena_block_size,
+                options.comparator.clone(),
+            )),
         };
         MemTable {
             points,
-            range_dels: SkipList::new(RANGE_DEL_BLOCK_SIZE),
+            range_dels: SkipList::new(RANGE_DEL_BLOCK_SIZE, options.comparator.clone()),
             points_splice: Mutex::new(Splice::default()),
             range_dels_splice: Mutex::new(Splice::default()),
             stats: Stats {
@@ -236,6 +246,7 @@ impl MemTable {
             },
             read_only: AtomicBool::new(false),
             prefix_bloom: None,
+            order: options.comparator,
         }
     }
 
@@ -249,6 +260,11 @@ impl MemTable {
     /// The prefix Bloom filter, if any (for its statistics).
     pub fn prefix_bloom(&self) -> Option<&PrefixBloom> {
         self.prefix_bloom.as_ref()
+    }
+
+    /// The order of the memtable's keys.
+    pub fn order(&self) -> &KeyOrder {
+        &self.order
     }
 
     /// The rep this memtable was created with.
@@ -355,7 +371,7 @@ impl MemTable {
             "range end key too long"
         } else if value.len() > MAX_VALUE_LEN {
             "value too long"
-        } else if kind == ValueKind::RangeDelete && user_key > value {
+        } else if kind == ValueKind::RangeDelete && self.order.compare(user_key, value).is_gt() {
             "range deletion begin key after its end key"
         } else {
             return Ok(());
@@ -402,7 +418,7 @@ impl MemTable {
             Rep::SkipList(l) => Source::List(l),
             Rep::Vector(v) => {
                 sorted = v.snapshot();
-                Source::Sorted(&sorted)
+                Source::Sorted(&sorted, v.order())
             }
         };
         let pos = with_seek_key(user_key, snapshot, |target| source.seek(target));
@@ -459,9 +475,10 @@ impl MemTable {
         user_key: &[u8],
         snapshot: SequenceNumber,
     ) -> Option<SequenceNumber> {
+        let order = &self.order;
         self.visible_tombstones(snapshot)
-            .take_while(|t| t.begin <= user_key)
-            .filter(|t| user_key < t.end)
+            .take_while(|t| order.compare(t.begin, user_key).is_le())
+            .filter(|t| order.compare(user_key, t.end).is_lt())
             .map(|t| t.seq)
             .max()
     }

@@ -34,7 +34,8 @@
 //!    first byte alone, so reading the key, value and tower stays within the block's provenance.
 
 use super::arena::Arena;
-use crate::types::{compare_internal, TRAILER_LEN};
+use crate::comparator::KeyOrder;
+use crate::types::TRAILER_LEN;
 use crate::util::coding::varint_len;
 use crate::util::sync::{AtomicPtr, Ordering as AtomicOrdering};
 use std::cmp::Ordering;
@@ -265,17 +266,22 @@ impl NodePtr {
     pub(crate) unsafe fn cmp(self, target: &SearchKey<'_>) -> Ordering {
         #[cfg(test)]
         counters::COMPARISONS.with(|c| c.set(c.get() + 1));
-        if target.prefix_usable {
+        if target.prefixes != Prefixes::Off {
             // SAFETY: forwarded contract.
             let prefix = unsafe { self.prefix() };
             if prefix != target.prefix {
-                return prefix.cmp(&target.prefix);
+                return match target.prefixes {
+                    Prefixes::Ascending => prefix.cmp(&target.prefix),
+                    _ => target.prefix.cmp(&prefix),
+                };
             }
         }
         #[cfg(test)]
         counters::FULL_COMPARISONS.with(|c| c.set(c.get() + 1));
         // SAFETY: forwarded contract.
-        compare_internal(unsafe { self.key() }, target.ikey)
+        target
+            .order
+            .compare_internal(unsafe { self.key() }, target.ikey)
     }
 }
 
@@ -327,30 +333,51 @@ fn raw(p: Option<NodePtr>) -> *mut Node {
     p.map_or(ptr::null_mut(), NodePtr::as_raw)
 }
 
-/// A search target: an internal key with its prefix computed once per search.
+/// How the integer prefixes of user keys relate to the list's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prefixes {
+    /// Bytewise: different prefixes order as the integers do.
+    Ascending,
+    /// Reverse bytewise: different prefixes order opposite to the integers.
+    Descending,
+    /// A user comparator, or a target shorter than a trailer (only damaged or synthetic input,
+    /// which `compare_internal` orders bytewise as whole strings): no shortcut.
+    Off,
+}
+
+/// A search target: an internal key with its prefix computed once per search, and the order of
+/// the list searched.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SearchKey<'a> {
     ikey: &'a [u8],
     prefix: u64,
-    /// False for targets shorter than a trailer (only damaged or synthetic input): those compare
-    /// bytewise as whole strings (`compare_internal`), which the prefix shortcut would not match.
-    prefix_usable: bool,
+    prefixes: Prefixes,
+    order: &'a KeyOrder,
 }
 
 impl<'a> SearchKey<'a> {
-    /// A target for internal key `ikey`.
+    /// A target for internal key `ikey` in a list ordered by `order`.
     #[inline]
-    pub(crate) fn new(ikey: &'a [u8]) -> Self {
-        let prefix_usable = ikey.len() >= TRAILER_LEN;
-        let prefix = if prefix_usable {
-            key_prefix(&ikey[..ikey.len() - TRAILER_LEN])
+    pub(crate) fn new(ikey: &'a [u8], order: &'a KeyOrder) -> Self {
+        let prefixes = if ikey.len() < TRAILER_LEN {
+            Prefixes::Off
+        } else if order.is_bytewise() {
+            Prefixes::Ascending
+        } else if order.is_reverse_bytewise() {
+            Prefixes::Descending
         } else {
+            Prefixes::Off
+        };
+        let prefix = if prefixes == Prefixes::Off {
             0
+        } else {
+            key_prefix(&ikey[..ikey.len() - TRAILER_LEN])
         };
         SearchKey {
             ikey,
             prefix,
-            prefix_usable,
+            prefixes,
+            order,
         }
     }
 }
@@ -386,19 +413,22 @@ mod tests {
         // Fewer cases under Miri, which checks the unsafe reads rather than the comparison.
         #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 16 } else { 256 }))]
 
-        /// The prefix shortcut never disagrees with the full comparison.
+        /// The prefix shortcut never disagrees with the full comparison, in either built-in
+        /// order.
         #[test]
-        fn prefix_order_agrees_with_bytewise(
+        fn prefix_order_agrees_with_the_full_comparison(
             a in proptest::collection::vec(0u8..4, 0..12),
             b in proptest::collection::vec(0u8..4, 0..12),
             sa in 0u64..4, sb in 0u64..4,
+            reverse: bool,
         ) {
+            let order = if reverse { KeyOrder::REVERSE_BYTEWISE } else { KeyOrder::BYTEWISE };
             let arena = Arena::new(4096);
             let node = NodePtr::allocate(&arena, 1, &a, crate::types::pack_trailer(sa, 2), b"v");
             let target = make_internal_key(&b, sb, ValueKind::Put);
-            let full = compare_internal(&make_internal_key(&a, sa, ValueKind::Put), &target);
+            let full = order.compare_internal(&make_internal_key(&a, sa, ValueKind::Put), &target);
             // SAFETY: the arena is alive and we built the node.
-            let fast = unsafe { node.cmp(&SearchKey::new(&target)) };
+            let fast = unsafe { node.cmp(&SearchKey::new(&target, &order)) };
             prop_assert_eq!(fast, full);
             // SAFETY: as above.
             prop_assert_eq!(unsafe { node.value() }, b"v");

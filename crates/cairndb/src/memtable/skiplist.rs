@@ -69,6 +69,7 @@ use std::cmp::Ordering;
 
 use super::arena::Arena;
 use super::node::{NodePtr, SearchKey};
+use crate::comparator::KeyOrder;
 use crate::util::sync::{AtomicUsize, Ordering as AtomicOrdering};
 
 /// Highest tower. With p = 1/4, 16 levels serve 4^16 ≈ 4·10⁹ entries at full efficiency, far
@@ -115,6 +116,8 @@ pub(crate) struct SkipList {
     head: NodePtr,
     /// Height of the tallest tower ever linked (an upper bound: see the module's orderings).
     max_height: AtomicUsize,
+    /// The order of the keys.
+    order: KeyOrder,
 }
 
 impl std::fmt::Debug for SkipList {
@@ -127,20 +130,25 @@ impl std::fmt::Debug for SkipList {
 }
 
 impl SkipList {
-    /// An empty list allocating from blocks of `block_size` bytes.
-    pub(crate) fn new(block_size: usize) -> Self {
-        SkipList::with_huge_pages(block_size, 0)
+    /// An empty list of keys in `order`, allocating from blocks of `block_size` bytes.
+    pub(crate) fn new(block_size: usize, order: KeyOrder) -> Self {
+        SkipList::with_huge_pages(block_size, 0, order)
     }
 
     /// As [`SkipList::new`], with the arena's blocks on huge pages of `huge_page_size` bytes
     /// (0: ordinary pages); see [`Arena::with_huge_pages`].
-    pub(crate) fn with_huge_pages(block_size: usize, huge_page_size: usize) -> Self {
+    pub(crate) fn with_huge_pages(
+        block_size: usize,
+        huge_page_size: usize,
+        order: KeyOrder,
+    ) -> Self {
         let arena = Arena::with_huge_pages(block_size, huge_page_size);
         let head = NodePtr::allocate(&arena, MAX_HEIGHT, b"", 0, b"");
         SkipList {
             arena,
             head,
             max_height: AtomicUsize::new(1),
+            order,
         }
     }
 
@@ -175,7 +183,7 @@ impl SkipList {
         debug_assert!((1..=MAX_HEIGHT).contains(&height), "height {height}");
         let node = NodePtr::allocate(&self.arena, height, user_key, trailer, value);
         // SAFETY: the node is ours and fully written; the arena lives as long as `self`.
-        let key = SearchKey::new(unsafe { node.key() });
+        let key = SearchKey::new(unsafe { node.key() }, &self.order);
         let max_height = self.raise_max_height(height);
         if splice.owner != Some(self.head) {
             *splice = Splice::default();
@@ -361,7 +369,7 @@ impl SkipList {
 
     /// The first node whose key is >= `target`, or `None`.
     pub(crate) fn seek(&self, target: &[u8]) -> Option<NodePtr> {
-        let key = SearchKey::new(target);
+        let key = SearchKey::new(target, &self.order);
         let mut x = self.head;
         let mut level = self.max_height.load(AtomicOrdering::Relaxed) - 1;
         // A node found not before the key one level up; reaching it again needs no comparison.
@@ -392,7 +400,7 @@ impl SkipList {
 
     /// The last node whose key is < `target` (or <= `target` when `inclusive`), or `None`.
     pub(crate) fn seek_before(&self, target: &[u8], inclusive: bool) -> Option<NodePtr> {
-        let key = SearchKey::new(target);
+        let key = SearchKey::new(target, &self.order);
         let limit = if inclusive {
             Ordering::Equal
         } else {
@@ -494,6 +502,7 @@ fn random_height() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::comparator::KeyOrder;
     use crate::memtable::node::counters;
     use crate::types::{make_internal_key, pack_trailer, ValueKind};
 
@@ -528,7 +537,7 @@ mod tests {
 
     #[test]
     fn inserts_in_any_order_come_out_sorted_and_duplicates_fail() {
-        let list = SkipList::new(4096);
+        let list = SkipList::new(4096, KeyOrder::BYTEWISE);
         let mut splice = Splice::default();
         let mut expected = Vec::new();
         // Ascending, descending and scattered runs exercise every splice path.
@@ -548,7 +557,7 @@ mod tests {
             pack_trailer(5, 2),
             b"x"
         ));
-        expected.sort_by(|a, b| crate::types::compare_internal(a, b));
+        expected.sort_by(|a, b| crate::test_util::compare_internal(a, b));
         assert_eq!(collect(&list), expected);
         let last = list.last().expect("non-empty");
         // SAFETY: node of `list`.
@@ -557,7 +566,7 @@ mod tests {
 
     #[test]
     fn searches_find_neighbours() {
-        let list = SkipList::new(4096);
+        let list = SkipList::new(4096, KeyOrder::BYTEWISE);
         let mut splice = Splice::default();
         for k in (0..100u32).map(|k| k * 2) {
             list.insert(&mut splice, &k.to_be_bytes(), pack_trailer(1, 2), b"");
@@ -592,8 +601,8 @@ mod tests {
 
     #[test]
     fn a_splice_from_another_list_is_reset() {
-        let a = SkipList::new(4096);
-        let b = SkipList::new(4096);
+        let a = SkipList::new(4096, KeyOrder::BYTEWISE);
+        let b = SkipList::new(4096, KeyOrder::BYTEWISE);
         let mut splice = Splice::default();
         for k in 0..50u32 {
             assert!(a.insert(&mut splice, &k.to_be_bytes(), 1 << 8 | 2, b""));
@@ -641,7 +650,7 @@ mod tests {
         // random-insert bound below (34.9 against 19.7 comparisons).
         seed_heights(0x5eed_cafe);
         let d = if cfg!(miri) { 64 } else { 1 };
-        let list = SkipList::new(1 << 20);
+        let list = SkipList::new(1 << 20, KeyOrder::BYTEWISE);
         let mut splice = Splice::default();
         let seq: Vec<[u8; 16]> = (0..40_000 / d as u64)
             .map(|i| {
@@ -658,7 +667,7 @@ mod tests {
             "sequential: {early} then {late}"
         );
 
-        let list = SkipList::new(1 << 20);
+        let list = SkipList::new(1 << 20, KeyOrder::BYTEWISE);
         let mut splice = Splice::default();
         let keys = random_keys(64_000 / d, 42);
         comparisons_per_insert(&list, &mut splice, &keys[..3000 / d]);
@@ -672,7 +681,7 @@ mod tests {
         }
 
         counters::take();
-        let list = SkipList::new(1 << 20);
+        let list = SkipList::new(1 << 20, KeyOrder::BYTEWISE);
         for k in &keys[..20_000 / d] {
             list.insert(&mut splice, k, pack_trailer(1, 2), b"v");
         }

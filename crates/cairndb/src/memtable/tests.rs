@@ -29,7 +29,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::iter::InternalIterator;
-use crate::types::{compare_internal, make_internal_key, ParsedKey};
+use crate::test_util::compare_internal;
+use crate::types::{make_internal_key, ParsedKey};
 
 fn small_blocks(rep: MemTableRep) -> MemTableOptions {
     MemTableOptions {

@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 
 use super::arena::Arena;
 use super::node::NodePtr;
-use crate::types::compare_internal;
+use crate::comparator::KeyOrder;
 
 #[derive(Default)]
 struct VecState {
@@ -40,6 +40,8 @@ pub(crate) struct VectorRep {
     /// Bytes held by the pointer vector and the cached snapshot, for memory accounting
     /// without taking the lock.
     index_bytes: AtomicUsize,
+    /// The order snapshots are sorted in.
+    order: KeyOrder,
 }
 
 impl std::fmt::Debug for VectorRep {
@@ -53,13 +55,19 @@ impl std::fmt::Debug for VectorRep {
 }
 
 impl VectorRep {
-    /// An empty rep allocating entries from blocks of `block_size` bytes.
-    pub(crate) fn new(block_size: usize) -> Self {
+    /// An empty rep of keys in `order`, allocating entries from blocks of `block_size` bytes.
+    pub(crate) fn new(block_size: usize, order: KeyOrder) -> Self {
         VectorRep {
             arena: Arena::new(block_size),
             state: Mutex::new(VecState::default()),
             index_bytes: AtomicUsize::new(0),
+            order,
         }
+    }
+
+    /// The order of the keys.
+    pub(crate) fn order(&self) -> &KeyOrder {
+        &self.order
     }
 
     /// Appends an entry. The node is built outside the lock; only the push is serialized.
@@ -77,11 +85,12 @@ impl VectorRep {
         if let Some(s) = &state.snapshot {
             return Arc::clone(s);
         }
+        let order = &self.order;
         // SAFETY: every pointer in `entries` is a fully written node of our arena, which
         // `&self` keeps alive.
         state
             .entries
-            .sort_by(|a, b| unsafe { compare_internal(a.key(), b.key()) });
+            .sort_by(|a, b| unsafe { order.compare_internal(a.key(), b.key()) });
         let snapshot: Arc<[NodePtr]> = Arc::from(&state.entries[..]);
         state.snapshot = Some(Arc::clone(&snapshot));
         self.account(&state);

@@ -4,9 +4,10 @@
 //! Plain data; see the module contract in `options/mod.rs`.
 //!
 //! [`TableOptions`] has fields that RocksDB keeps outside `BlockBasedTableOptions`:
-//! `compression` and `prefix_extractor` (column-family options) and `bytes_per_sync` (a database
-//! option). In `CfOptions::table` those three are ignored; [`CfOptions::table_options_for_output`]
-//! fills them from the column family and database options, so each fact has one home.
+//! `compression`, `prefix_extractor` and `comparator` (column-family options) and `bytes_per_sync`
+//! (a database option). In `CfOptions::table` those four are ignored;
+//! [`CfOptions::table_options_for_output`] and [`CfOptions::table_options_for_reads`] fill them
+//! from the column family and database options, so each fact has one home.
 
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use crate::compaction::deletion_collector::CompactOnDeletion;
 use crate::compaction::filter::{CompactionFilter, CompactionFilterFactory};
 use crate::compaction::picker_fifo::FifoOptions;
 use crate::compaction::picker_universal::UniversalOptions;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::merge::MergeOperator;
 use crate::sstable::PrefixExtractor;
@@ -99,6 +101,12 @@ pub struct CfOptions {
     /// Compression of the bottommost level, overriding both of the above; `None` is RocksDB's
     /// `kDisableCompressionOption` (do not override). Default `None`.
     pub bottommost_compression: Option<CompressionType>,
+    /// The order of the column family's keys (RocksDB's `comparator`). Default bytewise
+    /// (`leveldb.BytewiseComparator`); `rocksdb.ReverseBytewiseComparator` orders descending (what
+    /// MyRocks's `rev:` column families use); a user [`Comparator`](crate::Comparator) through
+    /// [`KeyOrder::custom`]. Recorded in the MANIFEST: reopening with another name is refused.
+    /// Option strings accept the two built-in names. Not changeable after creation.
+    pub comparator: KeyOrder,
     /// Extracts the key prefix that prefix filters and prefix seeks use. Default `None` (whole-key
     /// filtering only). Built-in: `capped:N`/`fixed:N` in option strings.
     pub prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
@@ -157,7 +165,8 @@ pub struct CfOptions {
     /// one manual compaction; writes stall once L0 reaches the stop trigger.
     pub disable_auto_compactions: bool,
     /// Block-based table options (RocksDB's `block_based_table_factory`). Its `compression`,
-    /// `prefix_extractor` and `bytes_per_sync` are ignored; see the module documentation.
+    /// `prefix_extractor`, `comparator` and `bytes_per_sync` are ignored; see the module
+    /// documentation.
     pub table: TableOptions,
 }
 
@@ -183,6 +192,7 @@ impl Default for CfOptions {
             compression: CompressionType::Lz4,
             compression_per_level: Vec::new(),
             bottommost_compression: None,
+            comparator: KeyOrder::BYTEWISE,
             prefix_extractor: None,
             merge_operator: None,
             compaction_filter: None,
@@ -361,6 +371,7 @@ impl CfOptions {
         let mut t = self.table.clone();
         t.compression = self.compression_for_level(level, is_bottommost);
         t.prefix_extractor = self.prefix_extractor.clone();
+        t.comparator = self.comparator.clone();
         t.bytes_per_sync = db.bytes_per_sync;
         if self.optimize_filters_for_hits && is_bottommost {
             t.bloom_bits_per_key = 0.0;
@@ -369,10 +380,11 @@ impl CfOptions {
     }
 
     /// The table options readers open tables with: `table` with this column family's prefix
-    /// extractor (so prefix filters are used when the names match).
+    /// extractor (so prefix filters are used when the names match) and comparator.
     pub fn table_options_for_reads(&self) -> TableOptions {
         let mut t = self.table.clone();
         t.prefix_extractor = self.prefix_extractor.clone();
+        t.comparator = self.comparator.clone();
         t
     }
 

@@ -58,7 +58,9 @@ pub struct DbOptions {
     /// the foreground. Range 1..=1024.
     pub max_background_jobs: u32,
     /// Threads one compaction job may be split into (by key range). Default 1 (no splitting).
-    /// More lets a large L0->L1 compaction finish sooner. Range 1..=256.
+    /// More lets a large L0->L1 compaction finish sooner. Range 1..=256. Only column families
+    /// with the bytewise comparator split; others run each compaction as one range (the split
+    /// needs the key right after a cut, which only bytewise order has).
     pub max_subcompactions: u32,
     /// Start write-behind of table files every this many bytes (`sync_file_range`), so the final
     /// sync has little left to write and the OS does not build bursts of dirty pages. 0 disables.

@@ -31,6 +31,7 @@ use crate::cache::CacheOptions;
 use crate::compaction::deletion_collector::CompactOnDeletion;
 use crate::compaction::picker_fifo::FifoOptions;
 use crate::compaction::picker_universal::UniversalOptions;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::sstable::{BlockCache, CappedPrefix, FixedPrefix, PrefixExtractor};
 use crate::types::CompressionType;
@@ -92,7 +93,6 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
     "persist_stats_to_disk",
     "stats_persist_period_sec",
     // Column-family options.
-    "comparator",
     "merge_operator",
     "compaction_filter",
     "compaction_filter_factory",
@@ -372,6 +372,18 @@ fn parse_bottommost(option: &str, v: &str) -> Result<Option<CompressionType>> {
     }
 }
 
+/// A built-in comparator by RocksDB's name, or `current` when it is a user comparator of that
+/// name already set in code (an OPTIONS file written for it names it).
+fn parse_comparator(current: &KeyOrder, option: &str, v: &str) -> Result<KeyOrder> {
+    if v == current.name() {
+        return Ok(current.clone());
+    }
+    KeyOrder::from_name(v).map_err(|e| match e {
+        Error::InvalidArgument(m) => invalid(option, m),
+        e => e,
+    })
+}
+
 fn parse_prefix_extractor(option: &str, v: &str) -> Result<Option<Arc<dyn PrefixExtractor>>> {
     if v.is_empty() || v == "nullptr" {
         return Ok(None);
@@ -620,6 +632,7 @@ fn set_cf_data(cf: &mut CfOptions, name: &str, option: &str, v: &str) -> Result<
         }
         "bottommost_compression" => cf.bottommost_compression = parse_bottommost(option, v)?,
         "prefix_extractor" => cf.prefix_extractor = parse_prefix_extractor(option, v)?,
+        "comparator" => cf.comparator = parse_comparator(&cf.comparator, option, v)?,
         "optimize_filters_for_hits" => cf.optimize_filters_for_hits = parse_bool(option, v)?,
         "memtable_huge_page_size" => cf.memtable_huge_page_size = parse_usize(option, v)?,
         _ => return Ok(false),

@@ -154,6 +154,7 @@ pub(super) fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
             "compression_opts",
             format!("{{level={}}}", cf.table.zstd_level),
         ),
+        ("comparator", cf.comparator.name().into()),
         (
             "prefix_extractor",
             cf.prefix_extractor

@@ -51,14 +51,14 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// Checks that the bounds are ordered.
+    /// Checks that the bounds are ordered in `order`, the column family's comparator.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] when `iterate_lower_bound > iterate_upper_bound`: such a range
     /// is empty, and it is almost always swapped arguments rather than intent.
-    pub fn validate(&self) -> Result<()> {
+    pub fn validate(&self, order: &crate::comparator::KeyOrder) -> Result<()> {
         if let (Some(lo), Some(hi)) = (&self.iterate_lower_bound, &self.iterate_upper_bound) {
-            if lo > hi {
+            if order.compare(lo, hi).is_gt() {
                 return Err(Error::InvalidArgument(
                     "iterate_lower_bound is greater than iterate_upper_bound".to_string(),
                 ));

@@ -82,7 +82,9 @@ fn defaults_are_rocksdb_defaults_and_validate() {
     assert_eq!(c.soft_pending_compaction_bytes_limit, 64 << 30);
     assert_eq!(c.hard_pending_compaction_bytes_limit, 256 << 30);
     Options::default().validate().expect("defaults validate");
-    ReadOptions::default().validate().expect("read defaults");
+    ReadOptions::default()
+        .validate(&crate::KeyOrder::BYTEWISE)
+        .expect("read defaults");
     WriteOptions::default().validate().expect("write defaults");
     assert!(ReadOptions::default().fill_cache && ReadOptions::default().verify_checksums);
 }
@@ -682,7 +684,10 @@ fn validate_catches_out_of_range_db_and_call_options() {
         iterate_upper_bound: Some(b"a".to_vec()),
         ..ReadOptions::default()
     };
-    assert!(invalid_message(r.validate()).contains("iterate_lower_bound"));
+    assert!(invalid_message(r.validate(&crate::KeyOrder::BYTEWISE)).contains("iterate_lower_bound"));
+    // The same bounds are in order for a descending family.
+    r.validate(&crate::KeyOrder::REVERSE_BYTEWISE)
+        .expect("descending bounds");
 }
 
 #[test]

@@ -16,7 +16,7 @@
 //!    never yields bytes from past the damage.
 //! 3. Every iterator step advances by at least one entry header (3 bytes) or ends, so no input makes
 //!    an iterator loop forever.
-//! 4. An index block (ordered by [`crate::types::compare_internal`]) whose restart keys all parse
+//! 4. An index block (internal keys) whose restart keys all parse
 //!    carries a `RestartPrefixes` summary built at parse: for each restart, 8 bytes of its user
 //!    key after the prefix common to the block, as a big-endian `u64`, plus every 8th of those
 //!    as samples. The map is monotone (user-key order implies summary order, not strictly), so a
@@ -27,6 +27,8 @@
 //!    the plain search's two cache misses per probe (restart offset, then the entry) were the
 //!    largest cost of a seek. Any other block, or an index block with a
 //!    malformed restart entry, has no summary and is searched as before (reporting the damage).
+//!    The summary follows bytewise order, so only an iterator in bytewise internal-key order
+//!    ([`EntryOrder::is_bytewise_internal`]) uses it; other comparators search the plain way.
 
 use std::cmp::Ordering;
 use std::ops::Deref;
@@ -34,20 +36,12 @@ use std::sync::Arc;
 
 use super::filter::{FilterMeta, FilterView};
 use crate::cache::{Cache, CacheHandle};
+use crate::comparator::EntryOrder;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::types::TRAILER_LEN;
 use crate::util::coding::{decode_fixed32, Decoder};
 use crate::util::prefetch::prefetch_region;
-
-/// How an entries block orders its keys: [`crate::types::compare_internal`] for data and index
-/// blocks, [`bytewise`] for properties and metaindex blocks.
-pub type KeyComparator = fn(&[u8], &[u8]) -> Ordering;
-
-/// Plain lexicographic byte order, the order of properties and metaindex blocks.
-pub fn bytewise(a: &[u8], b: &[u8]) -> Ordering {
-    a.cmp(b)
-}
 
 /// What a block holds; decides how its contents are parsed and names it in errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -376,7 +370,7 @@ impl EntryHeader {
 #[derive(Debug)]
 pub struct BlockIter {
     block: BlockRef,
-    cmp: KeyComparator,
+    cmp: EntryOrder,
     /// End of the entry area (start of the restart array).
     restarts_at: usize,
     num_restarts: usize,
@@ -392,14 +386,13 @@ pub struct BlockIter {
 }
 
 impl BlockIter {
-    /// An unpositioned iterator over `block`, ordered by `cmp`. An index block with a restart
-    /// summary is searched in [`crate::types::compare_internal`] order whatever `cmp` says
-    /// (module invariant 4): the format orders index blocks so, and every caller passes that
-    /// comparator for them.
+    /// An unpositioned iterator over `block`, ordered by `cmp`. An index block's restart
+    /// summary narrows seeks only when `cmp` is internal keys in bytewise order (module
+    /// invariant 4); in any other order the block is searched without it.
     ///
     /// # Errors
     /// [`Error::Corruption`] if `block` is a filter block.
-    pub fn new(block: BlockRef, cmp: KeyComparator) -> Result<BlockIter> {
+    pub fn new(block: BlockRef, cmp: EntryOrder) -> Result<BlockIter> {
         let Layout::Entries {
             restarts_at,
             num_restarts,
@@ -548,7 +541,10 @@ impl BlockIter {
     /// The last restart whose key is < `target` (0 if none), by binary search, first over the
     /// restart summary when the block has one (module invariant 4).
     fn find_restart_before(&mut self, target: &[u8]) -> Option<usize> {
-        let narrowed = self.block.prefixes.as_ref().and_then(|p| p.narrow(target));
+        let narrowed = match &self.block.prefixes {
+            Some(p) if self.cmp.is_bytewise_internal() => p.narrow(target),
+            _ => None,
+        };
         let (mut left, mut right) = narrowed.unwrap_or((0, self.num_restarts - 1));
         while left < right {
             let mid = left + (right - left).div_ceil(2);
@@ -557,7 +553,7 @@ impl BlockIter {
                 self.corrupt(at, "malformed restart entry");
                 return None;
             };
-            if (self.cmp)(k, target) == Ordering::Less {
+            if self.cmp.compare(k, target) == Ordering::Less {
                 left = mid;
             } else {
                 right = mid - 1;
@@ -599,7 +595,7 @@ impl InternalIterator for BlockIter {
         self.seek_to_restart(start);
         self.prefetch_interval(start);
         while self.parse_next() {
-            if (self.cmp)(&self.key, target) != Ordering::Less {
+            if self.cmp.compare(&self.key, target) != Ordering::Less {
                 return;
             }
         }
@@ -615,7 +611,7 @@ impl InternalIterator for BlockIter {
             return;
         }
         // Keys are unique within a block, so this steps back at most once in a valid block.
-        while self.valid() && (self.cmp)(&self.key, target) == Ordering::Greater {
+        while self.valid() && self.cmp.compare(&self.key, target) == Ordering::Greater {
             self.prev();
         }
     }

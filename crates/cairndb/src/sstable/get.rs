@@ -28,9 +28,7 @@ use super::format::BlockHandle;
 use super::reader::{parse_data_key, BlockReadOptions, Table};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
-use crate::types::{
-    compare_internal, pack_trailer, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE, TRAILER_LEN,
-};
+use crate::types::{pack_trailer, user_key, SequenceNumber, ValueKind, MAX_SEQUENCE, TRAILER_LEN};
 
 /// An entry returned by [`Table::get`], copied out of its block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -236,11 +234,15 @@ impl Table {
             }
         };
         let key = |i: usize| user_keys[i].as_ref();
+        let cmp = self.order();
         let mut order: Vec<usize> = (0..user_keys.len())
             .filter(|&i| self.filter_allows(filter.as_ref(), key(i)))
             .collect();
-        if order.windows(2).any(|w| key(w[0]) > key(w[1])) {
-            order.sort_by(|&a, &b| key(a).cmp(key(b)));
+        if order
+            .windows(2)
+            .any(|w| cmp.compare(key(w[0]), key(w[1])).is_gt())
+        {
+            order.sort_by(|&a, &b| cmp.compare(key(a), key(b)));
         }
         if order.is_empty() {
             return out;
@@ -293,7 +295,8 @@ impl Table {
     ) -> Result<Option<TableGet>> {
         // Every entry before the current index entry's block sorts before the previous target,
         // so the current entry is still the first separator `>= target` when it is `>= target`.
-        let stay = index.valid() && compare_internal(index.key(), target) != Ordering::Less;
+        let stay =
+            index.valid() && self.order().compare_internal(index.key(), target) != Ordering::Less;
         if !stay {
             index.seek(target);
         }

@@ -44,7 +44,7 @@ mod writer;
 use std::fmt;
 use std::sync::Arc;
 
-pub use block::{bytewise, Block, BlockCache, BlockIter, BlockKind, BlockRef, KeyComparator};
+pub use block::{Block, BlockCache, BlockIter, BlockKind, BlockRef};
 pub use block_builder::BlockBuilder;
 pub use compress::{decompress, worth_compressing, Compressor, MAX_UNCOMPRESSED_BLOCK_BYTES};
 pub use filter::{
@@ -64,6 +64,7 @@ pub use separator::{short_successor, shortest_separator};
 pub use table_iter::TableIterator;
 pub use writer::{BuiltTable, KeyRange, TableBuilder, MAX_ENTRY_BYTES};
 
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::types::CompressionType;
 use crate::util::checksum::ChecksumType;
@@ -123,6 +124,10 @@ pub struct TableOptions {
     /// of open tables, outside the cache's budget). True: they live in the block cache, so memory
     /// stays within its capacity, at the cost of re-reading them after eviction. Needs a cache.
     pub cache_index_and_filter_blocks: bool,
+    /// The order of the table's keys (the column family's `comparator`). Default bytewise. The
+    /// name is recorded in the table's properties (`rocksdb.comparator`) and a reader with
+    /// another comparator refuses the table.
+    pub comparator: KeyOrder,
 }
 
 impl Default for TableOptions {
@@ -140,6 +145,7 @@ impl Default for TableOptions {
             bytes_per_sync: 1 << 20,
             block_cache: None,
             cache_index_and_filter_blocks: false,
+            comparator: KeyOrder::BYTEWISE,
         }
     }
 }
@@ -171,6 +177,7 @@ impl fmt::Debug for TableOptions {
                 "cache_index_and_filter_blocks",
                 &self.cache_index_and_filter_blocks,
             )
+            .field("comparator", &self.comparator)
             .finish()
     }
 }

@@ -13,8 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use super::block::{bytewise, Block, BlockIter, BlockRef};
+use super::block::{Block, BlockIter, BlockRef};
 use super::block_builder::BlockBuilder;
+use crate::comparator::EntryOrder;
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::types::CompressionType;
@@ -63,6 +64,8 @@ pub struct TableProperties {
     pub whole_key_filtering: bool,
     /// The prefix extractor's name; empty without one.
     pub prefix_extractor: String,
+    /// The comparator's name; empty in tables written before it was recorded (all bytewise).
+    pub comparator: String,
     /// Target data-block size in bytes.
     pub block_size: u64,
     /// Restart interval of data blocks.
@@ -128,6 +131,16 @@ const FIELDS: &[(&str, Field)] = &[
         Field::U64(
             |p| u64::from(p.whole_key_filtering),
             |p, v| p.whole_key_filtering = v != 0,
+        ),
+    ),
+    (
+        "rocksdb.comparator",
+        Field::Str(
+            |p| p.comparator.clone(),
+            |p, s| {
+                p.comparator = s.to_string();
+                true
+            },
         ),
     ),
     (
@@ -268,7 +281,7 @@ impl TableProperties {
     /// property has a malformed value, or a name is not UTF-8.
     pub fn decode(block: BlockRef) -> Result<TableProperties> {
         let mut props = TableProperties::default();
-        let mut it = BlockIter::new(block, bytewise)?;
+        let mut it = BlockIter::new(block, EntryOrder::Bytewise)?;
         it.seek_to_first();
         while it.valid() {
             let name = std::str::from_utf8(it.key())
@@ -349,6 +362,7 @@ mod tests {
             raw_key_bytes: 240,
             raw_value_bytes: 1000,
             data_bytes: 900,
+            comparator: "leveldb.BytewiseComparator".into(),
             index_bytes: 40,
             filter_bytes: 72,
             num_data_blocks: 2,

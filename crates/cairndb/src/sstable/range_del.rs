@@ -10,7 +10,7 @@
 //! Invariants:
 //! 1. The block is an entries block of `(begin, seq, RangeDelete)` internal keys mapped to end
 //!    user keys, strictly increasing in internal-key order, every range non-empty
-//!    (`begin < end`, bytewise).
+//!    (`begin < end` in the table's comparator order).
 //! 2. A tombstone with `begin == end` deletes nothing and is never stored. Two tombstones with
 //!    the same begin key and sequence number are stored as one ending at the larger end key: at
 //!    one sequence number, `[b, e1)` and `[b, e2)` delete exactly what `[b, max(e1, e2))` deletes.
@@ -22,32 +22,43 @@ use std::cmp::Ordering;
 use super::block::{BlockIter, BlockRef};
 use super::block_builder::BlockBuilder;
 use super::writer::MAX_ENTRY_BYTES;
+use crate::comparator::{EntryOrder, KeyOrder};
 use crate::error::{Error, Result};
 use crate::iter::InternalIterator;
 use crate::types::{
-    compare_internal, ParsedKey, RangeTombstone, SequenceNumber, ValueKind, MAX_SEQUENCE,
-    TRAILER_LEN,
+    ParsedKey, RangeTombstone, SequenceNumber, ValueKind, MAX_SEQUENCE, TRAILER_LEN,
 };
 
 /// The most bytes of tombstones (begin keys with trailers plus end keys) one table may buffer, so
 /// that the block's offsets stay 32-bit with a wide margin.
 const MAX_RANGE_DEL_BYTES: usize = 2 << 30;
 
-/// Internal-key order of the stored keys `(begin, seq, RangeDelete)`: begin ascending, then
-/// newest first.
-fn cmp_stored(a: &RangeTombstone, b: &RangeTombstone) -> Ordering {
-    a.begin.cmp(&b.begin).then_with(|| b.seq.cmp(&a.seq))
+/// Internal-key order of the stored keys `(begin, seq, RangeDelete)`: begin ascending in
+/// `order`, then newest first.
+fn cmp_stored(order: &KeyOrder, a: &RangeTombstone, b: &RangeTombstone) -> Ordering {
+    order
+        .compare(&a.begin, &b.begin)
+        .then_with(|| b.seq.cmp(&a.seq))
 }
 
 /// The builder's buffer of tombstones, sorted and written at the end.
 #[derive(Debug, Default)]
 pub(crate) struct RangeDelCollector {
+    order: KeyOrder,
     items: Vec<RangeTombstone>,
     /// Bytes the buffered tombstones will take as entries (keys with trailers plus end keys).
     bytes: usize,
 }
 
 impl RangeDelCollector {
+    /// An empty buffer for tombstones ordered by `order`.
+    pub(crate) fn new(order: KeyOrder) -> RangeDelCollector {
+        RangeDelCollector {
+            order,
+            ..RangeDelCollector::default()
+        }
+    }
+
     /// Buffers the tombstone `[begin, end)` at `seq`; a tombstone with `begin == end` is accepted
     /// and dropped (invariant 2).
     ///
@@ -57,7 +68,7 @@ impl RangeDelCollector {
     /// rejected tombstone is kept.
     pub(crate) fn add(&mut self, begin: &[u8], end: &[u8], seq: SequenceNumber) -> Result<()> {
         let bad = |msg: String| Err(Error::InvalidArgument(msg));
-        if begin > end {
+        if self.order.compare(begin, end).is_gt() {
             return bad(format!(
                 "range deletion begin {begin:02x?} sorts after its end {end:02x?}"
             ));
@@ -98,11 +109,12 @@ impl RangeDelCollector {
     pub(crate) fn finish(&mut self) -> Vec<RangeTombstone> {
         let mut items = std::mem::take(&mut self.items);
         self.bytes = 0;
-        items.sort_by(cmp_stored);
+        let order = &self.order;
+        items.sort_by(|a, b| cmp_stored(order, a, b));
         // `dedup_by` passes the later element first and keeps the earlier one.
         items.dedup_by(|later, kept| {
             let same = later.begin == kept.begin && later.seq == kept.seq;
-            if same && later.end > kept.end {
+            if same && order.compare(&later.end, &kept.end).is_gt() {
                 std::mem::swap(&mut kept.end, &mut later.end);
             }
             same
@@ -123,12 +135,12 @@ pub(crate) fn encode(tombstones: &[RangeTombstone], restart_interval: usize) -> 
     b.finish().to_vec()
 }
 
-/// Decodes a parsed range-deletion block (invariant 3).
+/// Decodes a parsed range-deletion block of a table ordered by `order` (invariant 3).
 ///
 /// # Errors
 /// [`Error::Corruption`] (anonymous: file "", offset inside the block) for a malformed entry.
-pub(crate) fn decode(block: BlockRef) -> Result<Vec<RangeTombstone>> {
-    let mut it = BlockIter::new(block, compare_internal)?;
+pub(crate) fn decode(block: BlockRef, order: &KeyOrder) -> Result<Vec<RangeTombstone>> {
+    let mut it = BlockIter::new(block, EntryOrder::Internal(order.clone()))?;
     let mut out: Vec<RangeTombstone> = Vec::new();
     let mut prev: Option<Vec<u8>> = None;
     it.seek_to_first();
@@ -142,12 +154,12 @@ pub(crate) fn decode(block: BlockRef) -> Result<Vec<RangeTombstone>> {
                 p.kind
             )));
         }
-        if p.user_key >= it.value() {
+        if order.compare(p.user_key, it.value()).is_ge() {
             return Err(bad("empty or inverted range"));
         }
         if prev
             .as_deref()
-            .is_some_and(|k| compare_internal(k, it.key()) != Ordering::Less)
+            .is_some_and(|k| order.compare_internal(k, it.key()) != Ordering::Less)
         {
             return Err(bad("keys out of order"));
         }
@@ -166,7 +178,10 @@ mod tests {
     use crate::types::make_internal_key;
 
     fn decode_contents(contents: Vec<u8>) -> Result<Vec<RangeTombstone>> {
-        decode(Block::parse(contents, BlockKind::RangeDeletion)?.into())
+        decode(
+            Block::parse(contents, BlockKind::RangeDeletion)?.into(),
+            &KeyOrder::BYTEWISE,
+        )
     }
 
     #[test]
@@ -244,6 +259,29 @@ mod tests {
     }
 
     #[test]
+    fn reverse_order_sorts_descending_and_rejects_ascending_ranges() {
+        let mut c = RangeDelCollector::new(KeyOrder::REVERSE_BYTEWISE);
+        c.add(b"c", b"a", 5).expect("descending range");
+        c.add(b"z", b"m", 3).expect("descending range");
+        assert!(matches!(
+            c.add(b"a", b"b", 1),
+            Err(Error::InvalidArgument(_))
+        ));
+        let got = c.finish();
+        assert_eq!(
+            got,
+            vec![
+                RangeTombstone::new(b"z", b"m", 3),
+                RangeTombstone::new(b"c", b"a", 5),
+            ]
+        );
+        let r = KeyOrder::REVERSE_BYTEWISE;
+        let block = Block::parse(encode(&got, 1), BlockKind::RangeDeletion).expect("parse");
+        assert_eq!(decode(block.into(), &r).expect("decode"), got);
+        assert!(got[1].contains(&r, b"b") && !got[1].contains(&r, b"a"));
+    }
+
+    #[test]
     fn extent_keys() {
         let t = RangeTombstone::new(b"b", b"d", 7);
         assert_eq!(
@@ -254,9 +292,10 @@ mod tests {
             t.end_key(),
             make_internal_key(b"d", MAX_SEQUENCE, ValueKind::RangeDelete)
         );
-        assert!(t.contains(b"b") && t.contains(b"c\xff") && !t.contains(b"d"));
+        let b = KeyOrder::BYTEWISE;
+        assert!(t.contains(&b, b"b") && t.contains(&b, b"c\xff") && !t.contains(&b, b"d"));
         // The sentinel sorts before every point entry of the end key.
         let point = make_internal_key(b"d", MAX_SEQUENCE, ValueKind::Merge);
-        assert_eq!(compare_internal(&t.end_key(), &point), Ordering::Less);
+        assert_eq!(b.compare_internal(&t.end_key(), &point), Ordering::Less);
     }
 }

@@ -31,7 +31,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::block::{bytewise, Block, BlockCache, BlockIter, BlockKind, BlockRef};
+use super::block::{Block, BlockCache, BlockIter, BlockKind, BlockRef};
 use super::format::{block_checksum, locate, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN};
 use super::properties::TableProperties;
 use super::range_del;
@@ -39,10 +39,11 @@ use super::table_iter::TableIterator;
 use super::writer::{FILTER_META_KEY, PROPERTIES_META_KEY, RANGE_DEL_META_KEY};
 use super::{decompress, PrefixExtractor, TableOptions};
 use crate::cache::CacheKey;
+use crate::comparator::{EntryOrder, KeyOrder, BYTEWISE_NAME};
 use crate::error::{Error, Result};
 use crate::fs::RandomAccessFile;
 use crate::iter::InternalIterator;
-use crate::types::{compare_internal, CompressionType, ParsedKey, RangeTombstone, ValueKind};
+use crate::types::{CompressionType, ParsedKey, RangeTombstone, ValueKind};
 use crate::util::coding::decode_fixed32;
 
 /// How one read uses the block cache and checks the blocks it reads from the file: RocksDB's
@@ -115,6 +116,8 @@ pub struct Table {
     prefix_extractor: Option<Arc<dyn PrefixExtractor>>,
     /// The range tombstones, in stored order, decoded at open.
     range_deletions: Arc<[RangeTombstone]>,
+    /// The order of the table's keys (checked against the properties at open).
+    order: KeyOrder,
 }
 
 impl Table {
@@ -123,13 +126,39 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::Corruption`] naming `path` and the offset of the damaged part;
-    /// [`Error::NotSupported`] for a format version this build does not read; I/O errors from
-    /// `file`.
+    /// [`Error::NotSupported`] for a format version this build does not read;
+    /// [`Error::InvalidArgument`] when the table was written with another comparator than
+    /// `options.comparator`; I/O errors from `file`.
     pub fn open(
         file: Arc<dyn RandomAccessFile>,
         path: &Path,
         file_size: u64,
         options: &TableOptions,
+    ) -> Result<Table> {
+        Table::open_in(file, path, file_size, options, false)
+    }
+
+    /// [`Table::open`] in the order the table was written in, when that is a built-in
+    /// comparator (whatever `options.comparator` says): for tools that read any table.
+    ///
+    /// # Errors
+    /// As [`Table::open`]; [`Error::InvalidArgument`] when the table was written with a user
+    /// comparator (open it with [`Table::open`] and that comparator).
+    pub fn open_recorded(
+        file: Arc<dyn RandomAccessFile>,
+        path: &Path,
+        file_size: u64,
+        options: &TableOptions,
+    ) -> Result<Table> {
+        Table::open_in(file, path, file_size, options, true)
+    }
+
+    fn open_in(
+        file: Arc<dyn RandomAccessFile>,
+        path: &Path,
+        file_size: u64,
+        options: &TableOptions,
+        adopt_recorded: bool,
     ) -> Result<Table> {
         let footer = read_footer(&*file, path, file_size)?;
         let src = BlockSource {
@@ -149,8 +178,25 @@ impl Table {
                 "properties disagree with the footer's checksum type",
             ));
         }
+        // Tables written before the comparator was recorded are all bytewise.
+        let written_with = match properties.comparator.as_str() {
+            "" => BYTEWISE_NAME,
+            name => name,
+        };
+        let order = if written_with == options.comparator.name() {
+            options.comparator.clone()
+        } else if adopt_recorded {
+            KeyOrder::from_name(written_with)
+                .map_err(|e| Error::InvalidArgument(format!("{}: {e}", path.display())))?
+        } else {
+            return Err(Error::InvalidArgument(format!(
+                "{}: the table was written with comparator {written_with:?}, not {:?}",
+                path.display(),
+                options.comparator.name()
+            )));
+        };
         let range_deletions = src
-            .read_range_deletions(meta.range_del, &properties)?
+            .read_range_deletions(meta.range_del, &properties, &order)?
             .into();
         let prefix_extractor = options.prefix_extractor.clone().filter(|x| {
             !properties.prefix_extractor.is_empty() && x.name() == properties.prefix_extractor
@@ -169,6 +215,7 @@ impl Table {
             filter: None,
             prefix_extractor,
             range_deletions,
+            order,
         };
         // Read index and filter now: damage shows at open, and the first lookup does not pay for
         // them. As in RocksDB, the table holds them for its lifetime unless they are to live in the
@@ -188,6 +235,16 @@ impl Table {
             table.filter = filter;
         }
         Ok(table)
+    }
+
+    /// The order of the table's keys.
+    pub fn order(&self) -> &KeyOrder {
+        &self.order
+    }
+
+    /// How the table's data and index blocks order their keys.
+    fn block_order(&self) -> EntryOrder {
+        EntryOrder::Internal(self.order.clone())
     }
 
     /// The table's properties.
@@ -341,17 +398,17 @@ impl Table {
             src.read_block(h, BlockKind::Filter, true)?;
             regions.push(h);
         }
-        src.read_range_deletions(meta.range_del, &self.properties)?;
+        src.read_range_deletions(meta.range_del, &self.properties, &self.order)?;
         regions.extend(meta.range_del);
         let index: BlockRef = src
             .read_block(src.footer.index, BlockKind::Index, true)?
             .into();
         let mut it =
-            BlockIter::new(index, compare_internal).map_err(|e| src.at(e, src.footer.index))?;
+            BlockIter::new(index, self.block_order()).map_err(|e| src.at(e, src.footer.index))?;
         it.seek_to_first();
         while it.valid() {
             let h = self.data_handle(it.value())?;
-            src.verify_data_block(h)?;
+            src.verify_data_block(h, &self.order)?;
             regions.push(h);
             it.next();
         }
@@ -434,14 +491,14 @@ impl Table {
 
     /// An unpositioned iterator over the index block.
     pub(crate) fn index_iter(&self, ro: BlockReadOptions) -> Result<BlockIter> {
-        BlockIter::new(self.index_block(ro)?, compare_internal)
+        BlockIter::new(self.index_block(ro)?, self.block_order())
             .map_err(|e| self.src.at(e, self.src.footer.index))
     }
 
     /// An unpositioned iterator over the data block at `handle`.
     pub(crate) fn data_iter(&self, handle: BlockHandle, ro: BlockReadOptions) -> Result<BlockIter> {
         let block = self.block(handle, BlockKind::Data, ro)?;
-        BlockIter::new(block, compare_internal).map_err(|e| self.src.at(e, handle))
+        BlockIter::new(block, self.block_order()).map_err(|e| self.src.at(e, handle))
     }
 
     /// Decodes an index entry's value.
@@ -522,7 +579,7 @@ impl BlockSource {
     fn read_metaindex(&self) -> Result<MetaHandles> {
         let h = self.footer.metaindex;
         let block: BlockRef = self.read_block(h, BlockKind::Metaindex, true)?.into();
-        let mut it = BlockIter::new(block, bytewise).map_err(|e| self.at(e, h))?;
+        let mut it = BlockIter::new(block, EntryOrder::Bytewise).map_err(|e| self.at(e, h))?;
         let (mut props, mut filter, mut range_del) = (None, None, None);
         it.seek_to_first();
         while it.valid() {
@@ -558,6 +615,7 @@ impl BlockSource {
         &self,
         handle: Option<BlockHandle>,
         props: &TableProperties,
+        order: &KeyOrder,
     ) -> Result<Vec<RangeTombstone>> {
         let Some(h) = handle else {
             if props.num_range_deletions > 0 {
@@ -571,7 +629,7 @@ impl BlockSource {
             return Ok(Vec::new());
         };
         let block = self.read_block(h, BlockKind::RangeDeletion, true)?;
-        let tombstones = range_del::decode(block.into()).map_err(|e| self.at(e, h))?;
+        let tombstones = range_del::decode(block.into(), order).map_err(|e| self.at(e, h))?;
         if tombstones.len() as u64 != props.num_range_deletions || tombstones.is_empty() {
             let msg = format!(
                 "range-deletion block holds {} tombstones, properties count {}",
@@ -583,9 +641,10 @@ impl BlockSource {
         Ok(tombstones)
     }
 
-    fn verify_data_block(&self, h: BlockHandle) -> Result<()> {
+    fn verify_data_block(&self, h: BlockHandle, order: &KeyOrder) -> Result<()> {
         let block: BlockRef = self.read_block(h, BlockKind::Data, true)?.into();
-        let mut it = BlockIter::new(block, compare_internal).map_err(|e| self.at(e, h))?;
+        let mut it = BlockIter::new(block, EntryOrder::Internal(order.clone()))
+            .map_err(|e| self.at(e, h))?;
         it.seek_to_first();
         while it.valid() {
             parse_data_key(it.key()).map_err(|e| self.at(e, h))?;

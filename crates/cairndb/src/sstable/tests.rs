@@ -14,9 +14,10 @@ use proptest::prelude::*;
 use super::*;
 use crate::fs::{AccessPattern, FileSystem, MemFs, RandomAccessFile};
 use crate::iter::InternalIterator;
+use crate::test_util::compare_internal;
 use crate::types::{
-    compare_internal, make_internal_key, range_deletion_sentinel, seek_key, user_key,
-    RangeTombstone, SequenceNumber, ValueKind, MAX_SEQUENCE,
+    make_internal_key, range_deletion_sentinel, seek_key, user_key, RangeTombstone, SequenceNumber,
+    ValueKind, MAX_SEQUENCE,
 };
 
 /// A range tombstone as the tests generate it: `(begin, end, seq)`.
@@ -39,7 +40,7 @@ pub(crate) enum Op {
 pub(crate) fn check_ops(
     it: &mut dyn InternalIterator,
     model: &[(Vec<u8>, Vec<u8>)],
-    cmp: KeyComparator,
+    cmp: fn(&[u8], &[u8]) -> Ordering,
     ops: &[Op],
 ) -> std::result::Result<(), String> {
     let mut pos: Option<usize> = None;

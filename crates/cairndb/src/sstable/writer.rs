@@ -36,11 +36,11 @@ use super::properties::TableProperties;
 use super::range_del::{self, RangeDelCollector};
 use super::separator::{is_valid_separator, short_successor, shortest_separator};
 use super::TableOptions;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::fs::WritableFile;
 use crate::types::{
-    compare_internal, CompressionType, ParsedKey, RangeTombstone, SequenceNumber, ValueKind,
-    TRAILER_LEN,
+    CompressionType, ParsedKey, RangeTombstone, SequenceNumber, ValueKind, TRAILER_LEN,
 };
 use crate::util::checksum::ChecksumType;
 use crate::util::coding::put_fixed32;
@@ -91,6 +91,8 @@ pub struct BuiltTable {
     /// The range tombstones' extent: the smallest stored tombstone key `(begin, seq,
     /// RangeDelete)` and the sentinel of the largest end key; `None` without range deletions.
     pub range_deletion_keys: Option<KeyRange>,
+    /// The order of the table's keys.
+    pub order: KeyOrder,
 }
 
 impl BuiltTable {
@@ -103,7 +105,9 @@ impl BuiltTable {
             .as_ref()
             .map(|r| r.smallest.as_slice());
         match (p, t) {
-            (Some(a), Some(b)) => Some(std::cmp::min_by(a, b, |x, y| compare_internal(x, y))),
+            (Some(a), Some(b)) => Some(std::cmp::min_by(a, b, |x, y| {
+                self.order.compare_internal(x, y)
+            })),
             (a, b) => a.or(b),
         }
     }
@@ -117,7 +121,9 @@ impl BuiltTable {
             .as_ref()
             .map(|r| r.largest.as_slice());
         match (p, t) {
-            (Some(a), Some(b)) => Some(std::cmp::max_by(a, b, |x, y| compare_internal(x, y))),
+            (Some(a), Some(b)) => Some(std::cmp::max_by(a, b, |x, y| {
+                self.order.compare_internal(x, y)
+            })),
             (a, b) => a.or(b),
         }
     }
@@ -262,7 +268,7 @@ impl TableBuilder {
             data_block: BlockBuilder::new(options.block_restart_interval),
             index_block: BlockBuilder::new(options.index_block_restart_interval),
             filter,
-            range_dels: RangeDelCollector::default(),
+            range_dels: RangeDelCollector::new(options.comparator.clone()),
             first_key: Vec::new(),
             last_key: Vec::new(),
             pending_index: None,
@@ -291,7 +297,8 @@ impl TableBuilder {
             )));
         }
         assert!(
-            self.props.num_entries == 0 || compare_internal(&self.last_key, ikey) == Ordering::Less,
+            self.props.num_entries == 0
+                || self.opts.comparator.compare_internal(&self.last_key, ikey) == Ordering::Less,
             "TableBuilder::add: keys must be strictly increasing; {:02x?} after {:02x?}",
             ikey,
             self.last_key
@@ -303,8 +310,9 @@ impl TableBuilder {
             )));
         }
         if let Some(handle) = self.pending_index.take() {
-            let sep = shortest_separator(&self.last_key, ikey);
-            debug_assert!(is_valid_separator(&self.last_key, &sep, Some(ikey)));
+            let order = &self.opts.comparator;
+            let sep = shortest_separator(order, &self.last_key, ikey);
+            debug_assert!(is_valid_separator(order, &self.last_key, &sep, Some(ikey)));
             self.add_index_entry(&sep, handle)?;
         }
         if let Some(f) = &mut self.filter {
@@ -331,7 +339,7 @@ impl TableBuilder {
     /// larger end.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `begin > end` (bytewise), `seq` is over
+    /// [`Error::InvalidArgument`] when `begin > end` (in the comparator's order), `seq` is over
     /// [`MAX_SEQUENCE`](crate::types::MAX_SEQUENCE), the tombstone is over [`MAX_ENTRY_BYTES`] or
     /// the table's tombstones would pass 2 GiB; an error if an earlier call failed. Nothing of a
     /// rejected tombstone is kept.
@@ -369,8 +377,9 @@ impl TableBuilder {
         self.check_usable()?;
         self.flush_data_block()?;
         if let Some(handle) = self.pending_index.take() {
-            let succ = short_successor(&self.last_key);
-            debug_assert!(is_valid_separator(&self.last_key, &succ, None));
+            let order = &self.opts.comparator;
+            let succ = short_successor(order, &self.last_key);
+            debug_assert!(is_valid_separator(order, &self.last_key, &succ, None));
             self.add_index_entry(&succ, handle)?;
         }
         let point_keys = (self.props.num_entries > 0).then(|| KeyRange {
@@ -415,7 +424,8 @@ impl TableBuilder {
             properties: self.props,
             file_size: self.sink.offset,
             point_keys,
-            range_deletion_keys: extent(&tombstones),
+            range_deletion_keys: extent(&tombstones, &self.opts.comparator),
+            order: self.opts.comparator.clone(),
         })
     }
 
@@ -509,6 +519,7 @@ impl TableBuilder {
             .as_ref()
             .map(|x| x.name().to_string())
             .unwrap_or_default();
+        p.comparator = o.comparator.name().to_string();
         p.block_size = o.block_size as u64;
         p.block_restart_interval = o.block_restart_interval as u64;
         p.index_restart_interval = o.index_block_restart_interval as u64;
@@ -520,10 +531,13 @@ impl TableBuilder {
 }
 
 /// The extent of `tombstones` (in stored order): the first stored key and the sentinel of the
-/// largest end key.
-fn extent(tombstones: &[RangeTombstone]) -> Option<KeyRange> {
+/// largest end key in `order`.
+fn extent(tombstones: &[RangeTombstone], order: &KeyOrder) -> Option<KeyRange> {
     let first = tombstones.first()?;
-    let end = tombstones.iter().map(|t| &t.end).max()?;
+    let end = tombstones
+        .iter()
+        .map(|t| t.end.as_slice())
+        .reduce(|a, b| order.max(a, b))?;
     Some(KeyRange {
         smallest: first.begin_key(),
         largest: crate::types::range_deletion_sentinel(end),

@@ -130,7 +130,9 @@ impl OptimisticTransactionDb {
         OptimisticTransaction {
             otdb: self,
             write_options: *write_options,
-            batch: WriteBatchWithIndex::new(),
+            batch: WriteBatchWithIndex::with_comparator(
+                self.db.default_column_family().options().comparator.clone(),
+            ),
             snapshot,
             tracked: Vec::new(),
             ended: false,

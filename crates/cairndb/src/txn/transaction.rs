@@ -112,7 +112,7 @@ impl<'db> Transaction<'db> {
                 .then(|| usize::try_from(options.deadlock_detect_depth.max(1)).unwrap_or(1)),
             max_write_batch_size: options.max_write_batch_size,
             skip_concurrency_control: options.skip_concurrency_control,
-            batch: WriteBatchWithIndex::new(),
+            batch: WriteBatchWithIndex::with_comparator(default_order(txn_db.db())),
             snapshot: None,
             locks: Vec::new(),
             savepoints: Vec::new(),
@@ -729,4 +729,9 @@ impl Drop for Transaction<'_> {
 /// A lock timeout in milliseconds as a wait: negative is forever (`None`).
 pub(super) fn millis(ms: i64) -> Option<Duration> {
     u64::try_from(ms).ok().map(Duration::from_millis)
+}
+
+/// The order of `db`'s default column family, for a transaction's calls that name no family.
+fn default_order(db: &crate::Db) -> crate::KeyOrder {
+    db.default_column_family().options().comparator.clone()
 }

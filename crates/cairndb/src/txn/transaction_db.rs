@@ -150,6 +150,14 @@ impl TransactionDb {
 
     /// Takes the prepared transactions recovery found, with their locks and names.
     fn recover_prepared(&self) -> Result<()> {
+        let families = self.db.column_families();
+        let order_of = |id: u32| {
+            families
+                .iter()
+                .find(|cf| cf.id() == id)
+                .map(|cf| cf.options().comparator.clone())
+                .unwrap_or_default()
+        };
         for (name, records) in self.db.take_recovered_prepared() {
             let shared = TxnShared::new(self.next_id.fetch_add(1, Ordering::Relaxed), None);
             let mut locks: Vec<(u32, HashMap<Vec<u8>, bool>)> = Vec::new();
@@ -182,7 +190,7 @@ impl TransactionDb {
             self.prepared.lock().push(PreparedTxn {
                 shared,
                 name,
-                batch: WriteBatchWithIndex::from_batch(records),
+                batch: WriteBatchWithIndex::from_batch(records, order_of),
                 locks,
                 commit_time: WriteBatch::new(),
             });

@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use super::edit::{FileMetaData, VersionEdit};
 use super::version::{l0_order, sorted_level_order, Version};
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 
 /// Accumulates edits over a base version. See the module contract.
@@ -154,22 +155,22 @@ impl VersionBuilder {
         }
         for (level, files) in levels.iter_mut().enumerate() {
             if touched[level] {
-                sort_level(level, files);
+                sort_level(self.base.order(), level, files);
             }
         }
         let mut cursors = self.base.compact_cursors().to_vec();
         for (&level, key) in &self.cursors {
             cursors[level] = Some(key.clone());
         }
-        Ok(Version::new(levels)?.with_compact_cursors(cursors))
+        Ok(Version::new(levels, self.base.order().clone())?.with_compact_cursors(cursors))
     }
 }
 
-fn sort_level(level: usize, files: &mut [Arc<FileMetaData>]) {
+fn sort_level(order: &KeyOrder, level: usize, files: &mut [Arc<FileMetaData>]) {
     if level == 0 {
         files.sort_by(|a, b| l0_order(a, b));
     } else {
-        files.sort_by(|a, b| sorted_level_order(a, b));
+        files.sort_by(|a, b| sorted_level_order(order, a, b));
     }
 }
 
@@ -193,7 +194,7 @@ mod tests {
     }
 
     fn empty_base() -> Arc<Version> {
-        Arc::new(Version::empty(DEFAULT_NUM_LEVELS))
+        Arc::new(Version::empty(DEFAULT_NUM_LEVELS, KeyOrder::BYTEWISE))
     }
 
     #[test]

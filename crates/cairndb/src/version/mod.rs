@@ -34,7 +34,7 @@ pub use edit::{
 };
 pub use filenames::{parse_file_name, FileType};
 pub use manifest::{read_current, set_current, ManifestEntry, ManifestReader, ManifestWriter};
-pub use recovery::RecoveryReport;
+pub use recovery::{column_family_names, RecoveryReport};
 pub use set::{
     ColumnFamilyInfo, PendingApply, PendingOutput, VersionSet, VersionSetOptions,
     BYTEWISE_COMPARATOR, DEFAULT_CF_ID, DEFAULT_CF_NAME,

@@ -37,10 +37,13 @@ use super::builder::VersionBuilder;
 use super::edit::VersionEdit;
 use super::filenames::{manifest_file_name, CURRENT_FILE_NAME};
 use super::manifest::{read_current, ManifestEntry, ManifestReader};
-use super::set::{ColumnFamily, State, VersionSetOptions, DEFAULT_CF_ID, DEFAULT_CF_NAME};
+use super::set::{
+    ColumnFamily, State, VersionSetOptions, BYTEWISE_COMPARATOR, DEFAULT_CF_ID, DEFAULT_CF_NAME,
+};
 use super::version::Version;
 #[cfg(doc)]
 use super::VersionSet;
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::types::SequenceNumber;
@@ -94,6 +97,37 @@ pub(super) fn recover_state(
     Ok((state, report))
 }
 
+/// The names of the column families the MANIFEST of `dir` leaves live, by id, read from its
+/// edits without building versions (so whatever comparators the families use):
+/// `Db::list_column_families`.
+///
+/// # Errors
+/// As [`recover_state`] for CURRENT and the MANIFEST's records.
+pub fn column_family_names(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<String>> {
+    let number = read_current(fs, dir)?;
+    let path = dir.join(manifest_file_name(number));
+    if !fs.exists(&path)? {
+        let why = format!("CURRENT names {}, which does not exist", path.display());
+        return Err(Error::corruption(dir.join(CURRENT_FILE_NAME), 0, why));
+    }
+    let mut reader = ManifestReader::open(fs, &path, number)?;
+    let mut names = BTreeMap::from([(DEFAULT_CF_ID, DEFAULT_CF_NAME.to_string())]);
+    while let Some(entry) = reader.next_entry()? {
+        let ManifestEntry::Edits(edits) = entry else {
+            continue;
+        };
+        for e in edits {
+            if let Some(name) = e.column_family_add {
+                names.insert(e.column_family, name);
+            }
+            if e.column_family_drop {
+                names.remove(&e.column_family);
+            }
+        }
+    }
+    Ok(names.into_values().collect())
+}
+
 /// Applies every entry of the MANIFEST; errors name the file and the entry's offset.
 fn replay_manifest(
     reader: &mut ManifestReader,
@@ -145,6 +179,9 @@ struct PendingCf {
     name: String,
     log_number: u64,
     builder: VersionBuilder,
+    /// The comparator name the edits recorded for the family; `None` for a family created
+    /// before comparator names were recorded per family (necessarily bytewise).
+    recorded_comparator: Option<String>,
 }
 
 /// Applies edits to a state: used by recovery (over the whole MANIFEST) and by `log_and_apply`
@@ -153,7 +190,8 @@ struct PendingCf {
 #[derive(Debug)]
 pub(super) struct Replay {
     num_levels: usize,
-    comparator: String,
+    /// The order each family's keys are read in, by name.
+    orders: VersionSetOptions,
     cfs: BTreeMap<u32, PendingCf>,
     next_file_number: u64,
     max_number_seen: u64,
@@ -176,11 +214,15 @@ impl Replay {
         let mut cfs = BTreeMap::new();
         cfs.insert(
             DEFAULT_CF_ID,
-            new_pending_cf(DEFAULT_CF_NAME, opts.num_levels),
+            new_pending_cf(
+                DEFAULT_CF_NAME,
+                opts.num_levels,
+                opts.order_for(DEFAULT_CF_NAME),
+            ),
         );
         Replay {
             num_levels: opts.num_levels,
-            comparator: opts.comparator.clone(),
+            orders: opts.clone(),
             cfs,
             next_file_number: 0,
             max_number_seen: 0,
@@ -193,6 +235,16 @@ impl Replay {
         }
     }
 
+    /// The state of a database being created: only the default column family, whose comparator
+    /// is the one it is created with.
+    pub(super) fn new_database(opts: &VersionSetOptions) -> Replay {
+        let mut r = Replay::empty(opts);
+        for cf in r.cfs.values_mut() {
+            cf.recorded_comparator = Some(cf.builder.base().order().name().to_string());
+        }
+        r
+    }
+
     pub(super) fn from_state(state: &State, opts: &VersionSetOptions) -> Replay {
         let cfs = state
             .cfs
@@ -202,6 +254,7 @@ impl Replay {
                     name: cf.name.clone(),
                     log_number: cf.log_number,
                     builder: VersionBuilder::new(Arc::clone(&cf.current)),
+                    recorded_comparator: Some(cf.current.order().name().to_string()),
                 };
                 (id, pending)
             })
@@ -218,16 +271,25 @@ impl Replay {
     }
 
     pub(super) fn apply(&mut self, e: &VersionEdit) -> Result<()> {
-        if let Some(name) = e.comparator.as_deref().filter(|n| *n != self.comparator) {
-            return Err(Error::InvalidArgument(format!(
-                "the database was written with comparator {name:?}, not {:?}",
-                self.comparator
-            )));
-        }
         self.apply_counters(e);
         let id = e.column_family;
         if let Some(name) = &e.column_family_add {
             self.add_cf(id, name)?;
+        }
+        if let Some(name) = &e.comparator {
+            let adopt = self.orders.adopt_recorded_comparators;
+            let num_levels = self.num_levels;
+            let cf = self.cfs.get_mut(&id).ok_or_else(|| {
+                inconsistent(format!("comparator for unknown column family {id}"))
+            })?;
+            if adopt && cf.recorded_comparator.is_none() && cf.builder.is_unchanged() {
+                let order = KeyOrder::from_name(name).map_err(|e| {
+                    Error::InvalidArgument(format!("column family {:?}: {e}", cf.name))
+                })?;
+                cf.builder = VersionBuilder::new(Arc::new(Version::empty(num_levels, order)));
+            }
+            check_comparator(cf, name)?;
+            cf.recorded_comparator = Some(name.clone());
         }
         if e.column_family_drop {
             return self.drop_cf(id, e);
@@ -276,7 +338,9 @@ impl Replay {
             return Err(inconsistent(format!("column family name {name:?} in use")));
         }
         self.max_column_family = self.max_column_family.max(id);
-        self.cfs.insert(id, new_pending_cf(name, self.num_levels));
+        let order = self.orders.order_for(name);
+        self.cfs
+            .insert(id, new_pending_cf(name, self.num_levels, order));
         Ok(())
     }
 
@@ -300,6 +364,10 @@ impl Replay {
     pub(super) fn finish(self) -> Result<State> {
         let mut cfs = BTreeMap::new();
         for (id, p) in self.cfs {
+            if p.recorded_comparator.is_none() {
+                // Created before names were recorded per family: bytewise.
+                check_comparator(&p, BYTEWISE_COMPARATOR)?;
+            }
             let current = if p.builder.is_unchanged() {
                 Arc::clone(p.builder.base())
             } else {
@@ -323,10 +391,25 @@ impl Replay {
     }
 }
 
-fn new_pending_cf(name: &str, num_levels: usize) -> PendingCf {
+fn new_pending_cf(name: &str, num_levels: usize, order: KeyOrder) -> PendingCf {
     PendingCf {
         name: name.to_string(),
         log_number: 0,
-        builder: VersionBuilder::new(Arc::new(Version::empty(num_levels))),
+        builder: VersionBuilder::new(Arc::new(Version::empty(num_levels, order))),
+        recorded_comparator: None,
     }
+}
+
+/// Refuses to read a family written with comparator `recorded` in another order: its files
+/// would be searched in an order they were not written in.
+fn check_comparator(cf: &PendingCf, recorded: &str) -> Result<()> {
+    let order = cf.builder.base().order();
+    if recorded == order.name() {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "column family {:?} was written with comparator {recorded:?}, not {:?}",
+        cf.name,
+        order.name()
+    )))
 }

@@ -55,6 +55,7 @@ use super::filenames::{parse_file_name, FileType, CURRENT_FILE_NAME};
 use super::manifest::ManifestWriter;
 use super::recovery::{recover_state, RecoveryReport, Replay};
 use super::version::{Version, DEFAULT_NUM_LEVELS};
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::types::SequenceNumber;
@@ -64,7 +65,7 @@ pub const DEFAULT_CF_ID: u32 = 0;
 /// The name of the default column family.
 pub const DEFAULT_CF_NAME: &str = "default";
 /// The name of the bytewise comparator, as RocksDB spells it.
-pub const BYTEWISE_COMPARATOR: &str = "leveldb.BytewiseComparator";
+pub const BYTEWISE_COMPARATOR: &str = crate::comparator::BYTEWISE_NAME;
 
 /// Options of the version set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,8 +83,15 @@ pub struct VersionSetOptions {
     /// `max_manifest_file_size` is smaller than a snapshot; 0 rolls as soon as the size limit
     /// is reached.
     pub max_manifest_space_amp_pct: u32,
-    /// The comparator's name, persisted in the MANIFEST and checked on recovery.
-    pub comparator: String,
+    /// The order of the keys of column families not in `cf_comparators`. Default bytewise.
+    pub comparator: KeyOrder,
+    /// The order of each named column family's keys. Each family's comparator name is
+    /// persisted in the MANIFEST with the family and checked on recovery.
+    pub cf_comparators: BTreeMap<String, KeyOrder>,
+    /// For tools that read any database: each family takes the built-in comparator the
+    /// MANIFEST names instead of the two fields above (a user comparator's name is refused).
+    /// Default false.
+    pub adopt_recorded_comparators: bool,
 }
 
 impl Default for VersionSetOptions {
@@ -92,12 +100,22 @@ impl Default for VersionSetOptions {
             num_levels: DEFAULT_NUM_LEVELS,
             max_manifest_file_size: 1 << 30,
             max_manifest_space_amp_pct: 500,
-            comparator: BYTEWISE_COMPARATOR.to_string(),
+            comparator: KeyOrder::BYTEWISE,
+            cf_comparators: BTreeMap::new(),
+            adopt_recorded_comparators: false,
         }
     }
 }
 
 impl VersionSetOptions {
+    /// The order of the keys of column family `name`.
+    pub fn order_for(&self, name: &str) -> KeyOrder {
+        self.cf_comparators
+            .get(name)
+            .unwrap_or(&self.comparator)
+            .clone()
+    }
+
     fn validate(&self) -> Result<()> {
         if !(1..=usize::from(MAX_LEVELS)).contains(&self.num_levels) {
             return Err(Error::InvalidArgument(format!(
@@ -205,7 +223,7 @@ pub struct VersionSet {
 
 impl VersionSet {
     /// Creates a new database's version set in `dir`: writes `MANIFEST-000001` with a full
-    /// snapshot (the default column family, counters, format version, comparator), syncs it and
+    /// snapshot (the default column family with its comparator, counters, format version), syncs it and
     /// points CURRENT at it.
     ///
     /// # Errors
@@ -225,7 +243,7 @@ impl VersionSet {
                 dir.display()
             )));
         }
-        let state = Replay::empty(&opts).finish()?;
+        let state = Replay::new_database(&opts).finish()?;
         let mut set = VersionSet::with_state(fs, dir, opts, state, 0);
         let number = set.new_file_number();
         let writer = write_new_manifest(&*set.fs, &set.dir, number, &set.snapshot_edits(), &[])?;
@@ -460,7 +478,6 @@ impl VersionSet {
         let s = &self.state;
         let mut edits = vec![VersionEdit {
             format_version: Some(FORMAT_VERSION),
-            comparator: Some(self.opts.comparator.clone()),
             next_file_number: Some(s.next_file_number),
             last_sequence: Some(s.last_sequence),
             prev_log_number: Some(s.prev_log_number),
@@ -473,6 +490,7 @@ impl VersionSet {
             let mut e = VersionEdit {
                 column_family: id,
                 column_family_add: (id != DEFAULT_CF_ID).then(|| cf.name.clone()),
+                comparator: Some(cf.current.order().name().to_string()),
                 log_number: Some(cf.log_number),
                 ..VersionEdit::default()
             };
@@ -621,19 +639,21 @@ impl VersionSet {
             .map(|(&id, _)| id)
     }
 
-    /// Creates a column family through a durable edit and returns its id (ids are never
-    /// reused). `log_number` is the WAL the database writes now: older WALs hold nothing for the
+    /// Creates a column family of keys in `order` through a durable edit (which records the
+    /// comparator's name) and returns its id (ids are never reused). `log_number` is the WAL the database writes now: older WALs hold nothing for the
     /// new family, so replaying them must skip it.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] if the name is in use or the ids are exhausted; as
     /// [`log_and_apply`](Self::log_and_apply).
-    pub fn create_cf(&mut self, name: &str, log_number: u64) -> Result<u32> {
+    pub fn create_cf(&mut self, name: &str, log_number: u64, order: KeyOrder) -> Result<u32> {
         if self.cf_id(name).is_some() {
             return Err(Error::InvalidArgument(format!(
                 "column family {name:?} exists"
             )));
         }
+        let comparator = Some(order.name().to_string());
+        self.opts.cf_comparators.insert(name.to_string(), order);
         let id = self
             .state
             .max_column_family
@@ -641,6 +661,7 @@ impl VersionSet {
             .ok_or_else(|| Error::InvalidArgument("column family ids exhausted".into()))?;
         let edit = VersionEdit {
             column_family_add: Some(name.to_string()),
+            comparator,
             log_number: Some(log_number),
             ..VersionEdit::default()
         };

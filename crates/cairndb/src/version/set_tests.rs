@@ -2,6 +2,7 @@
 //! mutating file-system operation of a scripted workload, injected I/O errors, damaged
 //! MANIFESTs, and live/obsolete file decisions.
 
+use crate::comparator::KeyOrder;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -130,7 +131,8 @@ fn step(set: &mut VersionSet, i: u64) -> Result<()> {
         3 => {
             let log = set.next_file_number();
             // The log number makes the name unique even when a step index repeats.
-            set.create_cf(&format!("cf{i}-{log}"), log).map(|_| ())
+            set.create_cf(&format!("cf{i}-{log}"), log, KeyOrder::BYTEWISE)
+                .map(|_| ())
         }
         7 if i % 20 == 7 && cfs.len() > 1 => set.drop_cf(cfs[cfs.len() - 1].id),
         5 | 9 => compact(set, pick, i),
@@ -385,7 +387,7 @@ fn inconsistent_edit_is_refused_without_writing() {
     }
     assert!(matches!(set.drop_cf(0), Err(Error::InvalidArgument(_))));
     assert!(matches!(
-        set.create_cf("default", 1),
+        set.create_cf("default", 1, KeyOrder::BYTEWISE),
         Err(Error::InvalidArgument(_))
     ));
     assert_eq!((set.dump(), set.manifest_size()), before);
@@ -588,7 +590,9 @@ fn files_held_by_a_reader_stay_live() {
 fn dropped_family_files_live_while_held() {
     let mem = MemFs::new();
     let mut set = VersionSet::create(mem.shared(), dir(), opts(1 << 30)).expect("create");
-    let id = set.create_cf("extra", 1).expect("create cf");
+    let id = set
+        .create_cf("extra", 1, KeyOrder::BYTEWISE)
+        .expect("create cf");
     flush(&mut set, id, 1).expect("flush");
     let reader = set.current(id).expect("extra");
     let n = reader.files(0)[0].number;

@@ -9,7 +9,8 @@ use super::edit::SAFE_IGNORE_MASK;
 use super::*;
 use crate::error::Error;
 use crate::fs::{CrashOptions, FaultFs, FaultRule, FileSystem, MemFs};
-use crate::types::{append_internal_key, compare_internal, MAX_SEQUENCE};
+use crate::test_util::compare_internal;
+use crate::types::{append_internal_key, MAX_SEQUENCE};
 use crate::util::coding::{put_length_prefixed, put_varint32, put_varint64};
 
 fn internal_key() -> impl Strategy<Value = Vec<u8>> {

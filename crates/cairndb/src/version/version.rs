@@ -31,8 +31,9 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::edit::{FileMetaData, MAX_LEVELS};
+use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
-use crate::types::{compare_internal, user_key, TRAILER_LEN};
+use crate::types::{user_key, TRAILER_LEN};
 
 /// The number of levels RocksDB and CairnDB use unless configured otherwise.
 pub const DEFAULT_NUM_LEVELS: usize = 7;
@@ -51,6 +52,8 @@ pub struct Version {
     locations: HashMap<u64, usize>,
     /// Per level, where the next round-robin compaction out of it starts (an internal key).
     compact_cursors: Vec<Option<Vec<u8>>>,
+    /// The order of the column family's keys.
+    order: KeyOrder,
 }
 
 impl fmt::Debug for Version {
@@ -71,10 +74,13 @@ pub(crate) fn l0_order(a: &FileMetaData, b: &FileMetaData) -> Ordering {
         .then(b.number.cmp(&a.number))
 }
 
-/// The order of levels >= 1 (invariant 3): by smallest internal key, file number as tiebreak so
-/// that sorting is deterministic even for (invalid) equal keys, which the check then rejects.
-pub(crate) fn sorted_level_order(a: &FileMetaData, b: &FileMetaData) -> Ordering {
-    compare_internal(&a.smallest, &b.smallest).then(a.number.cmp(&b.number))
+/// The order of levels >= 1 (invariant 3): by smallest internal key in `order`, file number as
+/// tiebreak so that sorting is deterministic even for (invalid) equal keys, which the check then
+/// rejects.
+pub(crate) fn sorted_level_order(order: &KeyOrder, a: &FileMetaData, b: &FileMetaData) -> Ordering {
+    order
+        .compare_internal(&a.smallest, &b.smallest)
+        .then(a.number.cmp(&b.number))
 }
 
 /// How many average values a point deletion beyond half a file's entries weighs.
@@ -121,11 +127,11 @@ fn largest_user_key(f: &FileMetaData) -> &[u8] {
 }
 
 impl Version {
-    /// A version with `num_levels` empty levels.
+    /// A version with `num_levels` empty levels, for keys in `order`.
     ///
     /// # Panics
     /// If `num_levels` is 0 or above [`MAX_LEVELS`]; options validation rejects such values first.
-    pub fn empty(num_levels: usize) -> Version {
+    pub fn empty(num_levels: usize, order: KeyOrder) -> Version {
         assert!(
             (1..=usize::from(MAX_LEVELS)).contains(&num_levels),
             "num_levels {num_levels} out of range"
@@ -137,10 +143,12 @@ impl Version {
             average_value_size: 0,
             locations: HashMap::new(),
             compact_cursors: vec![None; num_levels],
+            order,
         }
     }
 
-    /// Builds a version from files already in level order (invariants 2 and 3).
+    /// Builds a version from files already in level order (invariants 2 and 3), for keys in
+    /// `order`.
     ///
     /// # Errors
     /// [`Error::Corruption`] (without a file name: the caller knows where the files came from)
@@ -149,11 +157,12 @@ impl Version {
     ///
     /// # Panics
     /// If `levels` is empty or longer than [`MAX_LEVELS`].
-    pub fn new(levels: Vec<Vec<Arc<FileMetaData>>>) -> Result<Version> {
-        let mut v = Version::empty(levels.len());
+    pub fn new(levels: Vec<Vec<Arc<FileMetaData>>>, order: KeyOrder) -> Result<Version> {
+        let mut v = Version::empty(levels.len(), order);
         for (level, files) in levels.into_iter().enumerate() {
-            check_level_order(level, &files).map_err(inconsistent)?;
+            check_level_order(&v.order, level, &files).map_err(inconsistent)?;
             for f in &files {
+                check_bounds(&v.order, f).map_err(inconsistent)?;
                 if let Some(other) = v.locations.insert(f.number, level) {
                     let why = format!("file {} is in level {other} and level {level}", f.number);
                     return Err(inconsistent(why));
@@ -208,6 +217,11 @@ impl Version {
     /// The number of levels.
     pub fn num_levels(&self) -> usize {
         self.levels.len()
+    }
+
+    /// The order of the column family's keys.
+    pub fn order(&self) -> &KeyOrder {
+        &self.order
     }
 
     /// The files of `level` in search order (L0 newest first, others by key).
@@ -290,8 +304,11 @@ impl Version {
         largest: Option<&[u8]>,
     ) -> Vec<Arc<FileMetaData>> {
         let files = &self.levels[level];
-        let before = |f: &FileMetaData| smallest.is_some_and(|s| largest_user_key(f) < s);
-        let after = |f: &FileMetaData| largest.is_some_and(|l| smallest_user_key(f) > l);
+        let o = &self.order;
+        let before =
+            |f: &FileMetaData| smallest.is_some_and(|s| o.compare(largest_user_key(f), s).is_lt());
+        let after =
+            |f: &FileMetaData| largest.is_some_and(|l| o.compare(smallest_user_key(f), l).is_gt());
         if level == 0 {
             return files
                 .iter()
@@ -315,9 +332,13 @@ impl Version {
         &'a self,
         key: &'a [u8],
     ) -> impl Iterator<Item = (usize, &'a Arc<FileMetaData>)> + 'a {
+        let o = &self.order;
         let l0 = self.levels[0]
             .iter()
-            .filter(move |f| smallest_user_key(f) <= key && key <= largest_user_key(f))
+            .filter(move |f| {
+                o.compare(smallest_user_key(f), key).is_le()
+                    && o.compare(key, largest_user_key(f)).is_le()
+            })
             .map(|f| (0, f));
         let deeper =
             (1..self.levels.len()).filter_map(move |l| self.file_in_level(l, key).map(|f| (l, f)));
@@ -326,9 +347,11 @@ impl Version {
 
     /// The one file of sorted `level` (>= 1) whose range holds `key`, by binary search.
     fn file_in_level(&self, level: usize, key: &[u8]) -> Option<&Arc<FileMetaData>> {
-        let files = &self.levels[level];
-        let i = files.partition_point(|f| largest_user_key(f) < key);
-        files.get(i).filter(|f| smallest_user_key(f) <= key)
+        let (files, o) = (&self.levels[level], &self.order);
+        let i = files.partition_point(|f| o.compare(largest_user_key(f), key).is_lt());
+        files
+            .get(i)
+            .filter(|f| o.compare(smallest_user_key(f), key).is_le())
     }
 
     /// Rechecks every invariant of the module contract from scratch.
@@ -341,9 +364,9 @@ impl Version {
         }
         let mut seen = HashMap::new();
         for (level, files) in self.levels.iter().enumerate() {
-            check_level_order(level, files)?;
+            check_level_order(&self.order, level, files)?;
             for f in files {
-                check_bounds(f)?;
+                check_bounds(&self.order, f)?;
                 if let Some(other) = seen.insert(f.number, level) {
                     return Err(format!("file {} in levels {other} and {level}", f.number));
                 }
@@ -373,13 +396,19 @@ fn inconsistent(why: String) -> Error {
 }
 
 /// Invariants 2 and 3 for one level, in O(files).
-fn check_level_order(level: usize, files: &[Arc<FileMetaData>]) -> std::result::Result<(), String> {
+fn check_level_order(
+    order: &KeyOrder,
+    level: usize,
+    files: &[Arc<FileMetaData>],
+) -> std::result::Result<(), String> {
     for pair in files.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
         let ordered = if level == 0 {
             l0_order(a, b).is_lt()
         } else {
-            largest_user_key(a) < smallest_user_key(b)
+            order
+                .compare(largest_user_key(a), smallest_user_key(b))
+                .is_lt()
         };
         if !ordered {
             return Err(format!(
@@ -391,13 +420,14 @@ fn check_level_order(level: usize, files: &[Arc<FileMetaData>]) -> std::result::
     Ok(())
 }
 
-/// The per-file rules the edit decoder already enforces; rechecked because a version can also
-/// be built from files that never went through the decoder.
-fn check_bounds(f: &FileMetaData) -> std::result::Result<(), String> {
+/// The per-file rules: those the edit decoder already enforces (rechecked because a version can
+/// also be built from files that never went through the decoder), and `smallest <= largest` in
+/// the column family's order, which only the version knows.
+fn check_bounds(order: &KeyOrder, f: &FileMetaData) -> std::result::Result<(), String> {
     let ok = f.number != 0
         && f.smallest.len() >= TRAILER_LEN
         && f.largest.len() >= TRAILER_LEN
-        && compare_internal(&f.smallest, &f.largest).is_le();
+        && order.compare_internal(&f.smallest, &f.largest).is_le();
     if ok {
         Ok(())
     } else {
@@ -408,6 +438,7 @@ fn check_bounds(f: &FileMetaData) -> std::result::Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::comparator::KeyOrder;
     use crate::test_util::file_meta;
 
     fn file(number: u64, lo: &str, hi: &str, seq: u64) -> Arc<FileMetaData> {
@@ -429,7 +460,7 @@ mod tests {
             file(6, "k", "m", 5),
         ];
         levels[2] = vec![file(1, "a", "z", 1)];
-        Version::new(levels).expect("valid version")
+        Version::new(levels, KeyOrder::BYTEWISE).expect("valid version")
     }
 
     fn numbers(files: &[Arc<FileMetaData>]) -> Vec<u64> {
@@ -499,7 +530,7 @@ mod tests {
             .collect();
         let mut levels = vec![Vec::new(); 3];
         levels[2] = files;
-        let v = Version::new(levels).expect("valid");
+        let v = Version::new(levels, KeyOrder::BYTEWISE).expect("valid");
         for i in 0..100u64 {
             for (suffix, want) in [
                 ("a", Some(i + 1)),
@@ -520,19 +551,27 @@ mod tests {
     #[test]
     fn broken_invariants_are_refused() {
         let overlapping = vec![vec![], vec![file(1, "a", "c", 1), file(2, "c", "d", 1)]];
-        assert!(Version::new(overlapping).unwrap_err().is_corruption());
+        assert!(Version::new(overlapping, KeyOrder::BYTEWISE)
+            .unwrap_err()
+            .is_corruption());
         let unsorted = vec![vec![], vec![file(1, "e", "f", 1), file(2, "a", "b", 1)]];
-        assert!(Version::new(unsorted).unwrap_err().is_corruption());
+        assert!(Version::new(unsorted, KeyOrder::BYTEWISE)
+            .unwrap_err()
+            .is_corruption());
         let l0_oldest_first = vec![vec![file(1, "a", "b", 1), file(2, "a", "b", 2)]];
-        assert!(Version::new(l0_oldest_first).unwrap_err().is_corruption());
+        assert!(Version::new(l0_oldest_first, KeyOrder::BYTEWISE)
+            .unwrap_err()
+            .is_corruption());
         let twice = vec![vec![file(1, "a", "b", 1)], vec![file(1, "a", "b", 1)]];
-        assert!(Version::new(twice).unwrap_err().is_corruption());
+        assert!(Version::new(twice, KeyOrder::BYTEWISE)
+            .unwrap_err()
+            .is_corruption());
     }
 
     #[test]
     fn l0_ties_on_sequence_order_by_file_number() {
         let levels = vec![vec![file(5, "a", "b", 3), file(4, "a", "b", 3)]];
-        let v = Version::new(levels).expect("valid");
+        let v = Version::new(levels, KeyOrder::BYTEWISE).expect("valid");
         assert_eq!(get_path(&v, "a"), vec![(0, 5), (0, 4)]);
     }
 }

@@ -1,12 +1,14 @@
 //! Block tests: round trips against a sorted model for every restart interval, and arbitrary bytes
 //! that must never panic or hang.
 
+use crate::comparator::{EntryOrder, KeyOrder};
 use proptest::prelude::*;
 
 use super::*;
 use crate::sstable::block_builder::BlockBuilder;
 use crate::sstable::tests::{check_ops, check_scans, Op};
-use crate::types::{compare_internal, make_internal_key, ValueKind};
+use crate::test_util::compare_internal;
+use crate::types::{make_internal_key, ValueKind};
 
 fn build(model: &[(Vec<u8>, Vec<u8>)], interval: usize) -> BlockIter {
     let mut b = BlockBuilder::new(interval);
@@ -14,7 +16,7 @@ fn build(model: &[(Vec<u8>, Vec<u8>)], interval: usize) -> BlockIter {
         b.add(k, v);
     }
     let block = Block::parse(b.finish().to_vec(), BlockKind::Data).expect("parse");
-    BlockIter::new(block.into(), bytewise).expect("entries block")
+    BlockIter::new(block.into(), EntryOrder::Bytewise).expect("entries block")
 }
 
 fn model() -> impl Strategy<Value = Vec<(Vec<u8>, Vec<u8>)>> {
@@ -85,7 +87,7 @@ fn build_index(model: &[(Vec<u8>, Vec<u8>)], interval: usize) -> BlockIter {
         b.add(k, v);
     }
     let block = Block::parse(b.finish().to_vec(), BlockKind::Index).expect("parse");
-    BlockIter::new(block.into(), compare_internal).expect("entries block")
+    BlockIter::new(block.into(), EntryOrder::Internal(KeyOrder::BYTEWISE)).expect("entries block")
 }
 
 proptest! {
@@ -122,7 +124,7 @@ proptest! {
         let Ok(block) = Block::parse(bytes, BlockKind::Index) else {
             return Ok(());
         };
-        let mut it = BlockIter::new(block.into(), compare_internal).expect("entries block");
+        let mut it = BlockIter::new(block.into(), EntryOrder::Internal(KeyOrder::BYTEWISE)).expect("entries block");
         for op in ops {
             match op {
                 Op::First => it.seek_to_first(),
@@ -169,7 +171,7 @@ fn exercise(bytes: Vec<u8>, target: &[u8]) {
     let Ok(block) = Block::parse(bytes, BlockKind::Data) else {
         return;
     };
-    let mut it = BlockIter::new(block.into(), bytewise).expect("entries block");
+    let mut it = BlockIter::new(block.into(), EntryOrder::Bytewise).expect("entries block");
     let mut steps = 0;
     it.seek_to_first();
     while it.valid() && steps < 10_000 {
@@ -320,7 +322,7 @@ fn malformed_restart_arrays_are_corruption() {
     let good = vec![0, 1, 1, b'k', b'v', 0, 0, 0, 0, 1, 0, 0, 0];
     let mut it = BlockIter::new(
         Block::parse(good, BlockKind::Data).expect("ok").into(),
-        bytewise,
+        EntryOrder::Bytewise,
     )
     .expect("iter");
     it.seek_to_first();
@@ -333,7 +335,7 @@ fn entry_past_the_end_is_reported() {
     let bytes = vec![0, 1, 9, b'k', b'v', 0, 0, 0, 0, 1, 0, 0, 0];
     let mut it = BlockIter::new(
         Block::parse(bytes, BlockKind::Data).expect("ok").into(),
-        bytewise,
+        EntryOrder::Bytewise,
     )
     .expect("iter");
     it.seek_to_first();
@@ -351,5 +353,10 @@ fn filter_block_is_not_an_entries_block() {
     f.add_user_key(b"x");
     let block = Block::parse(f.finish().expect("filter"), BlockKind::Filter).expect("parse");
     assert!(block.filter().is_some());
-    assert!(BlockIter::new(block.into(), bytewise).is_err());
+    assert!(BlockIter::new(block.into(), EntryOrder::Bytewise).is_err());
+}
+
+/// Plain byte order, for the blocks of names (properties, metaindex) and the model's keys.
+fn bytewise(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    a.cmp(b)
 }
