@@ -97,6 +97,7 @@ internal_modules!(
 
 pub mod comparator;
 pub mod fs;
+pub mod ingest;
 pub mod options;
 #[cfg(test)]
 pub(crate) mod test_util;
@@ -114,6 +115,7 @@ pub use db::{
     PROPERTY_NAMES,
 };
 pub use error::{Corruption, Error, Result};
+pub use ingest::{ExternalSstFileInfo, IngestExternalFileOptions, SstFileWriter};
 pub use merge::{MergeOperator, StringAppendOperator, UInt64AddOperator};
 pub use txn::{
     DeadlockInfo, DeadlockPath, KeyLockInfo, OptimisticTransaction, OptimisticTransactionDb,

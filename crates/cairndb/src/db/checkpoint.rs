@@ -215,7 +215,7 @@ impl DbInner {
 }
 
 /// Copies the first `len` bytes of `from` to a new file `to`, synced.
-fn copy_prefix(fs: &dyn FileSystem, from: &Path, to: &Path, len: u64) -> Result<()> {
+pub(super) fn copy_prefix(fs: &dyn FileSystem, from: &Path, to: &Path, len: u64) -> Result<()> {
     const CHUNK: u64 = 1 << 20;
     let src = fs.open_read(from)?;
     let available = src.size()?;

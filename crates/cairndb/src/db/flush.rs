@@ -110,7 +110,7 @@ fn oldest_due(st: &DbState) -> Option<u32> {
 impl DbInner {
     /// Flushes family `only` (or every family) and waits until the memtables that held data
     /// when called are in tables.
-    fn flush_families(&self, only: Option<u32>) -> Result<()> {
+    pub(super) fn flush_families(&self, only: Option<u32>) -> Result<()> {
         let _call = self.begin_call()?;
         let mut st = self.state.lock();
         self.check_open()?;

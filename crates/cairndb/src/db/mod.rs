@@ -54,6 +54,7 @@ mod conflict;
 mod dynamic_options;
 mod flush;
 mod info_log;
+mod ingest;
 mod install;
 pub mod internal_stats;
 mod iter;
