@@ -123,7 +123,7 @@ impl KeyOrder {
     }
 
     /// Orders two user keys.
-    #[inline]
+    #[inline(always)]
     pub fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
         match &self.0 {
             Kind::Bytewise => a.cmp(b),
@@ -135,7 +135,7 @@ impl KeyOrder {
     /// Orders internal keys: user key in this order, then trailer (sequence, kind) descending.
     /// Keys shorter than a trailer (only possible in damaged input) order bytewise before the
     /// rest.
-    #[inline]
+    #[inline(always)]
     pub fn compare_internal(&self, a: &[u8], b: &[u8]) -> Ordering {
         if a.len() < TRAILER_LEN || b.len() < TRAILER_LEN {
             return a.cmp(b);
@@ -224,7 +224,7 @@ pub enum EntryOrder {
 
 impl EntryOrder {
     /// Orders two keys.
-    #[inline]
+    #[inline(always)]
     pub fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
         match self {
             EntryOrder::Internal(o) => o.compare_internal(a, b),

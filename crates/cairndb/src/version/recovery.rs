@@ -76,13 +76,7 @@ pub(super) fn recover_state(
     dir: &Path,
     opts: &VersionSetOptions,
 ) -> Result<(State, RecoveryReport)> {
-    let number = read_current(fs, dir)?;
-    let path = dir.join(manifest_file_name(number));
-    if !fs.exists(&path)? {
-        let why = format!("CURRENT names {}, which does not exist", path.display());
-        return Err(Error::corruption(dir.join(CURRENT_FILE_NAME), 0, why));
-    }
-    let mut reader = ManifestReader::open(fs, &path, number)?;
+    let (mut reader, path, number) = open_current_manifest(fs, dir)?;
     let mut replay = Replay::empty(opts);
     let mut report = RecoveryReport {
         manifest_path: path.clone(),
@@ -97,6 +91,24 @@ pub(super) fn recover_state(
     Ok((state, report))
 }
 
+/// The MANIFEST that CURRENT in `dir` names, opened for reading, with its path and number.
+///
+/// # Errors
+/// I/O errors; Corruption of CURRENT, or when it names a MANIFEST that does not exist.
+fn open_current_manifest(
+    fs: &dyn FileSystem,
+    dir: &Path,
+) -> Result<(ManifestReader, PathBuf, u64)> {
+    let number = read_current(fs, dir)?;
+    let path = dir.join(manifest_file_name(number));
+    if !fs.exists(&path)? {
+        let why = format!("CURRENT names {}, which does not exist", path.display());
+        return Err(Error::corruption(dir.join(CURRENT_FILE_NAME), 0, why));
+    }
+    let reader = ManifestReader::open(fs, &path, number)?;
+    Ok((reader, path, number))
+}
+
 /// The names of the column families the MANIFEST of `dir` leaves live, by id, read from its
 /// edits without building versions (so whatever comparators the families use):
 /// `Db::list_column_families`.
@@ -104,13 +116,7 @@ pub(super) fn recover_state(
 /// # Errors
 /// As [`recover_state`] for CURRENT and the MANIFEST's records.
 pub fn column_family_names(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<String>> {
-    let number = read_current(fs, dir)?;
-    let path = dir.join(manifest_file_name(number));
-    if !fs.exists(&path)? {
-        let why = format!("CURRENT names {}, which does not exist", path.display());
-        return Err(Error::corruption(dir.join(CURRENT_FILE_NAME), 0, why));
-    }
-    let mut reader = ManifestReader::open(fs, &path, number)?;
+    let (mut reader, _, _) = open_current_manifest(fs, dir)?;
     let mut names = BTreeMap::from([(DEFAULT_CF_ID, DEFAULT_CF_NAME.to_string())]);
     while let Some(entry) = reader.next_entry()? {
         let ManifestEntry::Edits(edits) = entry else {
