@@ -9,18 +9,19 @@
 //! 2. Decide, under the state lock. When nothing of the family (memtables, tables, running
 //!    compactions' outputs) overlaps the files' keys and no snapshot is live (or
 //!    `snapshot_consistency` is off), the files keep sequence number 0 and go to the last
-//!    level, as written: they are older than nothing they could hide. Otherwise they get one new
-//!    sequence number `s` and go to L0, above everything, where the newest data lives:
-//!    - `s` is allocated as a commit group's numbers are and registered in the publish queue,
-//!      so no later write becomes visible before the files do, and no reader sees `s` before
-//!      the files are installed;
+//!    level, as written: they are older than nothing they could hide. Otherwise they get new
+//!    sequence numbers, one per file in key order (`s`, `s + 1`, ...: L0 files hold disjoint,
+//!    ordered sequence ranges), and go to L0, above everything, where the newest data lives:
+//!    - the numbers are allocated as a commit group's are and registered in the publish queue
+//!      as one group, so no later write becomes visible before the files do, and no reader sees
+//!      them before the files are installed;
 //!    - the memtables must hold no entry below `s` in the files' range (a reader searches them
 //!      first and would find the older value): they are flushed first when they do
 //!      (`allow_blocking_flush`), and the check runs again once every group below `s` is
 //!      published;
-//!    - each file is rewritten with its entries at `s` (the format has no per-file global
-//!      sequence number); writes made meanwhile are acknowledged only once the files are
-//!      installed, since their publication waits for `s`.
+//!    - each file is rewritten with its entries at its number (the format has no per-file
+//!      global sequence number); writes made meanwhile are acknowledged only once the files
+//!      are installed, since their publication waits for the ingestion's group.
 //! 3. Install: one edit adds every file, so the ingestion is all or nothing. A crash before the
 //!    edit leaves files no version names, which the next open deletes; after it, the files
 //!    are part of the tree (their sequence number is at or below the recorded last sequence).
@@ -314,9 +315,9 @@ impl DbInner {
         unreachable!("the loop returns")
     }
 
-    /// The files at a new sequence number `s` in L0 (module step 2). `None` when the memtables
-    /// turned out to hold older keys of the range (a write raced the first check): flush and
-    /// try again.
+    /// The files at new sequence numbers `s..s + n` in L0, one per file in key order (module
+    /// step 2). `None` when the memtables turned out to hold older keys of the range (a write
+    /// raced the first check): flush and try again.
     fn ingest_at_new_sequence(
         &self,
         st: &mut MutexGuard<'_, DbState>,
@@ -328,8 +329,10 @@ impl DbInner {
         let (lo, hi) = span(order, placed);
         // Allocated and registered as a commit group's numbers are (write.rs, invariant 8).
         let s = st.versions.last_sequence() + 1;
-        st.versions.set_last_sequence(s);
-        self.publish_queue.register(s, Arc::new(Writer::new()));
+        let last = s + placed.len() as u64 - 1;
+        st.versions.set_last_sequence(last);
+        self.publish_queue.register(last, Arc::new(Writer::new()));
+        let _published_on_exit = Registered { inner: self, last };
         MutexGuard::unlocked(st, || self.publish_queue.wait_through(s - 1));
         let result = if memtables_overlap(st, id, order, lo, hi, s) {
             None
@@ -345,13 +348,11 @@ impl DbInner {
                 done
             }))
         };
-        // Publishing `s` with nothing at it (a retry, a failure) only leaves a gap in the
-        // numbers; it must not stop the queue as a failed insert would.
-        self.publish_queue.complete(s, Ok(()), &self.last_sequence);
         result
     }
 
-    /// Each placed file rewritten with its entries at sequence number `s`, under new numbers.
+    /// Placed file `i` rewritten with its entries at sequence number `s + i`, under new file
+    /// numbers.
     fn rewrite_all(
         &self,
         options: &CfOptions,
@@ -360,7 +361,8 @@ impl DbInner {
     ) -> Result<Vec<(PendingOutput, FileMetaData)>> {
         let topts = options.table_options_for_output(&self.options.db, 0, false);
         let mut out = Vec::with_capacity(placed.len());
-        for p in placed {
+        for (i, p) in placed.iter().enumerate() {
+            let s = s + i as u64;
             let guard = self.state.lock().versions.new_pending_output();
             let path = self.dir.join(table_file_name(guard.number()));
             let written = (|| {
@@ -466,12 +468,30 @@ impl DbInner {
         self.log_and_apply(st, vec![(id, edit)])?;
         let name = st.cf(id).data.name.clone();
         self.info_log.info(&format!(
-            "[{name}] Ingested {count} external files at sequence number {seq}"
+            "[{name}] Ingested {count} external files from sequence number {seq}"
         ));
         self.publish_view(st, id);
         self.update_pressure(st);
         self.bg_cond.notify_all();
         Ok(())
+    }
+}
+
+/// The ingestion's group in the publish queue, published when it goes out of scope, whatever
+/// happened (an install, a retry, an error, a panic): publishing numbers with nothing at them
+/// only leaves a gap, and it must not stop the queue as a failed insert would; a group left
+/// registered would stop every later publication, and close.
+struct Registered<'a> {
+    inner: &'a DbInner,
+    last: SequenceNumber,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        let inner = self.inner;
+        inner
+            .publish_queue
+            .complete(self.last, Ok(()), &inner.last_sequence);
     }
 }
 
