@@ -42,7 +42,9 @@ enum Current<'a> {
 enum DeltaKeys<'a> {
     /// Bytewise: the index's own map.
     Map(&'a BTreeMap<Vec<u8>, Entry>),
-    /// Any other order: a view of the map sorted by it, built once per iterator.
+    /// Reverse bytewise: the index's own map, walked backwards.
+    Reversed(&'a BTreeMap<Vec<u8>, Entry>),
+    /// A user comparator: a view of the map sorted by it, built once per iterator.
     Sorted(Vec<(&'a [u8], &'a Entry)>),
 }
 
@@ -51,12 +53,11 @@ impl<'a> DeltaKeys<'a> {
         if order.is_bytewise() {
             return DeltaKeys::Map(keys);
         }
-        let mut v: Vec<(&[u8], &Entry)> = keys.iter().map(|(k, e)| (k.as_slice(), e)).collect();
         if order.is_reverse_bytewise() {
-            v.reverse();
-        } else {
-            v.sort_by(|a, b| order.compare(a.0, b.0));
+            return DeltaKeys::Reversed(keys);
         }
+        let mut v: Vec<(&[u8], &Entry)> = keys.iter().map(|(k, e)| (k.as_slice(), e)).collect();
+        v.sort_by(|a, b| order.compare(a.0, b.0));
         DeltaKeys::Sorted(v)
     }
 
@@ -66,6 +67,11 @@ impl<'a> DeltaKeys<'a> {
             DeltaKeys::Map(m) => m
                 .range::<[u8], _>((from, Bound::Unbounded))
                 .next()
+                .map(|(k, e)| (k.as_slice(), e)),
+            // Descending: the first key at or after `from` is the bytewise last at or before it.
+            DeltaKeys::Reversed(m) => m
+                .range::<[u8], _>((Bound::Unbounded, from))
+                .next_back()
                 .map(|(k, e)| (k.as_slice(), e)),
             DeltaKeys::Sorted(v) => {
                 let i = match from {
@@ -84,6 +90,10 @@ impl<'a> DeltaKeys<'a> {
             DeltaKeys::Map(m) => m
                 .range::<[u8], _>((Bound::Unbounded, to))
                 .next_back()
+                .map(|(k, e)| (k.as_slice(), e)),
+            DeltaKeys::Reversed(m) => m
+                .range::<[u8], _>((to, Bound::Unbounded))
+                .next()
                 .map(|(k, e)| (k.as_slice(), e)),
             DeltaKeys::Sorted(v) => {
                 let n = match to {
