@@ -111,12 +111,16 @@ pub use comparator::{Comparator, KeyOrder};
 pub use db::internal_stats::FlushStats;
 pub use db::{
     CheckpointReport, ColumnFamily, ColumnFamilyDescriptor, CompactionStats, Db, DbIter,
-    DroppedWalBytes, LevelStats, LevelSummary, PinnableValue, RecoveryReport, Snapshot,
-    PROPERTY_NAMES,
+    DroppedWalBytes, LevelStats, LevelSummary, LiveTableProperties, PinnableValue, RecoveryReport,
+    SizeApproximation, Snapshot, PROPERTY_NAMES,
 };
 pub use error::{Corruption, Error, Result};
 pub use ingest::{ExternalSstFileInfo, IngestExternalFileOptions, SstFileWriter};
 pub use merge::{MergeOperator, StringAppendOperator, UInt64AddOperator};
+pub use sstable::{
+    CollectorContext, EntryType, TableProperties, TablePropertiesCollector,
+    TablePropertiesCollectorFactory,
+};
 pub use txn::{
     DeadlockInfo, DeadlockPath, KeyLockInfo, OptimisticTransaction, OptimisticTransactionDb,
     OptimisticTransactionDbOptions, OptimisticTransactionOptions, Transaction, TransactionDb,

@@ -66,6 +66,7 @@ mod publish_queue;
 mod read;
 pub(crate) mod sequence;
 mod switch;
+mod table_properties;
 mod two_phase;
 mod view_tables;
 mod write;
@@ -88,6 +89,7 @@ pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use iter::DbIter;
 pub use pinnable::PinnableValue;
 pub use properties::PROPERTY_NAMES;
+pub use table_properties::{LiveTableProperties, SizeApproximation};
 
 use crate::compaction::plan::RunningCompactions;
 use column_family::CfData;

@@ -124,6 +124,13 @@ pub struct CfOptions {
     /// Creates a compaction filter per compaction job (RocksDB's `compaction_filter_factory`),
     /// when `compaction_filter` is none. Default none. Not part of option strings.
     pub compaction_filter_factory: Option<Arc<dyn CompactionFilterFactory>>,
+    /// User table-properties collectors (RocksDB's `table_properties_collector_factories`):
+    /// each factory makes a collector for every table a flush, compaction or ingestion builds,
+    /// which sees every entry and adds its own properties to the table (read back with
+    /// [`Db::get_properties_of_all_tables_cf`](crate::Db::get_properties_of_all_tables_cf)).
+    /// Default none. Not part of option strings (Rust objects).
+    pub table_properties_collector_factories:
+        Vec<Arc<dyn crate::sstable::TablePropertiesCollectorFactory>>,
     /// Size of the memtable's prefix Bloom filter as a fraction of `write_buffer_size`; 0
     /// disables. Default 0. Lets lookups of absent prefixes skip the memtable search, for that
     /// much extra memory. Needs a `prefix_extractor`. Range 0.0..=0.25.
@@ -197,6 +204,7 @@ impl Default for CfOptions {
             merge_operator: None,
             compaction_filter: None,
             compaction_filter_factory: None,
+            table_properties_collector_factories: Vec::new(),
             memtable_prefix_bloom_size_ratio: 0.0,
             optimize_filters_for_hits: false,
             memtable_huge_page_size: 0,
@@ -372,6 +380,8 @@ impl CfOptions {
         t.compression = self.compression_for_level(level, is_bottommost);
         t.prefix_extractor = self.prefix_extractor.clone();
         t.comparator = self.comparator.clone();
+        t.properties_collectors = self.table_properties_collector_factories.clone();
+        t.level_at_creation = level;
         t.bytes_per_sync = db.bytes_per_sync;
         if self.optimize_filters_for_hits && is_bottommost {
             t.bloom_bits_per_key = 0.0;

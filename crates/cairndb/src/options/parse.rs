@@ -96,6 +96,7 @@ pub(crate) const UNSUPPORTED_ROCKSDB_OPTIONS: &[&str] = &[
     "merge_operator",
     "compaction_filter",
     "compaction_filter_factory",
+    "table_properties_collectors",
     "memtable_factory",
     "memtable_whole_key_filtering",
     "arena_block_size",

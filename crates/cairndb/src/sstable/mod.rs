@@ -28,6 +28,7 @@
 
 mod block;
 mod block_builder;
+mod collector;
 mod compress;
 mod filter;
 mod format;
@@ -46,6 +47,9 @@ use std::sync::Arc;
 
 pub use block::{Block, BlockCache, BlockIter, BlockKind, BlockRef};
 pub use block_builder::BlockBuilder;
+pub use collector::{
+    CollectorContext, EntryType, TablePropertiesCollector, TablePropertiesCollectorFactory,
+};
 pub use compress::{decompress, worth_compressing, Compressor, MAX_UNCOMPRESSED_BLOCK_BYTES};
 pub use filter::{
     choose_num_probes, filter_hash, standard_bloom_fpr, theoretical_fpr, FilterBuilder, FilterMeta,
@@ -128,6 +132,11 @@ pub struct TableOptions {
     /// name is recorded in the table's properties (`rocksdb.comparator`) and a reader with
     /// another comparator refuses the table.
     pub comparator: KeyOrder,
+    /// User table-properties collectors, one created per table built (the column family's
+    /// `table_properties_collector_factories`). Default none.
+    pub properties_collectors: Vec<Arc<dyn TablePropertiesCollectorFactory>>,
+    /// The level a built table goes to, told to the collectors. Default 0.
+    pub level_at_creation: usize,
 }
 
 impl Default for TableOptions {
@@ -146,6 +155,8 @@ impl Default for TableOptions {
             block_cache: None,
             cache_index_and_filter_blocks: false,
             comparator: KeyOrder::BYTEWISE,
+            properties_collectors: Vec::new(),
+            level_at_creation: 0,
         }
     }
 }
@@ -178,6 +189,8 @@ impl fmt::Debug for TableOptions {
                 &self.cache_index_and_filter_blocks,
             )
             .field("comparator", &self.comparator)
+            .field("properties_collectors", &self.properties_collectors)
+            .field("level_at_creation", &self.level_at_creation)
             .finish()
     }
 }

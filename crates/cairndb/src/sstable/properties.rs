@@ -239,6 +239,11 @@ fn set_compression(p: &mut TableProperties, s: &str) -> bool {
 }
 
 impl TableProperties {
+    /// True for a name the table format stores itself; user properties cannot use it.
+    pub fn is_built_in(name: &str) -> bool {
+        FIELDS.iter().any(|(n, _)| *n == name)
+    }
+
     /// Every property as a (name, printable value) pair: the known ones by name, then the
     /// properties this build does not know. For tools (`cairn sst dump`).
     pub fn to_display_pairs(&self) -> Vec<(String, String)> {

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::block_builder::BlockBuilder;
+use super::collector::{CollectorContext, EntryType, TablePropertiesCollector};
 use super::compress::Compressor;
 use super::filter::{FilterBuilder, FILTER_POLICY_NAME};
 use super::format::{
@@ -223,6 +224,8 @@ pub struct TableBuilder {
     /// Handle of the last data block, waiting for the next key to choose its separator.
     pending_index: Option<BlockHandle>,
     props: TableProperties,
+    /// The user collectors of this table, fed every entry (`collector.rs`).
+    collectors: Vec<Box<dyn TablePropertiesCollector>>,
 }
 
 impl TableBuilder {
@@ -273,6 +276,15 @@ impl TableBuilder {
             last_key: Vec::new(),
             pending_index: None,
             props: TableProperties::default(),
+            collectors: options
+                .properties_collectors
+                .iter()
+                .map(|f| {
+                    f.create(CollectorContext {
+                        level_at_creation: options.level_at_creation,
+                    })
+                })
+                .collect(),
         })
     }
 
@@ -314,6 +326,14 @@ impl TableBuilder {
             let sep = shortest_separator(order, &self.last_key, ikey);
             debug_assert!(is_valid_separator(order, &self.last_key, &sep, Some(ikey)));
             self.add_index_entry(&sep, handle)?;
+        }
+        if !self.collectors.is_empty() {
+            let offset = self.sink.offset;
+            let entry = EntryType::of(parsed.kind);
+            for c in &mut self.collectors {
+                let r = c.add_user_key(parsed.user_key, value, entry, parsed.seq, offset);
+                self.sink.check(r)?;
+            }
         }
         if let Some(f) = &mut self.filter {
             f.add_user_key(parsed.user_key);
@@ -388,6 +408,7 @@ impl TableBuilder {
         });
         let tombstones = self.range_dels.finish();
         self.count_range_deletions(&tombstones);
+        self.finish_collectors(&tombstones)?;
         let filter = self.write_filter()?;
         let index = self.sink.write_block(self.index_block.finish(), true)?;
         self.props.index_bytes = index.size + BLOCK_TRAILER_LEN as u64;
@@ -427,6 +448,35 @@ impl TableBuilder {
             range_deletion_keys: extent(&tombstones, &self.opts.comparator),
             order: self.opts.comparator.clone(),
         })
+    }
+
+    /// Hands the range tombstones to the user collectors and stores what they collected.
+    fn finish_collectors(&mut self, tombstones: &[RangeTombstone]) -> Result<()> {
+        let mut collectors = std::mem::take(&mut self.collectors);
+        for c in &mut collectors {
+            for t in tombstones {
+                let r = c.add_user_key(
+                    &t.begin,
+                    &t.end,
+                    EntryType::RangeDeletion,
+                    t.seq,
+                    self.sink.offset,
+                );
+                self.sink.check(r)?;
+            }
+            let r = c.finish();
+            for (name, value) in self.sink.check(r)? {
+                if TableProperties::is_built_in(&name) {
+                    let e = Error::InvalidArgument(format!(
+                        "table properties collector {} returned the built-in property {name:?}",
+                        c.name()
+                    ));
+                    return self.sink.check(Err(e));
+                }
+                self.props.user_properties.insert(name, value);
+            }
+        }
+        Ok(())
     }
 
     fn check_usable(&self) -> Result<()> {
