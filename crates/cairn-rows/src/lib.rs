@@ -40,6 +40,8 @@ pub mod check;
 pub mod database;
 mod error;
 pub mod keycode;
+#[cfg(feature = "rocksdb")]
+mod rocksdb_store;
 pub mod rowcode;
 pub mod schema;
 pub mod stats;
@@ -49,5 +51,7 @@ pub mod txn;
 pub use cairn_store::{CairnStore, CairnTxn};
 pub use database::{Database, DatabaseOptions, Table};
 pub use error::{Error, Result};
+#[cfg(feature = "rocksdb")]
+pub use rocksdb_store::{RocksStore, RocksTxn};
 pub use store::{Isolation, KvStore, KvTxn};
 pub use txn::{Bound, Direction, Fetch, RowTxn};

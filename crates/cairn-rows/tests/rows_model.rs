@@ -89,7 +89,7 @@ fn duplicates(model: &Model, row: &[Value], except: Option<i64>) -> bool {
 }
 
 /// Runs one random transaction; returns the model after it.
-fn random_txn(db: &Database<CairnStore>, t: &Table, model: &Model, rng: &mut SmallRng) -> Model {
+fn random_txn<S: KvStore>(db: &Database<S>, t: &Table, model: &Model, rng: &mut SmallRng) -> Model {
     let mut next = model.clone();
     let mut txn = db.begin(Isolation::ReadCommitted).expect("begin");
     for _ in 0..rng.gen_range(1..5) {
@@ -145,8 +145,8 @@ fn random_txn(db: &Database<CairnStore>, t: &Table, model: &Model, rng: &mut Sma
     next
 }
 
-fn scan(
-    db: &Database<CairnStore>,
+fn scan<S: KvStore>(
+    db: &Database<S>,
     t: &Table,
     index: usize,
     lower: &Bound,
@@ -170,7 +170,7 @@ fn sorted_by(model: &Model, key: impl Fn(&Vec<Value>) -> Vec<Value>) -> Vec<Vec<
 }
 
 /// Everything the database answers equals the model.
-fn verify(db: &Database<CairnStore>, model: &Model) {
+fn verify<S: KvStore>(db: &Database<S>, model: &Model) {
     let t = db.table("t").expect("table");
     let report = check_table(db, &t).expect("consistent");
     assert_eq!(report.rows, model.len() as u64);
@@ -351,4 +351,39 @@ fn statistics_and_sizes_describe_the_indexes() {
         .expect("size")
         .expect("size");
     assert!(rev_all > 0);
+}
+
+/// The same random transactions on RocksDB's TransactionDB through the same row layer (a
+/// differential check of the row layer's engine contract; needs the `rocksdb` feature).
+#[cfg(feature = "rocksdb")]
+#[test]
+fn rocksdb_under_the_same_row_layer_matches_the_model() {
+    use cairn_rows::RocksStore;
+    for seed in 0..4u64 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = DatabaseOptions {
+            engine_options: "write_buffer_size=65536;level0_file_num_compaction_trigger=2".into(),
+            sync: false,
+        };
+        let open = || Database::<RocksStore>::open(dir.path(), &[table()], &options).expect("open");
+        let mut db = open();
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut model = Model::new();
+        for step in 0..400 {
+            let t = db.table("t").expect("table");
+            model = random_txn(&db, &t, &model, &mut rng);
+            if step % 50 == 49 {
+                verify(&db, &model);
+            }
+            match rng.gen_range(0..40) {
+                0 => db.store().flush().expect("flush"),
+                1 => {
+                    db.close().expect("close");
+                    db = open();
+                }
+                _ => {}
+            }
+        }
+        verify(&db, &model);
+    }
 }
