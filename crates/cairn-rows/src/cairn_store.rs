@@ -15,7 +15,9 @@ use cairndb::{
 };
 
 use crate::error::{Error, Result};
-use crate::store::{Cursor, CursorBounds, Isolation, KvStore, KvTxn, StoreConfig, UserProperties};
+use crate::store::{
+    BulkEntries, Cursor, CursorBounds, Isolation, KvStore, KvTxn, StoreConfig, UserProperties,
+};
 
 /// CairnDB under the row layer. See the module documentation.
 pub struct CairnStore {
@@ -156,11 +158,7 @@ impl KvStore for CairnStore {
         })
     }
 
-    fn bulk_load(
-        &self,
-        cf: usize,
-        entries: &mut dyn Iterator<Item = (Vec<u8>, Vec<u8>)>,
-    ) -> Result<()> {
+    fn bulk_load(&self, cf: usize, entries: &mut BulkEntries<'_>) -> Result<()> {
         let n = self.next_load.fetch_add(1, Ordering::Relaxed);
         let path = self.dir.join(format!("bulk-load-{n}.sst.tmp"));
         let cf_options = self.cf(cf).options();
@@ -168,7 +166,9 @@ impl KvStore for CairnStore {
             SstFileWriter::for_family(Arc::clone(&self.fs), &self.options.db, &cf_options);
         writer.open(&path)?;
         let mut any = false;
-        for (k, v) in entries {
+        for entry in entries {
+            // An error drops the unfinished writer, which deletes its file.
+            let (k, v) = entry?;
             writer.put(&k, &v)?;
             any = true;
         }

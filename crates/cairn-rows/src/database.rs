@@ -285,6 +285,53 @@ impl<S: KvStore> Database<S> {
         Ok(RowTxn::new(self.store.begin(isolation)?))
     }
 
+    /// Loads `rows` into index `index` of `table` through the engine's bulk load (MyRocks's
+    /// bulk load: CairnDB writes a table file and ingests it). The index must hold none of the
+    /// rows' keys yet; rows come in the index's order (descending for a `rev:` family), and only
+    /// the index's key and value columns of each row are read (a secondary index is loaded on
+    /// its own, after the primary key). No locks are taken: nothing else may write the table
+    /// meanwhile.
+    ///
+    /// # Errors
+    /// [`Error::BadValue`] for a value its column refuses or rows out of the index's order;
+    /// the engine's error. On CairnDB nothing is loaded then; see [`KvStore::bulk_load`].
+    pub fn bulk_load(
+        &self,
+        table: &Table,
+        index: usize,
+        rows: &mut dyn Iterator<Item = Vec<Value>>,
+    ) -> Result<()> {
+        let ix = &table.indexes[index];
+        let cols = &table.def.columns;
+        let mut last: Option<Vec<u8>> = None;
+        let mut entries = rows.map(|row| {
+            ix.key_cols
+                .iter()
+                .chain(&ix.value_cols)
+                .try_for_each(|&c| {
+                    let (col, v) = (&cols[c], &row[c]);
+                    if v.is_null() && col.nullable {
+                        Ok(())
+                    } else {
+                        col.ty.check(&col.name, v)
+                    }
+                })?;
+            let key = ix.key(cols, &row);
+            let in_order = last
+                .as_ref()
+                .is_none_or(|l| if ix.reverse { key < *l } else { key > *l });
+            if !in_order {
+                return Err(Error::BadValue(format!(
+                    "bulk load of {}: rows out of the index's order at {key:02x?}",
+                    table.def.name
+                )));
+            }
+            last = Some(key.clone());
+            Ok((key, ix.value(cols, &row)))
+        });
+        self.store.bulk_load(ix.cf, &mut entries)
+    }
+
     /// Statistics of index `index` of `table` (rows, deletions, bytes, distinct key prefixes)
     /// summed over the tables the engine has written (memtables are not counted, as in
     /// MyRocks); `None` when the engine cannot report them.

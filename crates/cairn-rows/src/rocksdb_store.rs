@@ -8,7 +8,7 @@
 //! - no `GetApproximateSizes`: [`KvStore::approximate_size`] is `None`;
 //! - no `IngestExternalFile`: [`KvStore::bulk_load`] writes batches of 10,000 entries without the
 //!   WAL, then flushes the family (the data is durable when the call returns, as after an
-//!   ingestion, but it passes through the memtable);
+//!   ingestion, but it passes through the memtable; batches written before a bad entry stay);
 //! - per-family properties: [`KvStore::live_sst_bytes`] sums the sizes of the `.sst` files in
 //!   the database directory.
 
@@ -21,7 +21,9 @@ use rocksdb::{
 };
 
 use crate::error::{Error, Result};
-use crate::store::{Cursor, CursorBounds, Isolation, KvStore, KvTxn, StoreConfig, UserProperties};
+use crate::store::{
+    BulkEntries, Cursor, CursorBounds, Isolation, KvStore, KvTxn, StoreConfig, UserProperties,
+};
 
 type Db = TransactionDB<SingleThreaded>;
 
@@ -116,14 +118,12 @@ impl KvStore for RocksStore {
         })
     }
 
-    fn bulk_load(
-        &self,
-        cf: usize,
-        entries: &mut dyn Iterator<Item = (Vec<u8>, Vec<u8>)>,
-    ) -> Result<()> {
+    fn bulk_load(&self, cf: usize, entries: &mut BulkEntries<'_>) -> Result<()> {
         let handle = self.cf(cf);
         let mut batch = WriteBatchWithTransaction::<true>::default();
-        for (k, v) in entries {
+        for entry in entries {
+            // Batches written before an error stay written.
+            let (k, v) = entry?;
             batch.put_cf(handle, &k, &v);
             if batch.len() >= 10_000 {
                 let full = std::mem::take(&mut batch);

@@ -22,6 +22,9 @@ use std::path::Path;
 
 use crate::error::Result;
 
+/// The entries of a bulk load (`KvStore::bulk_load`).
+pub type BulkEntries<'a> = dyn Iterator<Item = Result<(Vec<u8>, Vec<u8>)>> + 'a;
+
 /// One table's user properties: name → value.
 pub type UserProperties = BTreeMap<String, Vec<u8>>;
 
@@ -192,15 +195,12 @@ pub trait KvStore: Send + Sync + Sized {
 
     /// Loads `entries` (sorted in family `cf`'s order, keys unique, none present yet) the way
     /// the engine loads fastest: CairnDB writes a table file and ingests it, as MyRocks's bulk
-    /// load does.
+    /// load does. The first `Err` entry stops the load and is returned; whether the entries
+    /// before it were loaded depends on the engine (CairnDB: none are).
     ///
     /// # Errors
-    /// Entries out of order; the engine's error.
-    fn bulk_load(
-        &self,
-        cf: usize,
-        entries: &mut dyn Iterator<Item = (Vec<u8>, Vec<u8>)>,
-    ) -> Result<()>;
+    /// An `Err` entry; entries out of order; the engine's error.
+    fn bulk_load(&self, cf: usize, entries: &mut BulkEntries<'_>) -> Result<()>;
 
     /// Flushes every family's memtables.
     ///
