@@ -420,7 +420,6 @@ fn bulk_load_fills_every_index_and_refuses_rows_out_of_order() {
     // Loaded rows take part in transactions like any other.
     let t = db.table("t").expect("table");
     let mut rng = SmallRng::seed_from_u64(4);
-    let mut model = model;
     for _ in 0..100 {
         model = random_txn(&db, &t, &model, &mut rng);
     }

@@ -35,6 +35,8 @@ pub enum BenchError {
     Inconsistent(String),
     /// An error returned by CairnDB.
     Cairn(cairndb::Error),
+    /// An error of the row layer (`--suite sysbench`), on either engine.
+    Rows(cairn_rows::Error),
     /// An error returned by RocksDB.
     #[cfg(feature = "rocksdb")]
     RocksDb(rocksdb::Error),
@@ -142,6 +144,7 @@ impl fmt::Display for BenchError {
         match self {
             BenchError::Usage(m) | BenchError::Inconsistent(m) => write!(f, "{m}"),
             BenchError::Cairn(e) => write!(f, "{e}"),
+            BenchError::Rows(e) => write!(f, "{e}"),
             #[cfg(feature = "rocksdb")]
             BenchError::RocksDb(e) => write!(f, "rocksdb: {e}"),
             BenchError::Context { context, source } => write!(f, "{context}: {source}"),
@@ -154,10 +157,17 @@ impl std::error::Error for BenchError {
         match self {
             BenchError::Usage(_) | BenchError::Inconsistent(_) => None,
             BenchError::Cairn(e) => Some(e),
+            BenchError::Rows(e) => Some(e),
             #[cfg(feature = "rocksdb")]
             BenchError::RocksDb(e) => Some(e),
             BenchError::Context { source, .. } => Some(source.as_ref()),
         }
+    }
+}
+
+impl From<cairn_rows::Error> for BenchError {
+    fn from(e: cairn_rows::Error) -> Self {
+        BenchError::Rows(e)
     }
 }
 

@@ -46,6 +46,7 @@ pub(crate) use report::SeriesStats;
 #[cfg(feature = "rocksdb")]
 mod rocksdb_engine;
 mod suite;
+mod sysbench;
 mod threads;
 mod workloads;
 
@@ -348,6 +349,33 @@ pub struct BenchArgs {
     /// Where the database goes; a temporary directory (removed at the end) when absent.
     #[arg(long = "db")]
     pub db: Option<PathBuf>,
+    /// --suite sysbench: sysbench's `--tables`, the number of sbtest tables.
+    #[arg(long = "tables", default_value_t = 1)]
+    pub tables: usize,
+    /// --suite sysbench: sysbench's `--table_size`, rows per table.
+    #[arg(long = "table_size", default_value_t = 10_000)]
+    pub table_size: u64,
+    /// --suite sysbench: sysbench's `--time`, seconds each test runs.
+    #[arg(long = "time", default_value_t = 10)]
+    pub time: u64,
+    /// --suite sysbench: sysbench's `--range_size`, ids per range query.
+    #[arg(long = "range_size", default_value_t = 100)]
+    pub range_size: u64,
+    /// --suite sysbench: sysbench's `--random_points`, values in random_points' IN list
+    /// (sysbench's default is 10; MyRocks studies run 1,000).
+    #[arg(long = "random_points", default_value_t = 1000)]
+    pub random_points: usize,
+    /// --suite sysbench: the tests to run, in order (default: all, reads first).
+    #[arg(
+        long = "sysbench_tests",
+        default_value = "point_select,random_points,simple_ranges,sum_ranges,order_ranges,\
+distinct_ranges,read_only,scan,update_index,update_non_index,read_write,write_only,insert,delete"
+    )]
+    pub sysbench_tests: String,
+    /// --suite sysbench: MySQL's `transaction_isolation` of the row layer's transactions:
+    /// READ-COMMITTED or REPEATABLE-READ (a snapshot at begin).
+    #[arg(long = "transaction_isolation", default_value = "READ-COMMITTED")]
+    pub transaction_isolation: String,
     /// Open a TransactionDB (pessimistic transactions) for the whole run: randomtransaction runs
     /// its transactions on it, and the other benchmarks' writes lock their keys, as RocksDB's
     /// TransactionDB::Put and Write do. With --engine rocksdb, compact, waitforcompaction and
@@ -572,6 +600,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let options = args.engine_options()?;
     check_outputs(args)?;
     let report = match (args.engine, &args.suite) {
+        (_, Some(name)) if name == "sysbench" => sysbench::run(args)?,
         (EngineKind::Cairndb, Some(name)) => {
             suite::run::<cairn_engine::CairnEngine>(name, args, &options)?
         }

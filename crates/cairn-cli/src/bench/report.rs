@@ -90,6 +90,7 @@ impl Latency {
             count: self.ns.len(),
             mean_us: self.ns.mean() / 1000.0,
             p50_us: us(0.5),
+            p95_us: us(0.95),
             p99_us: us(0.99),
             p999_us: us(0.999),
             p9999_us: us(0.9999),
@@ -108,6 +109,8 @@ pub struct LatencyPercentiles {
     pub mean_us: f64,
     /// Median.
     pub p50_us: f64,
+    /// 95th percentile (sysbench's default percentile).
+    pub p95_us: f64,
     /// 99th percentile.
     pub p99_us: f64,
     /// 99.9th percentile.

@@ -119,6 +119,12 @@ pub struct StepReport {
     /// directory just before the step (`device.rs`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_syncs_per_sec: Option<f64>,
+    /// `--suite sysbench`: SQL statements run (sysbench's queries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queries: Option<u64>,
+    /// `--suite sysbench`: transactions retried after a lock timeout or deadlock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u64>,
 }
 
 /// The background writer of readwhilewriting.
@@ -241,7 +247,7 @@ pub(super) struct Run<'a, E: BenchEngine> {
 
 /// Removes the database in `dir` for a fresh start, as db_bench's DestroyDB does; refuses a
 /// non-empty directory that does not hold a database, so a mistyped --db loses nothing.
-fn destroy(dir: &Path) -> Result<()> {
+pub(super) fn destroy(dir: &Path) -> Result<()> {
     let Ok(mut entries) = std::fs::read_dir(dir) else {
         return Ok(());
     };
@@ -541,6 +547,8 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             writer,
             verified: None,
             device_syncs_per_sec: None,
+            queries: None,
+            retries: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //!   overwrites, point and range queries with and without a writer; 1 and N threads).
 //! - [`bluestore`]: Ceph BlueStore's key-value traffic under small random object writes, with
 //!   32 MiB and 256 MiB write buffers.
+//! - `sysbench`: sysbench's OLTP microbenchmarks on the row layer (`super::sysbench`).
 
 mod bluestore;
 mod forestdb;
@@ -16,7 +17,7 @@ use super::workloads::RunReport;
 use super::BenchArgs;
 
 /// The suites `--suite` takes.
-pub const SUITES: &[&str] = &["forestdb", "bluestore"];
+pub const SUITES: &[&str] = &["forestdb", "bluestore", "sysbench"];
 
 /// Runs suite `name` on engine `E`.
 ///
@@ -30,6 +31,8 @@ pub fn run<E: BenchEngine>(
     match name {
         "forestdb" => forestdb::run::<E>(args, options),
         "bluestore" => bluestore::run::<E>(args),
+        // Runs on the row layer, not on a `BenchEngine`; `bench::run` sends it there.
+        "sysbench" => super::sysbench::run(args),
         other => Err(unknown(other)),
     }
 }
@@ -44,7 +47,7 @@ pub fn unknown(name: &str) -> BenchError {
 
 /// The suite's database directory (`--db`, else a directory in the system's temporary
 /// directory) and whether it is temporary (removed at the end).
-fn database_dir(args: &BenchArgs) -> (PathBuf, bool) {
+pub(super) fn database_dir(args: &BenchArgs) -> (PathBuf, bool) {
     match &args.db {
         Some(d) => (d.clone(), false),
         None => (
@@ -55,7 +58,7 @@ fn database_dir(args: &BenchArgs) -> (PathBuf, bool) {
 }
 
 /// `--seed`, or the current time in microseconds when it is 0 (printed, as db_bench does).
-fn seed_base(args: &BenchArgs) -> u64 {
+pub(super) fn seed_base(args: &BenchArgs) -> u64 {
     if args.seed != 0 {
         return args.seed;
     }
@@ -67,7 +70,7 @@ fn seed_base(args: &BenchArgs) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use clap::Parser;
 
     use crate::bench::BenchArgs;
@@ -79,7 +82,7 @@ mod tests {
     }
 
     /// `cairn bench`'s flags parsed from `argv` (its first element is the program name).
-    pub(super) fn flags(argv: &[&str]) -> BenchArgs {
+    pub(crate) fn flags(argv: &[&str]) -> BenchArgs {
         Flags::try_parse_from(argv).expect("flags").bench
     }
 
