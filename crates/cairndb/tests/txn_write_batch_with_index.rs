@@ -3,7 +3,7 @@
 //!
 //! The differential test builds random database contents (some flushed to tables), a random
 //! batch of puts, deletions, merges and range deletions over the same keys, reads everything
-//! through the batch, commits the batch, and reads everything again from the database: the
+//! through the batch (one by one and batched), commits the batch, and reads everything again from the database: the
 //! answers, the forward and backward scans, and random walks of seeks, `next`s and `prev`s must
 //! match exactly.
 
@@ -176,6 +176,19 @@ fn batch_reads_match_the_database_after_commit() {
                     .expect("get")
             })
             .collect();
+        // The batched read: any keys, in any order, repeated, answer as the single reads.
+        let picks: Vec<usize> = (0..rng.gen_range(0..60))
+            .map(|_| rng.gen_range(0..keys.len()))
+            .collect();
+        let picked: Vec<&[u8]> = picks.iter().map(|&i| keys[i].as_slice()).collect();
+        let cf = db.default_column_family();
+        let multi: Vec<Option<Vec<u8>>> = wb
+            .multi_get_from_batch_and_db_cf(&db, &ReadOptions::default(), &cf, &picked)
+            .into_iter()
+            .map(|r| r.expect("multi_get"))
+            .collect();
+        let single: Vec<Option<Vec<u8>>> = picks.iter().map(|&i| via_batch[i].clone()).collect();
+        assert_eq!(multi, single, "seed {seed}: multi_get_from_batch_and_db");
         let (batch_scan, batch_walk) = {
             let mut it = wb.iter_with_base(&db, &ro).expect("iter");
             let scan = full_scans(&mut it);

@@ -56,6 +56,18 @@ fn parse_proc_io(text: &str) -> Option<(u64, u64)> {
     Some((field("read_bytes")?, written))
 }
 
+/// Read and write system calls the process has made so far (`/proc/self/io`: `syscr`,
+/// `syscw`), page-cache hits included.
+pub fn io_syscalls() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/self/io").ok()?;
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    Some((field("syscr")?, field("syscw")?))
+}
+
 /// The process's peak resident set size in bytes (`VmHWM`).
 pub fn peak_rss_bytes() -> Option<u64> {
     parse_vm_hwm(&std::fs::read_to_string("/proc/self/status").ok()?)

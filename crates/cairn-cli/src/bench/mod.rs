@@ -20,7 +20,7 @@
 //! - [`report`], [`histogram`]: results, db_bench's result line and histogram block.
 //! - [`metrics`]: CPU, `/proc/self/io`, RSS, live keys; [`monitor`]: the CSV reporter, the
 //!   progress line and `--stats_interval_seconds`; [`keydist`]: `--key_dist=zipfian`;
-//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb|bluestore`; [`randomtxn`]:
+//!   [`plots`]: `--report_dir`; [`suite`]: `--suite forestdb|bluestore|sysbench|tpcc`; [`randomtxn`]:
 //!   `randomtransaction` and its verification; [`bluestore`]: Ceph BlueStore's key-value
 //!   traffic.
 //!
@@ -48,6 +48,7 @@ mod rocksdb_engine;
 mod suite;
 mod sysbench;
 mod threads;
+mod tpcc;
 mod workloads;
 
 use std::path::{Path, PathBuf};
@@ -206,6 +207,10 @@ pub struct BenchArgs {
     /// key-value traffic (bluestore_fill of --num objects, then bluestore_write: synced
     /// batches, on --threads threads, --writes each or --duration seconds), once with
     /// write buffers of 32 MiB x 4 and once with 256 MiB x 4, each on a fresh database.
+    /// `sysbench`: sysbench's OLTP microbenchmarks (--sysbench_tests) on the MyRocks-style row
+    /// layer, --tables tables of --table_size rows. `tpcc`: sysbench-tpcc's TPC-C-like mix on
+    /// the row layer, --tables sets of --warehouses warehouses, with a block-cache sweep
+    /// (--cache_sizes) and the consistency conditions checked after each run.
     #[arg(long = "suite")]
     pub suite: Option<String>,
     /// Number of key/value pairs (the key space).
@@ -349,13 +354,15 @@ pub struct BenchArgs {
     /// Where the database goes; a temporary directory (removed at the end) when absent.
     #[arg(long = "db")]
     pub db: Option<PathBuf>,
-    /// --suite sysbench: sysbench's `--tables`, the number of sbtest tables.
+    /// --suite sysbench: sysbench's `--tables`, the number of sbtest tables; --suite tpcc: the
+    /// number of table sets (sysbench-tpcc's `--tables`).
     #[arg(long = "tables", default_value_t = 1)]
     pub tables: usize,
     /// --suite sysbench: sysbench's `--table_size`, rows per table.
     #[arg(long = "table_size", default_value_t = 10_000)]
     pub table_size: u64,
-    /// --suite sysbench: sysbench's `--time`, seconds each test runs.
+    /// --suite sysbench and tpcc: sysbench's `--time`, seconds each test (or run of the mix)
+    /// runs.
     #[arg(long = "time", default_value_t = 10)]
     pub time: u64,
     /// --suite sysbench: sysbench's `--range_size`, ids per range query.
@@ -372,8 +379,15 @@ pub struct BenchArgs {
 distinct_ranges,read_only,scan,update_index,update_non_index,read_write,write_only,insert,delete"
     )]
     pub sysbench_tests: String,
-    /// --suite sysbench: MySQL's `transaction_isolation` of the row layer's transactions:
-    /// READ-COMMITTED or REPEATABLE-READ (a snapshot at begin).
+    /// --suite tpcc: warehouses per table set (sysbench-tpcc's `--scale`).
+    #[arg(long = "warehouses", default_value_t = 10)]
+    pub warehouses: u32,
+    /// --suite tpcc: after the main run, run the mix again with each of these block-cache
+    /// sizes, as percentages of the loaded data's size (e.g. 5%,10%,25%,50%,100%).
+    #[arg(long = "cache_sizes", default_value = "")]
+    pub cache_sizes: String,
+    /// --suite sysbench and tpcc: MySQL's `transaction_isolation` of the row layer's
+    /// transactions: READ-COMMITTED or REPEATABLE-READ (a snapshot at begin).
     #[arg(long = "transaction_isolation", default_value = "READ-COMMITTED")]
     pub transaction_isolation: String,
     /// Open a TransactionDB (pessimistic transactions) for the whole run: randomtransaction runs
@@ -601,6 +615,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     check_outputs(args)?;
     let report = match (args.engine, &args.suite) {
         (_, Some(name)) if name == "sysbench" => sysbench::run(args)?,
+        (_, Some(name)) if name == "tpcc" => tpcc::run(args)?,
         (EngineKind::Cairndb, Some(name)) => {
             suite::run::<cairn_engine::CairnEngine>(name, args, &options)?
         }

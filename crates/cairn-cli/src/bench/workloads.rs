@@ -122,9 +122,13 @@ pub struct StepReport {
     /// `--suite sysbench`: SQL statements run (sysbench's queries).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queries: Option<u64>,
-    /// `--suite sysbench`: transactions retried after a lock timeout or deadlock.
+    /// `--suite sysbench` and `tpcc`: transactions retried (sysbench) or abandoned (tpcc)
+    /// after a lock timeout or deadlock.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retries: Option<u64>,
+    /// `--suite tpcc`: read and write system calls of the step (`/proc/self/io`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io_calls: Option<(u64, u64)>,
 }
 
 /// The background writer of readwhilewriting.
@@ -549,6 +553,7 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             device_syncs_per_sec: None,
             queries: None,
             retries: None,
+            io_calls: None,
         }
     }
 

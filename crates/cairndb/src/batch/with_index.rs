@@ -385,6 +385,61 @@ impl WriteBatchWithIndex {
         }
     }
 
+    /// [`get_from_batch_and_db_cf`](Self::get_from_batch_and_db_cf) of each of `keys`, in
+    /// order, with the keys the batch does not decide read from the database in one
+    /// [`Db::multi_get_cf`] (RocksDB's `MultiGetFromBatchAndDB`).
+    pub fn multi_get_from_batch_and_db_cf<K: AsRef<[u8]>>(
+        &self,
+        db: &Db,
+        opts: &ReadOptions,
+        cf: &ColumnFamily,
+        keys: &[K],
+    ) -> Vec<Result<Option<Vec<u8>>>> {
+        let index = self.cf_index(cf.id());
+        // Keys whose answer needs the database: those the batch does not hold, and merges onto
+        // the database's value.
+        let from_db: Vec<usize> = (0..keys.len())
+            .filter(|&i| {
+                matches!(
+                    index.and_then(|x| x.lookup(keys[i].as_ref())),
+                    None | Some(Entry::Merge {
+                        onto: MergeOnto::Db,
+                        ..
+                    })
+                )
+            })
+            .collect();
+        let wanted: Vec<&[u8]> = from_db.iter().map(|&i| keys[i].as_ref()).collect();
+        let mut base = db.multi_get_cf(opts, cf, &wanted).into_iter();
+        let mut next_base = from_db.iter().peekable();
+        (0..keys.len())
+            .map(|i| {
+                let key = keys[i].as_ref();
+                let db_value = if next_base.peek() == Some(&&i) {
+                    next_base.next();
+                    Some(base.next().expect("one answer per key asked"))
+                } else {
+                    None
+                };
+                match (index.and_then(|x| x.lookup(key)), db_value) {
+                    (None, Some(v)) => v,
+                    (Some(Entry::Put(v)), _) => Ok(Some(v.clone())),
+                    (Some(Entry::Deleted), _) => Ok(None),
+                    (Some(Entry::Merge { onto, operands }), from_db) => {
+                        let from_db = from_db.transpose()?.flatten();
+                        let base = match onto {
+                            MergeOnto::Db => from_db.as_deref(),
+                            MergeOnto::Value(v) => Some(v.as_slice()),
+                            MergeOnto::Deleted => None,
+                        };
+                        fold(&merge_operator(cf)?, key, base, operands)
+                    }
+                    (None, None) => unreachable!("every key the batch lacks was read"),
+                }
+            })
+            .collect()
+    }
+
     /// An iterator over the default column family as it will be once this batch commits: the
     /// database's iterator at `opts` with the batch's writes laid over it. See
     /// [`BaseDeltaIter`](super::BaseDeltaIter).

@@ -395,19 +395,22 @@ impl<'db> Transaction<'db> {
         opts: &ReadOptions,
         keys: &[K],
     ) -> Vec<Result<Option<Vec<u8>>>> {
-        keys.iter().map(|k| self.get(opts, k.as_ref())).collect()
+        self.multi_get_cf(opts, &self.txn_db.db().default_column_family(), keys)
     }
 
-    /// [`Transaction::get_cf`] of each key, in order.
+    /// [`Transaction::get_cf`] of each key, in order: the transaction's own writes, and the
+    /// other keys read from the database in one batched [`Db::multi_get_cf`](crate::Db::multi_get_cf).
     pub fn multi_get_cf<K: AsRef<[u8]>>(
         &self,
         opts: &ReadOptions,
         cf: &ColumnFamily,
         keys: &[K],
     ) -> Vec<Result<Option<Vec<u8>>>> {
-        keys.iter()
-            .map(|k| self.get_cf(opts, cf, k.as_ref()))
-            .collect()
+        if let Err(e) = self.check_started() {
+            return keys.iter().map(|_| Err(e.clone())).collect();
+        }
+        self.batch
+            .multi_get_from_batch_and_db_cf(self.txn_db.db(), opts, cf, keys)
     }
 
     /// An iterator over the default column family as this transaction sees it: the database at

@@ -6,6 +6,7 @@
 //! - [`bluestore`]: Ceph BlueStore's key-value traffic under small random object writes, with
 //!   32 MiB and 256 MiB write buffers.
 //! - `sysbench`: sysbench's OLTP microbenchmarks on the row layer (`super::sysbench`).
+//! - `tpcc`: sysbench-tpcc's TPC-C-like workload on the row layer (`super::tpcc`).
 
 mod bluestore;
 mod forestdb;
@@ -17,7 +18,7 @@ use super::workloads::RunReport;
 use super::BenchArgs;
 
 /// The suites `--suite` takes.
-pub const SUITES: &[&str] = &["forestdb", "bluestore", "sysbench"];
+pub const SUITES: &[&str] = &["forestdb", "bluestore", "sysbench", "tpcc"];
 
 /// Runs suite `name` on engine `E`.
 ///
@@ -31,8 +32,9 @@ pub fn run<E: BenchEngine>(
     match name {
         "forestdb" => forestdb::run::<E>(args, options),
         "bluestore" => bluestore::run::<E>(args),
-        // Runs on the row layer, not on a `BenchEngine`; `bench::run` sends it there.
+        // These run on the row layer, not on a `BenchEngine`; `bench::run` sends them there.
         "sysbench" => super::sysbench::run(args),
+        "tpcc" => super::tpcc::run(args),
         other => Err(unknown(other)),
     }
 }

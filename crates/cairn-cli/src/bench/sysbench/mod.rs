@@ -39,7 +39,7 @@ use super::{BenchArgs, EngineKind};
 pub use events::TESTS;
 
 /// The transaction isolation of `--transaction_isolation`.
-fn isolation(args: &BenchArgs) -> Result<Isolation> {
+pub(super) fn isolation(args: &BenchArgs) -> Result<Isolation> {
     match args.transaction_isolation.as_str() {
         "READ-COMMITTED" | "read-committed" => Ok(Isolation::ReadCommitted),
         "REPEATABLE-READ" | "repeatable-read" => Ok(Isolation::RepeatableRead),
@@ -89,11 +89,13 @@ pub fn plan(args: &BenchArgs) -> Result<Vec<&'static str>> {
 
 /// The RocksDB option string both engines get (module documentation).
 pub fn engine_options(args: &BenchArgs) -> Result<String> {
+    engine_options_with_cache(args, args.cache_size)
+}
+
+/// [`engine_options`] with a block cache of `cache` bytes instead of `--cache_size`.
+pub(super) fn engine_options_with_cache(args: &BenchArgs, cache: usize) -> Result<String> {
     let compression = Compression::parse(&args.compression_type)?.rocksdb_name();
-    let mut table = format!(
-        "block_size={};block_cache={}",
-        args.block_size, args.cache_size
-    );
+    let mut table = format!("block_size={};block_cache={cache}", args.block_size);
     if args.bloom_bits > 0.0 {
         table.push_str(&format!(
             ";filter_policy=bloomfilter:{}:false",
@@ -236,6 +238,7 @@ fn prepare<S: KvStore>(
         device_syncs_per_sec: None,
         queries: None,
         retries: None,
+        io_calls: None,
     })
 }
 
@@ -313,6 +316,7 @@ fn run_test<S: KvStore>(
         device_syncs_per_sec: None,
         queries: Some(queries),
         retries: Some(retries),
+        io_calls: None,
     };
     println!("== sysbench {test} ==");
     println!("{}", report.result_line);
