@@ -383,7 +383,8 @@ distinct_ranges,read_only,scan,update_index,update_non_index,read_write,write_on
     #[arg(long = "warehouses", default_value_t = 10)]
     pub warehouses: u32,
     /// --suite tpcc: after the main run, run the mix again with each of these block-cache
-    /// sizes, as percentages of the loaded data's size (e.g. 5%,10%,25%,50%,100%).
+    /// sizes, as percentages of the loaded data's size (e.g. 5%,10%,25%,50%,100%), each on a
+    /// fresh load of the same data.
     #[arg(long = "cache_sizes", default_value = "")]
     pub cache_sizes: String,
     /// --suite sysbench and tpcc: MySQL's `transaction_isolation` of the row layer's
