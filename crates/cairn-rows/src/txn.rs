@@ -252,6 +252,26 @@ impl<'d, S: crate::store::KvStore + 'd> RowTxn<'d, S> {
         Ok(delivered)
     }
 
+    /// Scans the entries of index `index` whose key starts with the values `prefix` (in
+    /// key-column order): [`RowTxn::scan`] with `prefix` as both bounds.
+    ///
+    /// # Errors
+    /// As [`RowTxn::scan`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn scan_prefix(
+        &mut self,
+        table: &Table,
+        index: usize,
+        prefix: &[Value],
+        direction: Direction,
+        fetch: Fetch,
+        limit: Option<usize>,
+        f: impl FnMut(Vec<Value>) -> Result<bool>,
+    ) -> Result<usize> {
+        let b = Bound::Included(prefix.to_vec());
+        self.scan(table, index, &b, &b, direction, fetch, limit, f)
+    }
+
     /// Commits.
     ///
     /// # Errors

@@ -289,21 +289,11 @@ fn random_points<S: KvStore>(
     let base = share * (tid % cx.threads.max(1)) as u64;
     let mut pks = Vec::new();
     for _ in 0..cx.random_points {
-        let k = Value::Int((base + rng.uniform(share + 1)) as i64);
-        let point = Bound::Included(vec![k]);
-        txn.scan(
-            t,
-            1,
-            &point,
-            &point,
-            Direction::Asc,
-            Fetch::IndexOnly,
-            None,
-            |r| {
-                pks.push(vec![r[ID].clone()]);
-                Ok(true)
-            },
-        )?;
+        let k = [Value::Int((base + rng.uniform(share + 1)) as i64)];
+        txn.scan_prefix(t, 1, &k, Direction::Asc, Fetch::IndexOnly, None, |r| {
+            pks.push(vec![r[ID].clone()]);
+            Ok(true)
+        })?;
     }
     let rows = txn.multi_get(t, &pks)?;
     std::hint::black_box(rows);

@@ -318,9 +318,17 @@ fn run_test<S: KvStore>(
         retries: Some(retries),
         io_calls: None,
     };
-    println!("== sysbench {test} ==");
-    println!("{}", report.result_line);
-    if let Some((_, l)) = report.latency.first() {
+    print_step(&format!("sysbench {test}"), &report);
+    Ok(report)
+}
+
+/// Prints a transaction step (both row-layer suites): its title, result line, latency
+/// percentiles, per-second throughput, and CPU, device bytes and (when measured) system calls
+/// per transaction.
+pub(super) fn print_step(title: &str, r: &StepReport) {
+    println!("== {title} ==");
+    println!("{}", r.result_line);
+    if let Some((_, l)) = r.latency.first() {
         println!(
             "  latency (ms): p50 {:.3} p95 {:.3} p99 {:.3} max {:.3}",
             l.p50_us / 1e3,
@@ -329,13 +337,7 @@ fn run_test<S: KvStore>(
             l.max_us / 1e3
         );
     }
-    println!("{}", report.throughput.line());
-    println!("{}", per_txn_line(&report));
-    Ok(report)
-}
-
-/// CPU and device bytes per transaction.
-fn per_txn_line(r: &StepReport) -> String {
+    println!("{}", r.throughput.line());
     let e = &r.efficiency;
     let n = r.ops.max(1) as f64;
     let kb = |b: Option<u64>| {
@@ -346,11 +348,18 @@ fn per_txn_line(r: &StepReport) -> String {
     let cpu = e
         .cpu_us_per_op
         .map_or("n/a".to_string(), |c| format!("{c:.1}"));
-    format!(
-        "  per transaction: cpu {cpu} us, device read {} KB, written {} KB",
+    let calls = r.io_calls.map_or(String::new(), |(rc, wc)| {
+        format!(
+            ", read calls {:.2}, write calls {:.2}",
+            rc as f64 / n,
+            wc as f64 / n
+        )
+    });
+    println!(
+        "  per transaction: cpu {cpu} us, device read {} KB, written {} KB{calls}",
         kb(e.device_read_bytes),
         kb(e.device_write_bytes)
-    )
+    );
 }
 
 /// The closing table.

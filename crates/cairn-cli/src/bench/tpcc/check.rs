@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use cairn_rows::schema::Value;
-use cairn_rows::{Bound, Database, Direction, Fetch, Isolation, KvStore, RowTxn, Table};
+use cairn_rows::{Database, Direction, Fetch, Isolation, KvStore, RowTxn, Table};
 
 use super::schema::{c, t};
 
@@ -33,13 +33,12 @@ fn rows<S: KvStore>(
     index: usize,
     prefix: &[i64],
 ) -> cairn_rows::Result<Vec<Vec<Value>>> {
-    let b = Bound::Included(prefix.iter().map(|&i| Value::Int(i)).collect());
+    let prefix: Vec<Value> = prefix.iter().map(|&i| Value::Int(i)).collect();
     let mut out = Vec::new();
-    txn.scan(
+    txn.scan_prefix(
         table,
         index,
-        &b,
-        &b,
+        &prefix,
         Direction::Asc,
         Fetch::Rows,
         None,

@@ -371,32 +371,7 @@ fn mix<S: KvStore>(
         retries: Some(retries),
         io_calls: calls,
     };
-    println!("== {name} ==");
-    println!("{}", report.result_line);
-    if let Some((_, l)) = report.latency.first() {
-        println!(
-            "  latency (ms): p50 {:.3} p95 {:.3} p99 {:.3} max {:.3}",
-            l.p50_us / 1e3,
-            l.p95_us / 1e3,
-            l.p99_us / 1e3,
-            l.max_us / 1e3
-        );
-    }
-    println!("{}", report.throughput.line());
-    let n = txns_done.max(1) as f64;
-    let kb = |b: Option<u64>| {
-        b.map_or("n/a".to_string(), |b| {
-            format!("{:.2}", b as f64 / 1024.0 / n)
-        })
-    };
-    println!(
-        "  per transaction: cpu {} us, device read {} KB, written {} KB, read calls {}, write calls {}",
-        report.efficiency.cpu_us_per_op.map_or("n/a".into(), |c| format!("{c:.1}")),
-        kb(report.efficiency.device_read_bytes),
-        kb(report.efficiency.device_write_bytes),
-        calls.map_or("n/a".into(), |c| format!("{:.2}", c.0 as f64 / n)),
-        calls.map_or("n/a".into(), |c| format!("{:.2}", c.1 as f64 / n)),
-    );
+    super::sysbench::print_step(name, &report);
     Ok(report)
 }
 

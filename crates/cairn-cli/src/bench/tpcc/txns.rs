@@ -264,16 +264,11 @@ fn customer_by_name<S: KvStore>(
     d: i64,
     last: &[u8],
 ) -> R<Option<i64>> {
-    let prefix = Bound::Included(vec![
-        Value::Int(w),
-        Value::Int(d),
-        Value::Bytes(last.to_vec()),
-    ]);
+    let prefix = [Value::Int(w), Value::Int(d), Value::Bytes(last.to_vec())];
     let mut ids = Vec::new();
-    txn.scan(
+    txn.scan_prefix(
         &tb[t::CUSTOMER],
         1,
-        &prefix,
         &prefix,
         Direction::Asc,
         Fetch::IndexOnly,
@@ -394,12 +389,11 @@ fn order_status<S: KvStore>(
     let customer = txn.get(&tb[t::CUSTOMER], &ints(&[w, d, cid]))?;
     std::hint::black_box(customer);
     // The customer's newest order: idx_orders (w, d, c, o) descending.
-    let prefix = exact(&[w, d, cid]);
+    let prefix = ints(&[w, d, cid]);
     let mut newest = None;
-    txn.scan(
+    txn.scan_prefix(
         &tb[t::ORDERS],
         1,
-        &prefix,
         &prefix,
         Direction::Desc,
         Fetch::Rows,
@@ -411,12 +405,11 @@ fn order_status<S: KvStore>(
     )?;
     std::hint::black_box(newest);
     // As sysbench-tpcc: the lines of order `d_id`.
-    let lines = exact(&[w, d, d]);
+    let lines = ints(&[w, d, d]);
     let mut n = 0;
-    txn.scan(
+    txn.scan_prefix(
         &tb[t::ORDER_LINE],
         0,
-        &lines,
         &lines,
         Direction::Asc,
         Fetch::Rows,
@@ -440,12 +433,11 @@ fn delivery<S: KvStore>(
     let carrier = r.uniform(1, 10);
     for d in 1..=cx.sizes.districts {
         // SELECT no_o_id ... ORDER BY no_o_id LIMIT 1 FOR UPDATE.
-        let prefix = exact(&[w, d]);
+        let prefix = ints(&[w, d]);
         let mut oldest = None;
-        txn.scan(
+        txn.scan_prefix(
             &tb[t::NEW_ORDERS],
             0,
-            &prefix,
             &prefix,
             Direction::Asc,
             Fetch::Rows,
@@ -468,12 +460,11 @@ fn delivery<S: KvStore>(
         let mut no2 = order.clone();
         no2[c::O_CARRIER_ID] = Value::Int(carrier);
         txn.update(&tb[t::ORDERS], &order, no2)?;
-        let lines_of = exact(&[w, d, o]);
+        let lines_of = ints(&[w, d, o]);
         let mut lines = Vec::new();
-        txn.scan(
+        txn.scan_prefix(
             &tb[t::ORDER_LINE],
             0,
-            &lines_of,
             &lines_of,
             Direction::Asc,
             Fetch::Rows,
