@@ -67,23 +67,23 @@ impl IndexStats {
 /// Creates an [`IndexStatsCollector`] for every table; knows the layouts of the open indexes.
 #[derive(Debug, Default)]
 pub struct IndexStatsFactory {
-    layouts: Arc<RwLock<HashMap<u32, Arc<IndexLayout>>>>,
+    /// Replaced whole on `register` (at open), so that each table's collector takes a
+    /// reference to the current map instead of copying it.
+    layouts: RwLock<Arc<HashMap<u32, Arc<IndexLayout>>>>,
 }
 
 impl IndexStatsFactory {
     /// Records the layout of index `id`.
     pub fn register(&self, id: u32, layout: IndexLayout) {
-        self.layouts
-            .write()
-            .expect("layouts lock")
-            .insert(id, Arc::new(layout));
+        let mut layouts = self.layouts.write().expect("layouts lock");
+        Arc::make_mut(&mut layouts).insert(id, Arc::new(layout));
     }
 }
 
 impl TablePropertiesCollectorFactory for IndexStatsFactory {
     fn create(&self, _: CollectorContext) -> Box<dyn TablePropertiesCollector> {
         Box::new(IndexStatsCollector {
-            layouts: self.layouts.read().expect("layouts lock").clone(),
+            layouts: Arc::clone(&self.layouts.read().expect("layouts lock")),
             stats: BTreeMap::new(),
             current: None,
         })
@@ -107,7 +107,7 @@ struct Current {
 /// The collector of one table. See the module documentation.
 #[derive(Debug)]
 pub struct IndexStatsCollector {
-    layouts: HashMap<u32, Arc<IndexLayout>>,
+    layouts: Arc<HashMap<u32, Arc<IndexLayout>>>,
     stats: BTreeMap<u32, IndexStats>,
     current: Option<Current>,
 }

@@ -396,32 +396,35 @@ impl WriteBatchWithIndex {
         keys: &[K],
     ) -> Vec<Result<Option<Vec<u8>>>> {
         let index = self.cf_index(cf.id());
-        // Keys whose answer needs the database: those the batch does not hold, and merges onto
-        // the database's value.
-        let from_db: Vec<usize> = (0..keys.len())
-            .filter(|&i| {
-                matches!(
-                    index.and_then(|x| x.lookup(keys[i].as_ref())),
-                    None | Some(Entry::Merge {
-                        onto: MergeOnto::Db,
-                        ..
-                    })
-                )
-            })
+        // One index lookup per key; the keys whose answer needs the database (those the batch
+        // does not hold, and merges onto the database's value) are read in one call.
+        let entries: Vec<Option<&Entry>> = keys
+            .iter()
+            .map(|k| index.and_then(|x| x.lookup(k.as_ref())))
             .collect();
-        let wanted: Vec<&[u8]> = from_db.iter().map(|&i| keys[i].as_ref()).collect();
+        let needs_db = |e: &Option<&Entry>| {
+            matches!(
+                e,
+                None | Some(Entry::Merge {
+                    onto: MergeOnto::Db,
+                    ..
+                })
+            )
+        };
+        let wanted: Vec<&[u8]> = keys
+            .iter()
+            .zip(&entries)
+            .filter(|(_, e)| needs_db(e))
+            .map(|(k, _)| k.as_ref())
+            .collect();
         let mut base = db.multi_get_cf(opts, cf, &wanted).into_iter();
-        let mut next_base = from_db.iter().peekable();
-        (0..keys.len())
-            .map(|i| {
-                let key = keys[i].as_ref();
-                let db_value = if next_base.peek() == Some(&&i) {
-                    next_base.next();
-                    Some(base.next().expect("one answer per key asked"))
-                } else {
-                    None
-                };
-                match (index.and_then(|x| x.lookup(key)), db_value) {
+        keys.iter()
+            .zip(entries)
+            .map(|(key, entry)| {
+                let key = key.as_ref();
+                let db_value = needs_db(&entry)
+                    .then(|| base.next().expect("one answer per key asked"));
+                match (entry, db_value) {
                     (None, Some(v)) => v,
                     (Some(Entry::Put(v)), _) => Ok(Some(v.clone())),
                     (Some(Entry::Deleted), _) => Ok(None),

@@ -32,7 +32,7 @@ use cairn_rows::{Database, DatabaseOptions, Isolation, KvStore};
 use super::engine::{BenchError, Compression, Result};
 use super::metrics::{dir_bytes, Efficiency, Live, ProcSample};
 use super::report::{OpKind, SeriesStats};
-use super::threads::run_threads;
+use super::threads::{run_threads, StepStats};
 use super::workloads::{RunReport, StepReport};
 use super::{BenchArgs, EngineKind};
 
@@ -221,28 +221,17 @@ fn prepare<S: KvStore>(
         efficiency.db_bytes as f64 / 1_048_576.0
     );
     println!("{line}");
-    Ok(StepReport {
-        name: "prepare".to_string(),
-        result_line: line,
-        threads: 1,
-        ops: rows,
-        seconds,
-        ops_per_sec: rows as f64 / seconds.max(1e-9),
-        bytes: 0,
-        latency: Vec::new(),
-        per_second: Vec::new(),
-        throughput: SeriesStats::of(&[]),
-        efficiency,
-        writer: None,
-        verified: None,
-        device_syncs_per_sec: None,
-        queries: None,
-        retries: None,
-        io_calls: None,
-    })
+    Ok(load_step("prepare", line, rows, seconds, efficiency))
 }
 
-fn efficiency(before: &ProcSample, after: &ProcSample, ops: u64, dir: &Path) -> Efficiency {
+/// The efficiency of a row-layer step: the process between `before` and `after` for `ops`
+/// operations (live keys are not tracked through the row layer).
+pub(super) fn efficiency(
+    before: &ProcSample,
+    after: &ProcSample,
+    ops: u64,
+    dir: &Path,
+) -> Efficiency {
     let live = Live {
         keys: 0,
         bytes: 0,
@@ -291,35 +280,76 @@ fn run_test<S: KvStore>(
     let queries = queries.load(Ordering::Relaxed);
     let retries = retries.load(Ordering::Relaxed);
     let efficiency = efficiency(&before, &after, txns, dir).with_thread_cpu(s.cpu_seconds(), txns);
-    let latency: Vec<_> = s.percentiles().into_iter().collect();
-    let throughput = SeriesStats::of(s.full_seconds());
     let result_line = format!(
         "{test}: transactions {txns} ({:.2} per sec.), queries {queries} ({:.2} per sec.), \
          retries {retries}",
         txns as f64 / seconds,
         queries as f64 / seconds
     );
-    let report = StepReport {
-        name: test.to_string(),
+    let mut report = transaction_step(test, result_line, &step, efficiency);
+    report.queries = Some(queries);
+    report.retries = Some(retries);
+    print_step(&format!("sysbench {test}"), &report);
+    Ok(report)
+}
+
+/// The record of a load (both row-layer suites): `ops` rows (or 0) in `seconds`.
+pub(super) fn load_step(
+    name: &str,
+    result_line: String,
+    ops: u64,
+    seconds: f64,
+    efficiency: Efficiency,
+) -> StepReport {
+    StepReport {
+        name: name.to_string(),
         result_line,
-        threads: step.threads,
-        ops: txns,
+        threads: 1,
+        ops,
         seconds,
-        ops_per_sec: txns as f64 / seconds,
+        ops_per_sec: ops as f64 / seconds.max(1e-9),
         bytes: 0,
-        latency,
-        per_second: s.per_second().to_vec(),
-        throughput,
+        latency: Vec::new(),
+        per_second: Vec::new(),
+        throughput: SeriesStats::of(&[]),
         efficiency,
         writer: None,
         verified: None,
         device_syncs_per_sec: None,
-        queries: Some(queries),
-        retries: Some(retries),
+        queries: None,
+        retries: None,
         io_calls: None,
-    };
-    print_step(&format!("sysbench {test}"), &report);
-    Ok(report)
+    }
+}
+
+/// The record of a timed transaction step (both row-layer suites) from its threads' merged
+/// results; the suite fills in its own counters.
+pub(super) fn transaction_step(
+    name: &str,
+    result_line: String,
+    step: &StepStats,
+    efficiency: Efficiency,
+) -> StepReport {
+    let s = &step.merged;
+    StepReport {
+        name: name.to_string(),
+        result_line,
+        threads: step.threads,
+        ops: s.done(),
+        seconds: s.elapsed_secs(),
+        ops_per_sec: s.done() as f64 / s.elapsed_secs(),
+        bytes: 0,
+        latency: s.percentiles().into_iter().collect(),
+        per_second: s.per_second().to_vec(),
+        throughput: SeriesStats::of(s.full_seconds()),
+        efficiency,
+        writer: None,
+        verified: None,
+        device_syncs_per_sec: None,
+        queries: None,
+        retries: None,
+        io_calls: None,
+    }
 }
 
 /// Prints a transaction step (both row-layer suites): its title, result line, latency

@@ -34,8 +34,8 @@ use cairn_rows::schema::TableDef;
 use cairn_rows::{Database, DatabaseOptions, KvStore, Table};
 
 use super::engine::{BenchError, Result};
-use super::metrics::{dir_bytes, io_syscalls, Efficiency, Live, ProcSample};
-use super::report::{OpKind, SeriesStats};
+use super::metrics::{dir_bytes, io_syscalls, ProcSample};
+use super::report::OpKind;
 use super::threads::run_threads;
 use super::workloads::{RunReport, StepReport};
 use super::{BenchArgs, EngineKind};
@@ -208,14 +208,6 @@ fn consistent<S: KvStore>(db: &Database<S>, args: &BenchArgs) -> Result<()> {
     )))
 }
 
-fn live() -> Live {
-    Live {
-        keys: 0,
-        bytes: 0,
-        exact: false,
-    }
-}
-
 /// Loads every table set.
 fn prepare<S: KvStore>(
     db: &Database<S>,
@@ -239,8 +231,7 @@ fn prepare<S: KvStore>(
     db.store().flush()?;
     let seconds = start.elapsed().as_secs_f64();
     let after = ProcSample::now(None, 0);
-    let efficiency =
-        Efficiency::between(&before, &after, 1, "not measured", dir_bytes(dir), live());
+    let efficiency = super::sysbench::efficiency(&before, &after, 1, dir);
     let line = format!(
         "load: {} warehouses x {} sets in {seconds:.1} s, data {:.1} MB",
         args.warehouses,
@@ -248,25 +239,13 @@ fn prepare<S: KvStore>(
         efficiency.db_bytes as f64 / 1_048_576.0
     );
     println!("{line}");
-    Ok(StepReport {
-        name: "tpcc load".to_string(),
-        result_line: line,
-        threads: 1,
-        ops: 0,
+    Ok(super::sysbench::load_step(
+        "tpcc load",
+        line,
+        0,
         seconds,
-        ops_per_sec: 0.0,
-        bytes: 0,
-        latency: Vec::new(),
-        per_second: Vec::new(),
-        throughput: SeriesStats::of(&[]),
         efficiency,
-        writer: None,
-        verified: None,
-        device_syncs_per_sec: None,
-        queries: None,
-        retries: None,
-        io_calls: None,
-    })
+    ))
 }
 
 /// Runs the mix for `--time` seconds on `--threads` threads.
@@ -324,15 +303,8 @@ fn mix<S: KvStore>(
     let txns_done = s.done();
     let seconds = s.elapsed_secs();
     let new_orders = per_kind[txns::Kind::NewOrder as usize].load(Ordering::Relaxed);
-    let efficiency = Efficiency::between(
-        &before,
-        &after,
-        txns_done,
-        "not measured",
-        dir_bytes(dir),
-        live(),
-    )
-    .with_thread_cpu(s.cpu_seconds(), txns_done);
+    let efficiency = super::sysbench::efficiency(&before, &after, txns_done, dir)
+        .with_thread_cpu(s.cpu_seconds(), txns_done);
     let mix: Vec<String> = txns::Kind::ALL
         .iter()
         .map(|k| {
@@ -352,25 +324,9 @@ fn mix<S: KvStore>(
         mix.join(", "),
         rollbacks.load(Ordering::Relaxed),
     );
-    let report = StepReport {
-        name: name.to_string(),
-        result_line,
-        threads: step.threads,
-        ops: txns_done,
-        seconds,
-        ops_per_sec: txns_done as f64 / seconds,
-        bytes: 0,
-        latency: s.percentiles().into_iter().collect(),
-        per_second: s.per_second().to_vec(),
-        throughput: SeriesStats::of(s.full_seconds()),
-        efficiency,
-        writer: None,
-        verified: None,
-        device_syncs_per_sec: None,
-        queries: None,
-        retries: Some(retries),
-        io_calls: calls,
-    };
+    let mut report = super::sysbench::transaction_step(name, result_line, &step, efficiency);
+    report.retries = Some(retries);
+    report.io_calls = calls;
     super::sysbench::print_step(name, &report);
     Ok(report)
 }
