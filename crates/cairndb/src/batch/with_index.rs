@@ -422,8 +422,8 @@ impl WriteBatchWithIndex {
             .zip(entries)
             .map(|(key, entry)| {
                 let key = key.as_ref();
-                let db_value = needs_db(&entry)
-                    .then(|| base.next().expect("one answer per key asked"));
+                let db_value =
+                    needs_db(&entry).then(|| base.next().expect("one answer per key asked"));
                 match (entry, db_value) {
                     (None, Some(v)) => v,
                     (Some(Entry::Put(v)), _) => Ok(Some(v.clone())),
