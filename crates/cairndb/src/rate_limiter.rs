@@ -265,6 +265,10 @@ pub struct RateLimiter {
     cond: Condvar,
     clock: Arc<dyn Clock>,
     mode: RateLimiterMode,
+    /// Set by [`RateLimiter::backlog_controlled`].
+    backlog_control: bool,
+    /// Held by the database whose backlog controller sets this limiter's rate.
+    controlled_by_a_db: std::sync::atomic::AtomicBool,
 }
 
 impl fmt::Debug for RateLimiter {
@@ -272,6 +276,7 @@ impl fmt::Debug for RateLimiter {
         f.debug_struct("RateLimiter")
             .field("bytes_per_second", &self.bytes_per_second())
             .field("mode", &self.mode)
+            .field("backlog_control", &self.backlog_control)
             .finish_non_exhaustive()
     }
 }
@@ -361,7 +366,50 @@ impl RateLimiter {
             cond: Condvar::new(),
             clock,
             mode: RateLimiterMode::default(),
+            backlog_control: false,
+            controlled_by_a_db: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// A limiter whose rate the backlog controller of the database it is given to sets
+    /// (`db/backlog_control.rs`): `ceiling_bytes_per_sec` is the highest rate, and once a
+    /// second the controller sets the rate between a twentieth of it and all of it, from the
+    /// write rate, the measured amplification and the compaction debt. It paces compaction
+    /// work, so it charges compaction reads and writes ([`RateLimiterMode::AllIo`]); flushes
+    /// are not charged to it (a paced flush keeps a full memtable waiting). A CairnDB
+    /// extension (RocksDB's nearest is the `auto_tuned` flag, which follows how often the
+    /// bucket drains). One database at a time: opening a second database with the same
+    /// controlled limiter is refused while the first is open.
+    ///
+    /// # Errors
+    /// As [`RateLimiter::new`].
+    pub fn backlog_controlled(ceiling_bytes_per_sec: u64, refill_period_us: u64) -> Result<Self> {
+        let mut l = Self::with_mode(
+            ceiling_bytes_per_sec,
+            refill_period_us,
+            DEFAULT_FAIRNESS,
+            RateLimiterMode::AllIo,
+        )?;
+        l.backlog_control = true;
+        Ok(l)
+    }
+
+    /// Whether the limiter was made by [`RateLimiter::backlog_controlled`].
+    pub fn is_backlog_controlled(&self) -> bool {
+        self.backlog_control
+    }
+
+    /// Takes the limiter for one database's controller; false when another holds it.
+    pub(crate) fn claim_backlog_control(&self) -> bool {
+        !self
+            .controlled_by_a_db
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+    }
+
+    /// Gives the limiter back at close.
+    pub(crate) fn release_backlog_control(&self) {
+        self.controlled_by_a_db
+            .store(false, std::sync::atomic::Ordering::Release);
     }
 
     /// Changes the rate (RocksDB's `SetBytesPerSecond`); takes effect at the next refill.

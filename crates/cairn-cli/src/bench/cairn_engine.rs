@@ -113,12 +113,11 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
         } else {
             RateLimiterMode::WritesOnly
         };
-        db.rate_limiter = Some(Arc::new(RateLimiter::with_mode(
-            r.bytes_per_sec,
-            r.refill_period_us,
-            10,
-            mode,
-        )?));
+        db.rate_limiter = Some(Arc::new(if r.backlog_control {
+            RateLimiter::backlog_controlled(r.bytes_per_sec, r.refill_period_us)?
+        } else {
+            RateLimiter::with_mode(r.bytes_per_sec, r.refill_period_us, 10, mode)?
+        }));
     }
     let cf = &mut opts.cf;
     cf.write_buffer_size = o.write_buffer_size;

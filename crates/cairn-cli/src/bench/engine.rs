@@ -475,6 +475,9 @@ pub struct RateLimit {
     pub refill_period_us: u64,
     /// `--rate_limit_bg_reads`: charge compaction reads instead of flush and compaction writes.
     pub bg_reads: bool,
+    /// `--rate_limiter_backlog_control`: CairnDB's backlog controller sets the rate, with
+    /// `bytes_per_sec` as the ceiling.
+    pub backlog_control: bool,
 }
 
 /// How compaction shapes the tree (RocksDB's `CompactionStyle`, numbered as db_bench's

@@ -194,6 +194,11 @@ pub struct BenchArgs {
     /// `RateLimiter::Mode::kReadsOnly`, as db_bench sets it).
     #[arg(long = "rate_limit_bg_reads", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub rate_limit_bg_reads: bool,
+    /// Let CairnDB's compaction backlog controller set the rate limiter's rate, with
+    /// --rate_limiter_bytes_per_sec as the ceiling (`RateLimiter::backlog_controlled`: it
+    /// charges compaction reads and writes, not flushes; CairnDB only).
+    #[arg(long = "rate_limiter_backlog_control", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
+    pub rate_limiter_backlog_control: bool,
     /// Every this many seconds, print the step's operations and rate so far to stderr
     /// (db_bench's per-interval progress lines, for all threads together); 0 disables.
     #[arg(long = "stats_interval_seconds", default_value_t = 0)]
@@ -552,6 +557,17 @@ impl BenchArgs {
         if self.batch_size == 0 {
             return usage("--batch_size must be at least 1");
         }
+        if self.rate_limiter_backlog_control && self.rate_limiter_bytes_per_sec == 0 {
+            return usage(
+                "--rate_limiter_backlog_control needs --rate_limiter_bytes_per_sec (the ceiling)",
+            );
+        }
+        if self.rate_limiter_backlog_control && self.rate_limit_bg_reads {
+            return usage(
+                "--rate_limit_bg_reads: a backlog-controlled limiter charges compaction reads \
+                 and writes",
+            );
+        }
         if self.sync && self.disable_wal {
             return usage("--sync and --disable_wal cannot be combined: there is no WAL to sync");
         }
@@ -599,6 +615,7 @@ impl BenchArgs {
                 bytes_per_sec: self.rate_limiter_bytes_per_sec,
                 refill_period_us: self.rate_limiter_refill_period_us,
                 bg_reads: self.rate_limit_bg_reads,
+                backlog_control: self.rate_limiter_backlog_control,
             }),
             transaction_db: self.transaction_kind(),
         })

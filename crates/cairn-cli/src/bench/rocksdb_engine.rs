@@ -237,6 +237,11 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
     }
     if let Some(r) = o.rate_limiter {
         // The crate makes only kWritesOnly limiters (rocksdb_ratelimiter_create).
+        if r.backlog_control {
+            return Err(BenchError::Usage(
+                "--rate_limiter_backlog_control is CairnDB's controller; RocksDB has none".into(),
+            ));
+        }
         if r.bg_reads {
             return Err(BenchError::Usage(
                 "--rate_limit_bg_reads: the rocksdb crate cannot set a rate limiter's mode".into(),

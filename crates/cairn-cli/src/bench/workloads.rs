@@ -316,8 +316,13 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
         .map_or("engine default".to_string(), |b| b.to_string());
     let rate_limiter = o.rate_limiter.map_or("none".to_string(), |r| {
         let mode = if r.bg_reads { "reads" } else { "writes" };
+        let control = if r.backlog_control {
+            ",backlog-controlled"
+        } else {
+            ""
+        };
         format!(
-            "{}B/s,refill={}us,{mode}",
+            "{}B/s,refill={}us,{mode}{control}",
             r.bytes_per_sec, r.refill_period_us
         )
     });

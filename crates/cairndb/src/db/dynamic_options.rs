@@ -109,7 +109,10 @@ impl Db {
         let mut st = inner.state.lock();
         let changed = inner.current_db_options().with_mutable_changes(pairs)?;
         if let (Some(rate), Some(limiter)) = (rate_limit_change(pairs), &changed.rate_limiter) {
-            limiter.set_bytes_per_second(rate)?;
+            // With backlog control the rate given is the controller's new ceiling.
+            if !inner.set_backlog_ceiling(rate) {
+                limiter.set_bytes_per_second(rate)?;
+            }
         }
         st.write_control
             .set_delayed_write_rate(changed.effective_delayed_write_rate());

@@ -47,6 +47,7 @@
 //!    tail only if nothing later was synced, so stopping there keeps a prefix and loses no
 //!    synced write.
 
+mod backlog_control;
 mod checkpoint;
 mod column_family;
 mod compact;
@@ -340,6 +341,9 @@ struct DbInner {
     deletions_paused: std::sync::atomic::AtomicUsize,
     /// The `LOG` file (`info_log.rs`).
     info_log: info_log::InfoLog,
+    /// The compaction backlog controller, when the rate limiter asked for one
+    /// (`backlog_control.rs`).
+    backlog: Option<Mutex<backlog_control::BacklogController>>,
 }
 
 /// An open database: cheap to clone (clones share one database) and safe to use from many

@@ -103,11 +103,47 @@ impl Db {
     ) -> Result<Db> {
         options.validate()?;
         check_descriptors(&families)?;
+        let controlled = options
+            .db
+            .rate_limiter
+            .clone()
+            .filter(|l| l.is_backlog_controlled());
+        if let Some(limiter) = &controlled {
+            if !limiter.claim_backlog_control() {
+                return Err(Error::InvalidArgument(
+                    "rate_limiter: a backlog-controlled rate limiter serves one open database \
+                     at a time, and another database holds this one"
+                        .into(),
+                ));
+            }
+        }
         let dir = path.as_ref().to_path_buf();
-        let inner = Arc::new(open_inner(fs, &dir, options, families)?);
-        let mut workers = vec![super::flush::spawn_flusher(Arc::clone(&inner))?];
-        workers.extend(super::compact::spawn_compactors(&inner)?);
-        workers.extend(super::info_log::spawn_stats_dumper(&inner)?);
+        let inner = match open_inner(fs, &dir, options, families) {
+            Ok(inner) => Arc::new(inner),
+            Err(e) => {
+                if let Some(limiter) = &controlled {
+                    limiter.release_backlog_control();
+                }
+                return Err(e);
+            }
+        };
+        let spawned = (|| {
+            let mut workers = vec![super::flush::spawn_flusher(Arc::clone(&inner))?];
+            workers.extend(super::compact::spawn_compactors(&inner)?);
+            workers.extend(super::info_log::spawn_stats_dumper(&inner)?);
+            workers.extend(super::backlog_control::spawn_backlog_controller(&inner)?);
+            Ok::<_, Error>(workers)
+        })();
+        let workers = match spawned {
+            Ok(workers) => workers,
+            Err(e) => {
+                // The controller thread, which gives the limiter back at close, may not run.
+                if let Some(limiter) = &controlled {
+                    limiter.release_backlog_control();
+                }
+                return Err(e);
+            }
+        };
         Ok(Db {
             inner,
             workers: Mutex::new(workers),
@@ -276,6 +312,16 @@ fn open_inner(
     let default_cf = Arc::clone(&cfs.get(&DEFAULT_CF_ID).expect("default family").data);
     let info_log = super::info_log::InfoLog::open(Arc::clone(&fs), dir, &options.db);
     let statistics = options.db.statistics.clone();
+    let backlog = options
+        .db
+        .rate_limiter
+        .as_ref()
+        .filter(|l| l.is_backlog_controlled())
+        .map(|l| {
+            Mutex::new(super::backlog_control::BacklogController::new(
+                l.bytes_per_second(),
+            ))
+        });
     let inner = DbInner {
         db_options: Mutex::new(Arc::new(options.db.clone())),
         options_change: Mutex::new(()),
@@ -321,6 +367,7 @@ fn open_inner(
         info_log,
         follower_yield: writer::YieldScore::default(),
         leader_yield: writer::YieldScore::default(),
+        backlog,
     };
     persist_replayed(&inner, replayed, wal_number)?;
     super::options_file::write_options_file(&inner)?;
