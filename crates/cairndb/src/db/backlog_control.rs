@@ -57,8 +57,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::DbInner;
-use crate::compaction::compaction_report;
-use crate::options::{CompactionStyle, InfoLogLevel};
+use crate::options::InfoLogLevel;
 use crate::rate_limiter::IoPriority;
 
 /// How often the controller sets the rate.
@@ -212,24 +211,14 @@ impl DbInner {
             charged,
             ..Sample::default()
         };
-        for (&id, cf) in &st.cfs {
-            let Some(version) = st.versions.current(id) else {
-                continue;
-            };
+        for (cf, debt) in super::compact::family_debts(&st) {
             let opts = &cf.options;
-            if opts.disable_auto_compactions {
-                continue;
-            }
-            let l0 = u32::try_from(version.num_files(0)).unwrap_or(u32::MAX);
+            let l0 = debt.l0_files;
+            let pending = debt.pending_compaction_bytes;
             let trigger = opts.level0_file_num_compaction_trigger.max(1);
             let l0_urgent_at = trigger
                 .saturating_mul(2)
                 .min(opts.level0_slowdown_writes_trigger.max(trigger + 1));
-            let pending = if opts.compaction_style == CompactionStyle::Level {
-                compaction_report(&version, opts, &cf.running).pending_compaction_bytes
-            } else {
-                0
-            };
             let soft = opts.soft_pending_compaction_bytes_limit;
             sample.urgent |= l0 >= l0_urgent_at || (soft > 0 && pending >= soft / 2);
             sample.pending = sample.pending.saturating_add(pending);

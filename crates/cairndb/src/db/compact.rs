@@ -49,6 +49,25 @@ const TIME_TRIGGER_RECHECK: Duration = Duration::from_secs(60);
 /// Pause before a compaction thread retries after a failed job.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
+/// Every family that compacts automatically, with what compaction owes in it now. A family
+/// with automatic compactions off owes nothing, as in RocksDB: no compaction will pay its debt.
+/// Read by the write controller (`update_pressure`) and the backlog controller.
+pub(super) fn family_debts(st: &DbState) -> Vec<(&super::CfState, Debt)> {
+    st.cfs
+        .iter()
+        .filter(|(_, cf)| !cf.options.disable_auto_compactions)
+        .filter_map(|(&id, cf)| {
+            let version = st.versions.current(id)?;
+            let report = compaction_report(&version, &cf.options, &cf.running);
+            let debt = Debt {
+                l0_files: u32::try_from(version.num_files(0)).unwrap_or(u32::MAX),
+                pending_compaction_bytes: report.pending_compaction_bytes,
+            };
+            Some((cf, debt))
+        })
+        .collect()
+}
+
 /// Starts the background compaction threads.
 pub(super) fn spawn_compactors(inner: &Arc<DbInner>) -> Result<Vec<JoinHandle<()>>> {
     let n = inner
@@ -194,21 +213,8 @@ impl DbInner {
     pub(super) fn update_pressure(&self, st: &mut DbState) {
         let mut p = Pressure::NONE;
         let mut worst = (String::new(), Debt::default());
-        for (&id, cf) in &st.cfs {
-            let Some(version) = st.versions.current(id) else {
-                continue;
-            };
-            let opts = &cf.options;
-            if opts.disable_auto_compactions {
-                // As RocksDB: no compaction will pay the debt, so it does not slow writes.
-                continue;
-            }
-            let report = compaction_report(&version, opts, &cf.running);
-            let debt = Debt {
-                l0_files: u32::try_from(version.num_files(0)).unwrap_or(u32::MAX),
-                pending_compaction_bytes: report.pending_compaction_bytes,
-            };
-            let this = pressure(debt, Thresholds::of(opts));
+        for (cf, debt) in family_debts(st) {
+            let this = pressure(debt, Thresholds::of(&cf.options));
             if this.x > p.x {
                 worst = (cf.data.name.clone(), debt);
             }
