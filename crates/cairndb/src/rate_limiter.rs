@@ -394,6 +394,12 @@ impl RateLimiter {
         Ok(l)
     }
 
+    /// Whether writes at `pri` are charged: the mode limits writes, and a backlog-controlled
+    /// limiter does not charge flushes (a paced flush keeps a full memtable waiting).
+    fn charges_writes_at(&self, pri: IoPriority) -> bool {
+        self.mode.limits_writes() && !(self.backlog_control && pri == IoPriority::High)
+    }
+
     /// Whether the limiter was made by [`RateLimiter::backlog_controlled`].
     pub fn is_backlog_controlled(&self) -> bool {
         self.backlog_control
@@ -489,7 +495,7 @@ impl RateLimitedFile {
         limiter: Option<&Arc<RateLimiter>>,
         pri: IoPriority,
     ) -> Box<dyn WritableFile> {
-        match limiter.filter(|l| l.mode().limits_writes()) {
+        match limiter.filter(|l| l.charges_writes_at(pri)) {
             Some(l) => Box::new(RateLimitedFile {
                 inner: file,
                 limiter: Arc::clone(l),

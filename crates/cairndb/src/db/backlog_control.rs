@@ -143,13 +143,18 @@ impl BacklogController {
         self.rate
     }
 
-    /// One LOG line: the rate and what it came from.
-    fn describe(&self, sample: &Sample) -> String {
-        let amp = if self.decayed_ingest > 0.0 {
+    /// Compaction bytes charged per user byte, over the decayed sums (0 before any write).
+    fn amp(&self) -> f64 {
+        if self.decayed_ingest > 0.0 {
             self.decayed_charged / self.decayed_ingest
         } else {
             0.0
-        };
+        }
+    }
+
+    /// One LOG line: the rate and what it came from.
+    fn describe(&self, sample: &Sample) -> String {
+        let amp = self.amp();
         format!(
             "backlog control: rate {:.1} MB/s (ceiling {:.1}); ingest {:.1} MB/s x {amp:.2} \
              charged per byte; pending {:.1} MB, averaged {:.1} (allowance {:.1}){}",
@@ -186,11 +191,7 @@ impl BacklogController {
             self.rate = self.ceiling;
             return self.rate;
         }
-        let amp = if self.decayed_ingest > 0.0 {
-            self.decayed_charged / self.decayed_ingest
-        } else {
-            0.0
-        };
+        let amp = self.amp();
         let excess = (self.pending - sample.allowance as f64).max(0.0);
         let target = self.ingest_rate * amp * HEADROOM + excess / DEBT_PAYOFF_SECS;
         let current = self.rate as f64;

@@ -503,13 +503,11 @@ fn write_table(
     let path = dir.join(table_file_name(number));
     let now = db.now_secs();
     let topts = cf.table_options_for_output(db, 0, false);
-    // A backlog-controlled limiter paces compactions only: a flush held at the paced rate
-    // kept a full memtable waiting (a 0.35 s write stall when measured).
-    let limiter = db
-        .rate_limiter
-        .as_ref()
-        .filter(|l| !l.is_backlog_controlled());
-    let file = RateLimitedFile::wrap(fs.create(&path)?, limiter, IoPriority::High);
+    let file = RateLimitedFile::wrap(
+        fs.create(&path)?,
+        db.rate_limiter.as_ref(),
+        IoPriority::High,
+    );
     let mut builder = TableBuilder::new(file, &path, &topts)?;
     let mut ranges = Vec::new();
     for mem in mems {

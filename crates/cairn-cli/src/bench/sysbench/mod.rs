@@ -332,23 +332,11 @@ pub(super) fn transaction_step(
 ) -> StepReport {
     let s = &step.merged;
     StepReport {
-        name: name.to_string(),
-        result_line,
         threads: step.threads,
-        ops: s.done(),
-        seconds: s.elapsed_secs(),
-        ops_per_sec: s.done() as f64 / s.elapsed_secs(),
-        bytes: 0,
         latency: s.percentiles().into_iter().collect(),
         per_second: s.per_second().to_vec(),
         throughput: SeriesStats::of(s.full_seconds()),
-        efficiency,
-        writer: None,
-        verified: None,
-        device_syncs_per_sec: None,
-        queries: None,
-        retries: None,
-        io_calls: None,
+        ..load_step(name, result_line, s.done(), s.elapsed_secs(), efficiency)
     }
 }
 
