@@ -104,6 +104,8 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
     db.max_open_files = o.max_open_files;
     db.delayed_write_rate = o.delayed_write_rate;
     db.enable_pipelined_write = o.enable_pipelined_write;
+    db.compaction_cpu_priority = o.compaction_cpu_priority;
+    db.flush_cpu_priority = o.flush_cpu_priority;
     if let Some(bytes) = o.bytes_per_sync {
         db.bytes_per_sync = bytes;
     }

@@ -21,6 +21,8 @@
 use std::fmt;
 use std::path::Path;
 
+use cairndb::options::CpuPriority;
+
 /// The result type of the benchmark.
 pub type Result<T> = std::result::Result<T, BenchError>;
 
@@ -342,6 +344,11 @@ pub struct EngineOptions {
     /// `--optimistic_transaction_db`), with RocksDB's default database-wide transaction options,
     /// as db_bench does.
     pub transaction_db: TransactionDbKind,
+    /// CPU priority of the compaction threads (CairnDB's `DbOptions::compaction_cpu_priority`,
+    /// RocksDB's `Env::LowerThreadPoolCPUPriority(LOW)`).
+    pub compaction_cpu_priority: CpuPriority,
+    /// CPU priority of the flush threads (RocksDB's HIGH pool).
+    pub flush_cpu_priority: CpuPriority,
 }
 
 /// Which database db_bench opens: a plain one, a `TransactionDB` or an

@@ -64,6 +64,7 @@ pub(crate) const DEFAULT_BATCH_SIZE: u64 = 1;
 /// See [`DEFAULT_KEY_SIZE`].
 pub(crate) const DEFAULT_KEY_DIST: &str = "uniform";
 
+use cairndb::options::CpuPriority;
 use clap::{Args, ValueEnum};
 
 pub use engine::BenchError;
@@ -199,6 +200,16 @@ pub struct BenchArgs {
     /// charges compaction reads and writes, not flushes; CairnDB only).
     #[arg(long = "rate_limiter_backlog_control", default_value = "false", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
     pub rate_limiter_backlog_control: bool,
+    /// CPU priority of the compaction threads: normal, low (nice 19) or idle (SCHED_IDLE);
+    /// RocksDB's `Env::LowerThreadPoolCPUPriority` for the LOW pool (the `rocksdb` crate offers
+    /// low only). db_bench has no such flag.
+    #[arg(long = "compaction_cpu_priority", default_value = "normal", value_parser = cpu_priority)]
+    #[serde(serialize_with = "serialize_cpu_priority")]
+    pub compaction_cpu_priority: CpuPriority,
+    /// CPU priority of the flush thread(s), as --compaction_cpu_priority (RocksDB's HIGH pool).
+    #[arg(long = "flush_cpu_priority", default_value = "normal", value_parser = cpu_priority)]
+    #[serde(serialize_with = "serialize_cpu_priority")]
+    pub flush_cpu_priority: CpuPriority,
     /// Every this many seconds, print the step's operations and rate so far to stderr
     /// (db_bench's per-interval progress lines, for all threads together); 0 disables.
     #[arg(long = "stats_interval_seconds", default_value_t = 0)]
@@ -446,6 +457,30 @@ fn db_bench_bool(s: &str) -> std::result::Result<bool, String> {
     }
 }
 
+/// `normal`, `low` or `idle` (RocksDB's kNormal, kLow, kIdle spellings are accepted too).
+fn cpu_priority(s: &str) -> std::result::Result<CpuPriority, String> {
+    match s {
+        "normal" | "kNormal" => Ok(CpuPriority::Normal),
+        "low" | "kLow" => Ok(CpuPriority::Low),
+        "idle" | "kIdle" => Ok(CpuPriority::Idle),
+        other => Err(format!(
+            "{other:?} is not a CPU priority (normal, low or idle)"
+        )),
+    }
+}
+
+/// A CPU priority in the report as its flag value.
+fn serialize_cpu_priority<S: serde::Serializer>(
+    p: &CpuPriority,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(match p {
+        CpuPriority::Normal => "normal",
+        CpuPriority::Low => "low",
+        CpuPriority::Idle => "idle",
+    })
+}
+
 /// A negative count flag means `num`, as in db_bench.
 fn count_or_num(flag: i64, num: u64) -> u64 {
     u64::try_from(flag).unwrap_or(num)
@@ -540,6 +575,21 @@ impl BenchArgs {
                      cannot be combined with it",
                 );
             }
+            if name == "sysbench" || name == "tpcc" {
+                let dropped = sysbench::settings_not_carried(self)?;
+                if !dropped.is_empty() {
+                    return Err(BenchError::Usage(format!(
+                        "--suite {name} gives both engines one option string of \
+                         --write_buffer_size, --max_write_buffer_number, --max_background_jobs, \
+                         --target_file_size_base, --max_bytes_for_level_base, \
+                         --level_compaction_dynamic_level_bytes, --compression_type, \
+                         --block_size, --bloom_bits, --cache_size and --options; the flags \
+                         setting {} would be ignored (options a RocksDB option string knows \
+                         go in --options; the others cannot be set for this suite)",
+                        dropped.join(", ")
+                    )));
+                }
+            }
         }
         let bluestore = self.suite.as_deref() == Some("bluestore")
             || self
@@ -618,6 +668,8 @@ impl BenchArgs {
                 backlog_control: self.rate_limiter_backlog_control,
             }),
             transaction_db: self.transaction_kind(),
+            compaction_cpu_priority: self.compaction_cpu_priority,
+            flush_cpu_priority: self.flush_cpu_priority,
         })
     }
 }

@@ -44,6 +44,7 @@ use std::path::Path;
 
 use std::sync::Mutex;
 
+use cairndb::options::CpuPriority;
 use rocksdb::statistics::Ticker;
 use rocksdb::{
     BlockBasedOptions, Cache, ColumnFamilyDescriptor, DBCompactionStyle, DBCompressionType,
@@ -170,6 +171,33 @@ fn to_i64(flag: &str, v: u64) -> Result<i64> {
     i64::try_from(v).map_err(|_| BenchError::Usage(format!("--{flag}={v} is out of range")))
 }
 
+/// Lowers the background pools' CPU priority on RocksDB's default environment (process-wide,
+/// as in db_bench). The crate's C API lowers a pool to kLow only
+/// (`rocksdb_env_lower_thread_pool_cpu_priority`), so idle is refused.
+fn set_cpu_priorities(opts: &mut Options, o: &EngineOptions) -> Result<()> {
+    let pools = [
+        ("--compaction_cpu_priority", o.compaction_cpu_priority),
+        ("--flush_cpu_priority", o.flush_cpu_priority),
+    ];
+    if let Some((flag, _)) = pools.iter().find(|(_, p)| *p == CpuPriority::Idle) {
+        return Err(BenchError::Usage(format!(
+            "{flag}=idle: the rocksdb crate lowers a thread pool to low only"
+        )));
+    }
+    if pools.iter().all(|(_, p)| *p == CpuPriority::Normal) {
+        return Ok(());
+    }
+    let mut env = rocksdb::Env::new()?;
+    if o.compaction_cpu_priority == CpuPriority::Low {
+        env.lower_thread_pool_cpu_priority();
+    }
+    if o.flush_cpu_priority == CpuPriority::Low {
+        env.lower_high_priority_thread_pool_cpu_priority();
+    }
+    opts.set_env(&env);
+    Ok(())
+}
+
 /// RocksDB's options for `o`, as db_bench sets them.
 ///
 /// # Errors
@@ -188,6 +216,7 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
         opts.set_bytes_per_sync(bytes);
     }
     opts.set_enable_pipelined_write(o.enable_pipelined_write);
+    set_cpu_priorities(&mut opts, o)?;
     opts.set_write_buffer_size(o.write_buffer_size);
     opts.set_memtable_huge_page_size(o.memtable_huge_page_size);
     opts.set_max_write_buffer_number(to_i32(

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use cairndb::options::RocksDbEnum;
 use serde::Serialize;
 
 use super::bluestore;
@@ -384,6 +385,14 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
         (
             "enable_pipelined_write",
             o.enable_pipelined_write.to_string(),
+        ),
+        (
+            "compaction_cpu_priority",
+            o.compaction_cpu_priority.rocksdb_name().to_string(),
+        ),
+        (
+            "flush_cpu_priority",
+            o.flush_cpu_priority.rocksdb_name().to_string(),
         ),
     ];
     let mut line = String::from("Options:   ");

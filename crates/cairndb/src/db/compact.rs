@@ -41,6 +41,7 @@ use crate::options::{CfOptions, CompactionStyle};
 use crate::sstable::Table;
 use crate::types::user_key;
 use crate::types::SequenceNumber;
+use crate::util::thread_priority::spawn_at;
 use crate::version::filenames::table_file_name;
 use crate::version::{FileMetaData, PendingOutput};
 
@@ -76,13 +77,13 @@ pub(super) fn spawn_compactors(inner: &Arc<DbInner>) -> Result<Vec<JoinHandle<()
         .max_background_jobs
         .saturating_sub(1)
         .max(1);
+    let priority = inner.options.db.compaction_cpu_priority;
     (0..n)
         .map(|i| {
             let inner = Arc::clone(inner);
-            std::thread::Builder::new()
-                .name(format!("cairndb-compact-{i}"))
-                .spawn(move || compaction_loop(&inner))
-                .map_err(|e| Error::io("spawn", "compaction thread", e))
+            spawn_at(format!("cairndb-compact-{i}"), priority, move || {
+                compaction_loop(&inner);
+            })
         })
         .collect()
 }

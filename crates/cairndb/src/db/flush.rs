@@ -68,10 +68,10 @@ impl Db {
 
 /// Starts the background flush thread.
 pub(super) fn spawn_flusher(inner: Arc<DbInner>) -> Result<JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name("cairndb-flush".into())
-        .spawn(move || flush_loop(&inner))
-        .map_err(|e| Error::io("spawn", "flush thread", e))
+    let priority = inner.options.db.flush_cpu_priority;
+    crate::util::thread_priority::spawn_at("cairndb-flush".into(), priority, move || {
+        flush_loop(&inner);
+    })
 }
 
 fn flush_loop(inner: &DbInner) {

@@ -127,27 +127,29 @@ impl Db {
                 return Err(e);
             }
         };
+        let mut workers = Vec::new();
         let spawned = (|| {
-            let mut workers = vec![super::flush::spawn_flusher(Arc::clone(&inner))?];
+            workers.push(super::flush::spawn_flusher(Arc::clone(&inner))?);
             workers.extend(super::compact::spawn_compactors(&inner)?);
             workers.extend(super::info_log::spawn_stats_dumper(&inner)?);
             workers.extend(super::backlog_control::spawn_backlog_controller(&inner)?);
-            Ok::<_, Error>(workers)
+            Ok::<_, Error>(())
         })();
-        let workers = match spawned {
-            Ok(workers) => workers,
-            Err(e) => {
-                // The controller thread, which gives the limiter back at close, may not run.
-                if let Some(limiter) = &controlled {
-                    limiter.release_backlog_control();
-                }
-                return Err(e);
-            }
-        };
-        Ok(Db {
+        let db = Db {
             inner,
             workers: Mutex::new(workers),
-        })
+        };
+        if let Err(e) = spawned {
+            // Close stops and joins the threads that did start, and releases the directory.
+            drop(db);
+            // The controller thread, which gives the limiter back at close, did not start (it
+            // is the last one).
+            if let Some(limiter) = &controlled {
+                limiter.release_backlog_control();
+            }
+            return Err(e);
+        }
+        Ok(db)
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{check_range, out_of_range, InfoLogLevel, WalRecoveryMode};
+use super::{check_range, out_of_range, CpuPriority, InfoLogLevel, WalRecoveryMode};
 use crate::error::Result;
 
 pub use crate::rate_limiter::{RateLimiter, RateLimiterMode};
@@ -130,6 +130,17 @@ pub struct DbOptions {
     /// Readahead for compaction inputs, in bytes; 0 disables. Default 2 MiB (RocksDB >= 8.x).
     /// Larger reads fewer, bigger requests on disks where seeks cost; more memory per input.
     pub compaction_readahead_size: u64,
+    /// CPU priority of the compaction threads (RocksDB's
+    /// `Env::LowerThreadPoolCPUPriority(Env::LOW, priority)`; their subcompaction threads
+    /// inherit it). Default `Normal`. `Low` lets writers run first on a machine with fewer cores
+    /// than busy threads; compaction then runs in the time they leave, and if that is too little
+    /// its debt grows until the write controller slows the writers. Not part of option strings
+    /// or OPTIONS files (RocksDB sets it on the `Env`, not in options). A compaction started by
+    /// `compact_range` runs on the calling thread, at its priority.
+    pub compaction_cpu_priority: CpuPriority,
+    /// CPU priority of the flush thread (RocksDB's `Env::HIGH` pool). Default `Normal`. A
+    /// lowered flush thread can leave a full memtable waiting, which stalls writes.
+    pub flush_cpu_priority: CpuPriority,
     /// Where the database reads wall-clock time (file creation times, `ttl`,
     /// `periodic_compaction_seconds`). Default `None`: the system clock. RocksDB's `Env` clock;
     /// tests pass a [`ManualClock`] to make time-triggered compactions happen on demand.
@@ -229,6 +240,8 @@ impl Default for DbOptions {
             keep_log_file_num: 1000,
             max_log_file_size: 0,
             compaction_readahead_size: 2 << 20,
+            compaction_cpu_priority: CpuPriority::Normal,
+            flush_cpu_priority: CpuPriority::Normal,
             clock: None,
             rate_limiter: None,
             statistics: None,
@@ -265,6 +278,16 @@ impl DbOptions {
             u64::MAX,
         )?;
         check_range("keep_log_file_num", self.keep_log_file_num, 1, usize::MAX)?;
+        for (name, priority) in [
+            ("compaction_cpu_priority", self.compaction_cpu_priority),
+            ("flush_cpu_priority", self.flush_cpu_priority),
+        ] {
+            if cfg!(not(target_os = "linux")) && priority != CpuPriority::Normal {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "{name}: a lowered thread priority is built for Linux only"
+                )));
+            }
+        }
         check_range(
             "write_thread_max_yield_usec",
             self.write_thread_max_yield_usec,

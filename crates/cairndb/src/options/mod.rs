@@ -140,6 +140,21 @@ pub enum InfoLogLevel {
     Header,
 }
 
+/// The CPU priority of a pool of background threads (RocksDB's `CpuPriority`, set there with
+/// `Env::LowerThreadPoolCPUPriority`). On Linux, `Low` is nice 19 and `Idle` the `SCHED_IDLE`
+/// policy; `Normal` leaves the threads at the priority of the thread that opened the database.
+/// Other systems accept only `Normal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CpuPriority {
+    /// `kIdle`: runs only when a core has nothing else to run.
+    Idle,
+    /// `kLow`: nice 19, about 1.5% of a core's time against one busy thread at nice 0.
+    Low,
+    /// `kNormal`: the default.
+    #[default]
+    Normal,
+}
+
 /// An option enum with RocksDB's spelling of each value, shared by parsing and printing so the
 /// two can never disagree (also for tools that take RocksDB's flag values, like `cairn bench`).
 pub trait RocksDbEnum: Sized + Copy + PartialEq + 'static {
@@ -192,6 +207,14 @@ impl RocksDbEnum for CompactionPri {
         ),
         (CompactionPri::MinOverlappingRatio, "kMinOverlappingRatio"),
         (CompactionPri::RoundRobin, "kRoundRobin"),
+    ];
+}
+
+impl RocksDbEnum for CpuPriority {
+    const NAMES: &'static [(Self, &'static str)] = &[
+        (CpuPriority::Idle, "kIdle"),
+        (CpuPriority::Low, "kLow"),
+        (CpuPriority::Normal, "kNormal"),
     ];
 }
 

@@ -87,6 +87,63 @@ pub fn plan(args: &BenchArgs) -> Result<Vec<&'static str>> {
     Ok(tests)
 }
 
+/// The engine settings of this run that the row-layer suites' option string does not carry,
+/// by their `EngineOptions` names: flags set apart from their defaults that these suites would
+/// otherwise ignore (an option is honoured or refused). Settings the string lacks go in
+/// `--options`.
+///
+/// # Errors
+/// The flags' own errors ([`BenchArgs::engine_options`]).
+pub fn settings_not_carried(args: &BenchArgs) -> Result<Vec<String>> {
+    #[derive(clap::Parser)]
+    struct Defaults {
+        #[command(flatten)]
+        bench: BenchArgs,
+    }
+    let mut base = <Defaults as clap::Parser>::try_parse_from(["cairn"])
+        .map_err(|e| BenchError::Usage(e.to_string()))?
+        .bench;
+    // What `engine_options_with_cache` carries.
+    base.write_buffer_size = args.write_buffer_size;
+    base.max_write_buffer_number = args.max_write_buffer_number;
+    base.max_background_jobs = args.max_background_jobs;
+    base.target_file_size_base = args.target_file_size_base;
+    base.max_bytes_for_level_base = args.max_bytes_for_level_base;
+    base.level_compaction_dynamic_level_bytes = args.level_compaction_dynamic_level_bytes;
+    base.compression_type.clone_from(&args.compression_type);
+    base.block_size = args.block_size;
+    base.bloom_bits = args.bloom_bits;
+    base.cache_size = args.cache_size;
+    base.options.clone_from(&args.options);
+    let ours = debug_fields(&args.engine_options()?);
+    let carried = debug_fields(&base.engine_options()?);
+    Ok(ours
+        .into_iter()
+        .zip(carried)
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| a.0)
+        .collect())
+}
+
+/// The top-level `(name, value)` fields of a struct's pretty `Debug` rendering (a nested value's
+/// lines stay with its field), so that a new engine setting is covered without a list.
+fn debug_fields(o: &impl std::fmt::Debug) -> Vec<(String, String)> {
+    let text = format!("{o:#?}");
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in text.lines().skip(1) {
+        let top = line
+            .strip_prefix("    ")
+            .filter(|rest| !rest.starts_with(' '))
+            .and_then(|rest| rest.split_once(": "));
+        match (top, fields.last_mut()) {
+            (Some((name, value)), _) => fields.push((name.to_string(), value.to_string())),
+            (None, Some(last)) => last.1.push_str(line),
+            (None, None) => {}
+        }
+    }
+    fields
+}
+
 /// The RocksDB option string both engines get (module documentation).
 pub fn engine_options(args: &BenchArgs) -> Result<String> {
     engine_options_with_cache(args, args.cache_size)
@@ -443,6 +500,29 @@ mod tests {
         assert!(bad(&["bench", "--tables=0"]).contains("at least 1"));
         assert!(bad(&["bench", "--cache_size=0"]).contains("block cache"));
         assert!(bad(&["bench", "--transaction_isolation=SERIALIZABLE"]).contains("READ-COMMITTED"));
+    }
+
+    #[test]
+    fn settings_the_option_string_does_not_carry_are_named() {
+        let none = flags(&[
+            "bench",
+            "--suite=sysbench",
+            "--write_buffer_size=1048576",
+            "--compression_type=lz4",
+            "--options=max_open_files=100",
+        ]);
+        assert!(settings_not_carried(&none).expect("checked").is_empty());
+        let some = flags(&[
+            "bench",
+            "--suite=sysbench",
+            "--compaction_cpu_priority=low",
+            "--open_files=100",
+            "--rate_limiter_bytes_per_sec=1048576",
+        ]);
+        assert_eq!(
+            settings_not_carried(&some).expect("checked"),
+            ["max_open_files", "rate_limiter", "compaction_cpu_priority"]
+        );
     }
 
     #[test]
