@@ -64,7 +64,7 @@ pub(crate) const DEFAULT_BATCH_SIZE: u64 = 1;
 /// See [`DEFAULT_KEY_SIZE`].
 pub(crate) const DEFAULT_KEY_DIST: &str = "uniform";
 
-use cairndb::options::CpuPriority;
+use cairndb::options::{CpuPriority, RocksDbEnum};
 use clap::{Args, ValueEnum};
 
 pub use engine::BenchError;
@@ -457,16 +457,19 @@ fn db_bench_bool(s: &str) -> std::result::Result<bool, String> {
     }
 }
 
-/// `normal`, `low` or `idle` (RocksDB's kNormal, kLow, kIdle spellings are accepted too).
+/// `normal`, `low` or `idle`: RocksDB's spelling of the value (`CpuPriority`'s `RocksDbEnum`
+/// names) without its `k`, in lower case; the `k` spellings are accepted too.
 fn cpu_priority(s: &str) -> std::result::Result<CpuPriority, String> {
-    match s {
-        "normal" | "kNormal" => Ok(CpuPriority::Normal),
-        "low" | "kLow" => Ok(CpuPriority::Low),
-        "idle" | "kIdle" => Ok(CpuPriority::Idle),
-        other => Err(format!(
-            "{other:?} is not a CPU priority (normal, low or idle)"
-        )),
-    }
+    CpuPriority::NAMES
+        .iter()
+        .find(|(p, name)| *name == s || cpu_priority_flag(*p) == s)
+        .map(|(p, _)| *p)
+        .ok_or_else(|| format!("{s:?} is not a CPU priority (normal, low or idle)"))
+}
+
+/// The flag's spelling of `p` (`kLow` is `low`).
+fn cpu_priority_flag(p: CpuPriority) -> String {
+    p.rocksdb_name()[1..].to_ascii_lowercase()
 }
 
 /// A CPU priority in the report as its flag value.
@@ -474,11 +477,7 @@ fn serialize_cpu_priority<S: serde::Serializer>(
     p: &CpuPriority,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(match p {
-        CpuPriority::Normal => "normal",
-        CpuPriority::Low => "low",
-        CpuPriority::Idle => "idle",
-    })
+    s.serialize_str(&cpu_priority_flag(*p))
 }
 
 /// A negative count flag means `num`, as in db_bench.
@@ -576,19 +575,7 @@ impl BenchArgs {
                 );
             }
             if name == "sysbench" || name == "tpcc" {
-                let dropped = sysbench::settings_not_carried(self)?;
-                if !dropped.is_empty() {
-                    return Err(BenchError::Usage(format!(
-                        "--suite {name} gives both engines one option string of \
-                         --write_buffer_size, --max_write_buffer_number, --max_background_jobs, \
-                         --target_file_size_base, --max_bytes_for_level_base, \
-                         --level_compaction_dynamic_level_bytes, --compression_type, \
-                         --block_size, --bloom_bits, --cache_size and --options; the flags \
-                         setting {} would be ignored (options a RocksDB option string knows \
-                         go in --options; the others cannot be set for this suite)",
-                        dropped.join(", ")
-                    )));
-                }
+                sysbench::check_settings_carried(self, name)?;
             }
         }
         let bluestore = self.suite.as_deref() == Some("bluestore")

@@ -144,6 +144,27 @@ fn debug_fields(o: &impl std::fmt::Debug) -> Vec<(String, String)> {
     fields
 }
 
+/// Refuses a run of the row-layer suite `suite` that sets an engine flag its option string does
+/// not carry ([`settings_not_carried`]).
+///
+/// # Errors
+/// [`BenchError::Usage`] naming the settings and the flags that are carried.
+pub fn check_settings_carried(args: &BenchArgs, suite: &str) -> Result<()> {
+    let dropped = settings_not_carried(args)?;
+    if dropped.is_empty() {
+        return Ok(());
+    }
+    Err(BenchError::Usage(format!(
+        "--suite {suite} gives both engines one option string of --write_buffer_size, \
+         --max_write_buffer_number, --max_background_jobs, --target_file_size_base, \
+         --max_bytes_for_level_base, --level_compaction_dynamic_level_bytes, --compression_type, \
+         --block_size, --bloom_bits, --cache_size and --options; the flags setting {} would be \
+         ignored (options a RocksDB option string knows go in --options; the others cannot be \
+         set for this suite)",
+        dropped.join(", ")
+    )))
+}
+
 /// The RocksDB option string both engines get (module documentation).
 pub fn engine_options(args: &BenchArgs) -> Result<String> {
     engine_options_with_cache(args, args.cache_size)
