@@ -35,7 +35,8 @@ fn decode(data: &[u8]) -> Option<(TableOptions, Entries, Tombs)> {
             CompressionType::None,
             CompressionType::Lz4,
             CompressionType::Zstd,
-        ][usize::from(head[2] % 3)],
+            CompressionType::Snappy,
+        ][usize::from(head[2] % 4)],
         checksum: if head[2] & 4 == 0 {
             ChecksumType::Xxh3
         } else {

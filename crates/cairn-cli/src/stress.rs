@@ -467,6 +467,10 @@ impl FileSystem for KillFs {
         self.tick();
         Ok(self.wrap(self.inner.open_append(path)?))
     }
+    fn open_overwrite(&self, path: &Path) -> cairndb::Result<Box<dyn WritableFile>> {
+        self.tick();
+        Ok(self.wrap(self.inner.open_overwrite(path)?))
+    }
     fn open_read(&self, path: &Path) -> cairndb::Result<Arc<dyn RandomAccessFile>> {
         self.inner.open_read(path)
     }

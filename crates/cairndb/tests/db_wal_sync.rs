@@ -3,12 +3,16 @@
 //! sync runs and one sync covers several groups (`db/write.rs` invariant 9, `wal/sync.rs`).
 //! Whatever the path, a synced write that returned Ok survives a power cut, and a failed sync
 //! poisons the database without ever showing the write.
+//!
+//! A memtable switch creates the next WAL without syncing the directory; the name becomes
+//! durable at the flush's directory sync, at the next switch, or before a synced record
+//! (`db/mod.rs` contract 6).
 
 mod common;
 
 use std::sync::Arc;
 
-use cairndb::fs::{CrashOptions, FaultFs, FaultKind, FaultRule, MemFs, OpKind};
+use cairndb::fs::{CrashOptions, FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::{Db, Error};
 use common::{opts, DIR};
@@ -101,5 +105,133 @@ fn a_failed_wal_sync_fails_the_write_hides_it_and_poisons() {
             matches!(after, Err(Error::Poisoned(_))),
             "pipelined {on}: {after:?}"
         );
+    }
+}
+
+/// The WAL files in the database directory.
+fn wals(mem: &MemFs) -> usize {
+    let names = mem.list(std::path::Path::new(DIR)).expect("list");
+    names.iter().filter(|n| n.ends_with(".log")).count()
+}
+
+/// Unsynced puts until the directory holds `n` WALs (a memtable switch creates one); returns
+/// the puts' keys, each put with its key as the value.
+fn put_until_wals(db: &Db, mem: &MemFs, n: usize, first: u32) -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    let mut i = first;
+    while wals(mem) < n {
+        let k = format!("k{i:08}").into_bytes();
+        db.put(
+            &WriteOptions::default(),
+            &k,
+            &[&k[..], &[b'x'; 200][..]].concat(),
+        )
+        .unwrap_or_else(|e| panic!("unsynced put {i}: {e}"));
+        keys.push(k);
+        i += 1;
+        assert!(i - first < 100_000, "no memtable switch after {i} puts");
+    }
+    keys
+}
+
+/// Every directory sync fails from the first one after open: a memtable switch still goes
+/// through (the new WAL's name is left for later) and unsynced writes go on, but a synced write
+/// cannot make that name durable, so it fails and poisons, and is never visible.
+#[test]
+fn a_switch_does_not_sync_the_directory_but_a_synced_write_does() {
+    for on in [true, false] {
+        let mem = MemFs::new();
+        let fs = FaultFs::new(mem.shared(), 11);
+        let db = Db::open_with_fs(fs.shared(), DIR, pipelined(on)).expect("open");
+        fs.add_rule(FaultRule {
+            sticky: true,
+            ..FaultRule::nth(OpKind::SyncDir, 1, FaultKind::Eio)
+        });
+        let keys = put_until_wals(&db, &mem, 2, 0);
+        db.put(&WriteOptions::default(), b"unsynced", b"1")
+            .expect("an unsynced put after the switch");
+        let failed = db.put(&synced(), b"synced", b"2");
+        assert!(
+            matches!(failed, Err(Error::Io { .. })),
+            "pipelined {on}: {failed:?}"
+        );
+        assert!(fs.injected() >= 1);
+        let ro = ReadOptions::default();
+        assert_eq!(db.get(&ro, b"synced").expect("get"), None);
+        assert!(db.get(&ro, &keys[0]).expect("get").is_some());
+        let after = db.put(&WriteOptions::default(), b"after", b"3");
+        assert!(
+            matches!(after, Err(Error::Poisoned(_))),
+            "pipelined {on}: {after:?}"
+        );
+    }
+}
+
+/// Flushes cannot run (every table create fails), so nothing else syncs the directory: the
+/// second switch finds the current WAL's name not durable and syncs the directory before it
+/// creates the next WAL. When that sync fails, the write fails and no third WAL appears, so a
+/// WAL can never vanish in a power cut while a later one survives.
+#[test]
+fn a_switch_syncs_the_directory_first_when_the_current_wals_name_is_not_durable() {
+    let mem = MemFs::new();
+    let fs = FaultFs::new(mem.shared(), 13);
+    let mut o = opts();
+    o.cf.max_write_buffer_number = 4;
+    let db = Db::open_with_fs(fs.shared(), DIR, o).expect("open");
+    fs.add_rule(FaultRule {
+        path_contains: Some(".sst".into()),
+        probability: 1.0,
+        ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
+    });
+    put_until_wals(&db, &mem, 2, 0);
+    fs.add_rule(FaultRule {
+        sticky: true,
+        ..FaultRule::nth(OpKind::SyncDir, 1, FaultKind::Eio)
+    });
+    let mut i = 1_000_000u32;
+    let failed = loop {
+        let k = format!("k{i:08}").into_bytes();
+        match db.put(&WriteOptions::default(), &k, &[b'y'; 200]) {
+            Ok(()) => i += 1,
+            Err(e) => break e,
+        }
+        assert!(i < 1_100_000, "no second switch");
+    };
+    assert!(matches!(failed, Error::Io { .. }), "{failed:?}");
+    assert_eq!(
+        wals(&mem),
+        2,
+        "no WAL is created after a failed directory sync"
+    );
+}
+
+/// Table creation fails, so no flush syncs the directory after a switch: a synced write then
+/// syncs it itself, and after a power cut that keeps only synced state (every unsynced
+/// directory entry lost) the synced write and every write before it are there.
+#[test]
+fn a_synced_write_after_a_switch_makes_the_new_wals_name_durable() {
+    for on in [true, false] {
+        let mem = MemFs::new();
+        let fs = FaultFs::new(mem.shared(), 17);
+        let db = Db::open_with_fs(fs.shared(), DIR, pipelined(on)).expect("open");
+        fs.add_rule(FaultRule {
+            path_contains: Some(".sst".into()),
+            probability: 1.0,
+            ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
+        });
+        let keys = put_until_wals(&db, &mem, 2, 0);
+        db.put(&synced(), b"synced", b"2").expect("synced put");
+        let cut = mem.crash_clone(CrashOptions::synced_only());
+        drop(db);
+        let db = Db::open_with_fs(cut.shared(), DIR, pipelined(on)).expect("reopen");
+        let ro = ReadOptions::default();
+        assert_eq!(
+            db.get(&ro, b"synced").expect("get").as_deref(),
+            Some(&b"2"[..]),
+            "pipelined {on}"
+        );
+        for k in &keys {
+            assert!(db.get(&ro, k).expect("get").is_some(), "pipelined {on}");
+        }
     }
 }

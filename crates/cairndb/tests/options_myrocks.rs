@@ -157,6 +157,9 @@ impl FileSystem for CountingFs {
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         Ok(self.writer(path, self.inner.open_append(path)?))
     }
+    fn open_overwrite(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        Ok(self.writer(path, self.inner.open_overwrite(path)?))
+    }
     fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         *self
             .counts

@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use cairndb::batch::WriteBatch;
 use cairndb::db::ColumnFamilyDescriptor;
-use cairndb::fs::{CrashOptions, FaultFs, FaultRule, FileSystem, MemFs};
+use cairndb::fs::{read_all, CrashOptions, FaultFs, FaultRule, FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::{CompressionType, Db};
 use common::reliability::{Suite, Volume};
@@ -70,6 +70,10 @@ fn options(rng: &mut SmallRng) -> Options {
     }
     if rng.gen_bool(0.2) {
         o.db.max_total_wal_size = 96 << 10;
+    }
+    if rng.gen_bool(0.5) {
+        // Recycled WALs: overwritten in place, old records past the new ones.
+        o.db.recycle_log_file_num = rng.gen_range(1..=3);
     }
     o
 }
@@ -215,6 +219,8 @@ struct Counts {
     batches_durable: u64,
     /// Cycles in which at least one acknowledged batch was durable before the cut.
     cycles_with_durable: u64,
+    /// Cycles that reused a recycled WAL before the cut (`recycle_log_file_num`).
+    cycles_with_wal_reuse: u64,
     acked_synced_lost: u64,
     acked_lost: u64,
     prefix_violations: u64,
@@ -321,6 +327,12 @@ fn crash_options(rng: &mut SmallRng) -> CrashOptions {
     }
 }
 
+/// Whether the database's LOG records the reuse of a recycled WAL.
+fn reused_a_wal(mem: &MemFs) -> bool {
+    read_all(&*mem.shared(), &std::path::Path::new(DIR).join("LOG"))
+        .is_ok_and(|log| log.windows(21).any(|w| w == b"from the recycle list"))
+}
+
 fn cycle(seed: u64, c: &mut Counts) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let opts = options(&mut rng);
@@ -338,6 +350,7 @@ fn cycle(seed: u64, c: &mut Counts) {
         let fs: Arc<dyn FileSystem> = Arc::new(fault);
         if let Ok(db) = open(fs, &opts, two_cf) {
             workload(&db, &batches, &mut rng, &mut told);
+            c.cycles_with_wal_reuse += u64::from(reused_a_wal(&mem));
             let cut = mem.crash_clone(crash);
             let files = mem.process_crash_clone();
             drop(db);
@@ -355,6 +368,7 @@ fn cycle(seed: u64, c: &mut Counts) {
     } else {
         let db = open(mem.shared(), &opts, two_cf).expect("open");
         workload(&db, &batches, &mut rng, &mut told);
+        c.cycles_with_wal_reuse += u64::from(reused_a_wal(&mem));
         // Power goes while the database is live (a flush or compaction may be running).
         let cut = mem.crash_clone(crash);
         if rng.gen_bool(0.3) {
@@ -394,6 +408,7 @@ fn suite(volume: Volume) {
             ("batches_acked", c.batches),
             ("batches_durable", c.batches_durable),
             ("cycles_with_durable", c.cycles_with_durable),
+            ("cycles_with_wal_reuse", c.cycles_with_wal_reuse),
             ("acked_synced_lost", c.acked_synced_lost),
             ("acked_lost", c.acked_lost),
             ("prefix_violations", c.prefix_violations),
@@ -413,6 +428,8 @@ fn suite(volume: Volume) {
             ("batches_durable", cycles * BATCHES_DURABLE_FLOOR_PER_CYCLE),
             ("process_crashes", cycles / 10),
             ("mid_op_cuts", cycles / 5),
+            // Half the cycles recycle WALs; 22% of all reused one (10,000 cycles).
+            ("cycles_with_wal_reuse", cycles / 10),
         ],
     );
 }

@@ -230,6 +230,10 @@ fn small_table_options() -> Vec<TableOptions> {
             ..base.clone()
         },
         TableOptions {
+            compression: CompressionType::Snappy,
+            ..base.clone()
+        },
+        TableOptions {
             block_cache: Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(
                 1 << 20,
             )))),

@@ -106,6 +106,7 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
     db.enable_pipelined_write = o.enable_pipelined_write;
     db.compaction_cpu_priority = o.compaction_cpu_priority;
     db.flush_cpu_priority = o.flush_cpu_priority;
+    db.recycle_log_file_num = o.recycle_log_file_num;
     if let Some(bytes) = o.bytes_per_sync {
         db.bytes_per_sync = bytes;
     }
@@ -146,6 +147,7 @@ pub fn cairn_options(o: &EngineOptions) -> Result<Options> {
         Compression::None => CompressionType::None,
         Compression::Lz4 => CompressionType::Lz4,
         Compression::Zstd => CompressionType::Zstd,
+        Compression::Snappy => CompressionType::Snappy,
     };
     cf.table.block_size = o.block_size;
     cf.table.bloom_bits_per_key = o.bloom_bits_per_key.unwrap_or(0.0);

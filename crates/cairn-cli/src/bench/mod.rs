@@ -353,6 +353,10 @@ pub struct BenchArgs {
     /// own (RocksDB and db_bench 0, CairnDB 1 MiB).
     #[arg(long = "bytes_per_sync")]
     pub bytes_per_sync: Option<u64>,
+    /// Obsolete WAL files kept for reuse (recycle_log_file_num); 0 deletes them, both
+    /// engines' default.
+    #[arg(long = "recycle_log_file_num", default_value_t = 0)]
+    pub recycle_log_file_num: usize,
     /// Pipelined WAL and memtable writes (RocksDB only). Default true, as db_bench (RocksDB's
     /// default is false).
     #[arg(long = "enable_pipelined_write", default_value = "true", value_parser = db_bench_bool, num_args = 0..=1, default_missing_value = "true")]
@@ -634,6 +638,7 @@ impl BenchArgs {
             delayed_write_rate: self.delayed_write_rate,
             max_open_files: self.open_files,
             bytes_per_sync: self.bytes_per_sync,
+            recycle_log_file_num: self.recycle_log_file_num,
             compression: Compression::parse(&self.compression_type)?,
             block_size: self.block_size,
             bloom_bits_per_key: (self.bloom_bits > 0.0).then_some(self.bloom_bits),

@@ -215,6 +215,7 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
     if let Some(bytes) = o.bytes_per_sync {
         opts.set_bytes_per_sync(bytes);
     }
+    opts.set_recycle_log_file_num(o.recycle_log_file_num);
     opts.set_enable_pipelined_write(o.enable_pipelined_write);
     set_cpu_priorities(&mut opts, o)?;
     opts.set_write_buffer_size(o.write_buffer_size);
@@ -286,6 +287,14 @@ pub fn rocksdb_options(o: &EngineOptions) -> Result<Options> {
         Compression::None => DBCompressionType::None,
         Compression::Lz4 => DBCompressionType::Lz4,
         Compression::Zstd => DBCompressionType::Zstd,
+        Compression::Snappy => {
+            // The feature builds librocksdb-sys with lz4 and zstd only (Cargo.toml).
+            return Err(BenchError::Usage(
+                "--compression_type=snappy: the rocksdb feature builds RocksDB without Snappy; \
+                 compare against release db_bench instead"
+                    .into(),
+            ));
+        }
     });
     let mut table = BlockBasedOptions::default();
     table.set_block_size(o.block_size);

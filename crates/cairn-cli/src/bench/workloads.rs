@@ -381,6 +381,7 @@ fn header<E: BenchEngine>(args: &BenchArgs, o: &EngineOptions, dir: &Path, engin
         ("delayed_write_rate", o.delayed_write_rate.to_string()),
         ("max_open_files", o.max_open_files.to_string()),
         ("bytes_per_sync", bytes_per_sync),
+        ("recycle_log_file_num", o.recycle_log_file_num.to_string()),
         ("rate_limiter", rate_limiter),
         (
             "enable_pipelined_write",

@@ -284,7 +284,7 @@ impl Db {
         st.versions.drop_cf(cf.data.id)?;
         cf.data.dropped.store(true, Ordering::Release);
         st.cfs.remove(&cf.data.id);
-        inner.delete_obsolete_files(&st);
+        inner.delete_obsolete_files(&mut st);
         inner.cond.notify_all();
         drop(st);
         inner.family_changed(&format!("dropped column family {:?}", cf.data.name));

@@ -274,6 +274,11 @@ impl DbInner {
             })
         });
         let result = built.and_then(|table| {
+            if table.is_some() {
+                // The table's directory sync began after the WAL current at the flush's start
+                // was created: that WAL's name, and every older one's, is durable (contract 6).
+                st.wal_name_durable = st.wal_name_durable.max(quiet.wal);
+            }
             let written = table
                 .as_ref()
                 .map(|t| (t.meta.number, t.meta.size, t.entries));
@@ -438,7 +443,8 @@ fn others_need_wals_below(st: &DbState, id: u32, next_log: u64, published: Seque
     })
 }
 
-/// A table a flush wrote.
+/// A table a flush wrote, returned only once the directory was synced after it was created
+/// (the flush counts on that for the WALs' names too, `mod.rs` contract 6).
 #[derive(Debug)]
 pub(super) struct FlushedTable {
     pub meta: FileMetaData,

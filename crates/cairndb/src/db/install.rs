@@ -75,7 +75,7 @@ impl DbInner {
 
     /// As [`purge_obsolete_files`](Self::purge_obsolete_files), all under the lock (for
     /// callers that hold it as a plain reference: open, drop, close).
-    pub(super) fn delete_obsolete_files(&self, st: &DbState) {
+    pub(super) fn delete_obsolete_files(&self, st: &mut DbState) {
         let Ok(listing) = self.fs.list(&self.dir) else {
             return;
         };
@@ -83,13 +83,24 @@ impl DbInner {
         self.remove_files(&doomed);
     }
 
-    /// The obsolete names of `listing`, their cached table state evicted.
-    fn forget_obsolete_files(&self, st: &DbState, listing: &[String]) -> Vec<String> {
+    /// The obsolete names of `listing` to delete, their cached table state evicted. Obsolete
+    /// WALs are kept for reuse instead while fewer than `recycle_log_file_num` are
+    /// (`DbState::recycled_wals`), and those kept are not deleted.
+    fn forget_obsolete_files(&self, st: &mut DbState, listing: &[String]) -> Vec<String> {
         // A checkpoint is linking or copying files (checkpoint.rs); it deletes when done.
         if self.deletions_paused.load(Ordering::Acquire) > 0 {
             return Vec::new();
         }
-        let doomed = st.versions.obsolete_files(listing);
+        let mut doomed = st.versions.obsolete_files(listing);
+        let keep = self.options.db.recycle_log_file_num;
+        doomed.retain(|name| match parse_file_name(name) {
+            Some((FileType::Log, n)) if st.recycled_wals.contains(&n) => false,
+            Some((FileType::Log, n)) if st.recycled_wals.len() < keep => {
+                st.recycled_wals.push_back(n);
+                false
+            }
+            _ => true,
+        });
         for name in &doomed {
             if let Some((FileType::Table, n)) = parse_file_name(name) {
                 for cf in st.cfs.values() {

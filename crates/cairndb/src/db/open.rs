@@ -45,7 +45,7 @@ use crate::version::{
     parse_file_name, FileMetaData, FileType, PendingOutput, VersionEdit, VersionSet,
     VersionSetOptions, DEFAULT_CF_ID, DEFAULT_CF_NAME,
 };
-use crate::wal::{DamageAction, LogEvent, LogReader, LogWriter, WalRecoveryMode};
+use crate::wal::{DamageAction, DamageKind, LogEvent, LogReader, LogWriter, WalRecoveryMode};
 
 impl Db {
     /// Opens (or, with `create_if_missing`, creates) the database in directory `path` on the
@@ -283,6 +283,7 @@ fn open_inner(
     report.last_sequence = versions.last_sequence();
     let wal_number = versions.new_file_number();
     let wal = create_wal(&*fs, dir, wal_number, &options)?;
+    fs.sync_dir(dir)?;
     for name in &missing {
         let order = fam.for_family(name, &options.cf).comparator;
         versions.create_cf(name, wal_number, order)?;
@@ -333,6 +334,8 @@ fn open_inner(
             versions,
             wal: Some(wal),
             wal_number,
+            wal_name_durable: wal_number,
+            recycled_wals: VecDeque::new(),
             unsynced_wals: Vec::new(),
             syncing_retired_wals: false,
             leader_syncing_wals: false,
@@ -470,8 +473,9 @@ pub(super) fn new_memtable(options: &CfOptions) -> Arc<MemTable> {
     })
 }
 
-/// Creates WAL `number`, and syncs the directory so the name survives a power cut before the
-/// first synced write into it.
+/// Creates WAL `number`. Its name is not durable until the directory is synced: open does
+/// that at once, a memtable switch leaves it to the next directory sync (contract 6 in
+/// `mod.rs`).
 pub(super) fn create_wal(
     fs: &dyn FileSystem,
     dir: &Path,
@@ -479,7 +483,23 @@ pub(super) fn create_wal(
     options: &Options,
 ) -> Result<LogWriter> {
     let file = fs.create(&dir.join(log_file_name(number)))?;
-    fs.sync_dir(dir)?;
+    Ok(LogWriter::new(file, number, options.db.wal_bytes_per_sync))
+}
+
+/// Reuses the obsolete WAL `old` as WAL `number` (`recycle_log_file_num`): renamed, then
+/// overwritten from its start. Its old records, past the new ones, carry another log number,
+/// which ends the log for the reader. The new name is left for a later directory sync, as
+/// for [`create_wal`].
+pub(super) fn reuse_wal(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    old: u64,
+    number: u64,
+    options: &Options,
+) -> Result<LogWriter> {
+    let path = dir.join(log_file_name(number));
+    fs.rename(&dir.join(log_file_name(old)), &path)?;
+    let file = fs.open_overwrite(&path)?;
     Ok(LogWriter::new(file, number, options.db.wal_bytes_per_sync))
 }
 
@@ -574,7 +594,7 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
     for id in ids {
         inner.publish_view(&st, id);
     }
-    inner.delete_obsolete_files(&st);
+    inner.delete_obsolete_files(&mut st);
     Ok(())
 }
 
@@ -661,6 +681,12 @@ fn replay_logs(
                     apply_replayed(&batch, number, &cfs, &mut last)?;
                     report.batches_replayed += u64::from(!sealed);
                     flush_full(fs, dir, options, versions, &mut cfs, &mut out)?;
+                }
+                LogEvent::Damage(damage) if damage.kind == DamageKind::OldLogNumber => {
+                    // The old records of a recycled WAL past the last one written to it
+                    // (`recycle_log_file_num`): the end of this log, not damage. The reader
+                    // reports it only when no fragment of this log follows.
+                    break;
                 }
                 LogEvent::Damage(damage) => match mode.on_damage(&damage) {
                     DamageAction::Fail => return Err(damage.to_error()),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::MutexGuard;
 
-use super::open::{create_wal, new_memtable};
+use super::open::{create_wal, new_memtable, reuse_wal};
 use super::write_control::{memtable_stall_log_line, Admission};
 use super::{DbInner, DbState, Imm};
 use crate::batch::WriteBatch;
@@ -232,16 +232,47 @@ impl DbInner {
         Ok(())
     }
 
+    /// Seals the current WAL and starts the next one. Its name is left for a later directory
+    /// sync (contract 6), unless the current WAL's name is not durable yet: then the directory
+    /// is synced first, here, so that only the newest WAL can lack a durable name.
     pub(super) fn roll_wal(&self, st: &mut DbState) -> Result<()> {
         let seal = st.versions.last_sequence() + 1;
         seal_wal(st.wal.as_mut().ok_or(Error::Closed)?, seal)?;
+        if st.wal_name_durable < st.wal_number {
+            self.fs.sync_dir(&self.dir)?;
+            st.wal_name_durable = st.wal_number;
+        }
         let number = st.versions.new_file_number();
-        let wal = create_wal(&*self.fs, &self.dir, number, &self.options)?;
+        let wal = self.start_wal(st, number)?;
         let old = st.wal.replace(wal).expect("checked above");
         st.retired_wal_bytes.insert(st.wal_number, old.len());
         st.unsynced_wals.push((st.wal_number, old));
         st.wal_number = number;
         Ok(())
+    }
+}
+
+impl DbInner {
+    /// WAL `number`: an obsolete WAL kept by `recycle_log_file_num`, renamed and overwritten,
+    /// or a new file when none is kept or the reuse fails. A failed reuse gives that file up:
+    /// a failed rename changed nothing (a sweep that listed the directory before an earlier
+    /// reuse may have kept a name that is gone), and a failed open is followed by a create
+    /// that truncates whatever the name holds.
+    fn start_wal(&self, st: &mut DbState, number: u64) -> Result<LogWriter> {
+        if let Some(old) = st.recycled_wals.pop_front() {
+            match reuse_wal(&*self.fs, &self.dir, old, number, &self.options) {
+                Ok(wal) => {
+                    self.info_log.info(&format!(
+                        "reusing WAL #{old} from the recycle list as #{number}"
+                    ));
+                    return Ok(wal);
+                }
+                Err(e) => self.info_log.info(&format!(
+                    "WAL #{old} kept for reuse cannot become #{number} ({e}); creating it"
+                )),
+            }
+        }
+        create_wal(&*self.fs, &self.dir, number, &self.options)
     }
 }
 

@@ -65,6 +65,9 @@
 //!    poisons the database and stops publication for good, as a failed insert does (the group
 //!    and every group not yet published get an error, `publish_queue.rs`); every
 //!    later sync of that log fails too (`wal/sync.rs`, invariant 3).
+//! 10. A synced group whose WAL's name is not durable yet (a memtable switch left it to a
+//!     later directory sync, `mod.rs` contract 6) syncs the directory in its term, before its
+//!     record; a failure there poisons as a failed WAL sync does.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -441,6 +444,9 @@ impl DbInner {
             Vec::new()
         };
         st.leader_syncing_wals = !retired.is_empty();
+        // A synced record needs its WAL's name durable too (contract 6); only the current
+        // WAL's may not be, once per WAL.
+        let sync_dir = sync && wal.is_some() && st.wal_name_durable < st.wal_number;
         // With pipelining, a group that inserts syncs after its term (invariant 9), so the
         // next group appends while the sync runs and one sync covers several groups.
         let log_sync = if sync && inserts && self.options.db.enable_pipelined_write {
@@ -450,6 +456,11 @@ impl DbInner {
         };
         let inline_sync = sync && log_sync.is_none();
         let written = MutexGuard::unlocked(st, || {
+            if sync_dir {
+                self.fs
+                    .sync_dir(&self.dir)
+                    .map_err(|e| (e, "WAL directory sync failed"))?;
+            }
             sync_retired_wals(&mut retired).map_err(|e| (e, "WAL sync failed"))?;
             match wal.as_mut() {
                 Some(wal) => {
@@ -468,7 +479,13 @@ impl DbInner {
             st.wal = wal;
         }
         let wal_end = match written {
-            Ok(end) => end,
+            Ok(end) => {
+                if sync_dir {
+                    // No switch can have happened: the leader is active (invariant 4).
+                    st.wal_name_durable = st.wal_number;
+                }
+                end
+            }
             Err((e, what)) => {
                 // After a failed WAL write nothing can be trusted: poison (contract 2). Followers
                 // get Poisoned carrying the error. The group inserted nothing (invariant 8).

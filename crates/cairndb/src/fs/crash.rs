@@ -9,7 +9,8 @@
 //! What a crash clone keeps:
 //! 1. A directory's entries as of its last `sync_dir`; directories never synced keep no entries
 //!    (the directories themselves survive: the engine creates its directory once, before any file).
-//! 2. Of each surviving file, the bytes up to its last sync.
+//! 2. Of each surviving file, the bytes up to its last sync; for a file being overwritten from
+//!    its start (a recycled WAL), followed by the old durable bytes past them.
 //! 3. Optionally, for each file, a random prefix of its unsynced bytes, possibly with a torn tail of
 //!    random garbage; and for each directory entry changed since the last `sync_dir`, a random choice
 //!    between the old and the new state. Real disks and file systems do all of these.
@@ -68,7 +69,12 @@ impl MemFs {
             .map(|(id, inode)| {
                 let data = inode.data.clone();
                 let synced_len = data.len();
-                (*id, Inode { data, synced_len })
+                let inode = Inode {
+                    data,
+                    synced_len,
+                    overwrite: None,
+                };
+                (*id, inode)
             })
             .collect();
         MemFs::from_state(MemState {
@@ -117,7 +123,10 @@ impl MemFs {
             };
             let synced = old.synced_len.min(old.data.len());
             let mut data = old.data[..synced].to_vec();
-            let unsynced = &old.data[synced..];
+            // An overwrite's unsynced bytes end where it stopped writing; past them the file
+            // holds its old bytes, and the durable ones are what a cut shows.
+            let written = old.overwrite.as_ref().map_or(old.data.len(), |o| o.written);
+            let unsynced = &old.data[synced..written.max(synced)];
             if !unsynced.is_empty()
                 && opts.unsynced_data_probability > 0.0
                 && rng.gen_bool(opts.unsynced_data_probability)
@@ -133,8 +142,17 @@ impl MemFs {
                     rng.fill_bytes(&mut data[n - garbage..]);
                 }
             }
+            if let Some(o) = &old.overwrite {
+                let n = data.len();
+                data.extend_from_slice(o.stale.get(n..).unwrap_or_default());
+            }
             let synced_len = data.len();
-            inodes.insert(*id, Inode { data, synced_len });
+            let inode = Inode {
+                data,
+                synced_len,
+                overwrite: None,
+            };
+            inodes.insert(*id, inode);
         }
         let state = MemState {
             inodes,

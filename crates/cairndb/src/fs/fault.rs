@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 /// The operations a rule can select.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OpKind {
-    /// `create`, `open_append`.
+    /// `create`, `open_append`, `open_overwrite`.
     Create,
     /// `open_read`.
     Open,
@@ -482,6 +482,16 @@ impl FileSystem for FaultFs {
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         let inner = self.injector.around(OpKind::Create, "open", path, || {
             self.inner.open_append(path)
+        })?;
+        Ok(Box::new(FaultWritable {
+            inner,
+            injector: self.injector.clone(),
+            path: path.to_path_buf(),
+        }))
+    }
+    fn open_overwrite(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let inner = self.injector.around(OpKind::Create, "open", path, || {
+            self.inner.open_overwrite(path)
         })?;
         Ok(Box::new(FaultWritable {
             inner,

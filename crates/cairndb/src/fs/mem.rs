@@ -8,6 +8,10 @@
 //! Invariants:
 //! 1. `synced_len <= data.len()` for every inode, except after a truncate below the synced length,
 //!    which moves `synced_len` down with it.
+//! 3. An inode being overwritten from its start ([`FileSystem::open_overwrite`]) keeps the
+//!    durable bytes it had when the overwrite began (`Overwrite::stale`): its durable contents
+//!    are `data[..synced_len]` followed by `stale[synced_len..]`, and `synced_len` never passes
+//!    the end of what the overwrite wrote.
 //! 2. A directory's durable entries only name inodes that exist in `inodes`.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -27,6 +31,42 @@ pub(super) struct Inode {
     pub(super) data: Vec<u8>,
     /// Bytes made durable by a sync (a prefix of `data`).
     pub(super) synced_len: usize,
+    /// Set while the file is overwritten from its start (invariant 3).
+    pub(super) overwrite: Option<Overwrite>,
+}
+
+/// An overwrite in progress (invariant 3).
+#[derive(Debug, Clone)]
+pub(super) struct Overwrite {
+    /// The durable bytes of the file when the overwrite began: what a power cut shows past
+    /// the synced part of the new bytes.
+    pub(super) stale: Vec<u8>,
+    /// Bytes written from the start so far; `data` past them holds the old bytes.
+    pub(super) written: usize,
+}
+
+impl Inode {
+    /// A sync: everything written so far is durable.
+    fn sync(&mut self) {
+        self.synced_len = match &self.overwrite {
+            Some(o) => o.written,
+            None => self.data.len(),
+        };
+    }
+
+    /// Writes `bytes`: appended, or over the old bytes at the overwrite's position.
+    fn write(&mut self, bytes: &[u8]) {
+        let Some(o) = self.overwrite.as_mut() else {
+            self.data.extend_from_slice(bytes);
+            return;
+        };
+        let end = o.written + bytes.len();
+        if self.data.len() < end {
+            self.data.resize(end, 0);
+        }
+        self.data[o.written..end].copy_from_slice(bytes);
+        o.written = end;
+    }
 }
 
 /// Shared state of a [`MemFs`]; [`CrashFs`](super::CrashFs) reads it directly.
@@ -163,7 +203,7 @@ impl WritableFile for MemWritable {
     fn append(&mut self, data: &[u8]) -> Result<()> {
         let mut s = self.state.lock();
         if let Some(inode) = s.inodes.get_mut(&self.inode) {
-            inode.data.extend_from_slice(data);
+            inode.write(data);
         }
         self.len += data.len() as u64;
         Ok(())
@@ -176,7 +216,7 @@ impl WritableFile for MemWritable {
     fn sync(&mut self) -> Result<()> {
         let mut s = self.state.lock();
         if let Some(inode) = s.inodes.get_mut(&self.inode) {
-            inode.synced_len = inode.data.len();
+            inode.sync();
         }
         Ok(())
     }
@@ -213,7 +253,7 @@ impl FileSyncer for MemSyncer {
     fn sync_data(&self) -> Result<()> {
         let mut s = self.state.lock();
         if let Some(inode) = s.inodes.get_mut(&self.inode) {
-            inode.synced_len = inode.data.len();
+            inode.sync();
         }
         Ok(())
     }
@@ -299,6 +339,31 @@ impl FileSystem for MemFs {
             state: self.state.clone(),
             inode,
             len,
+        }))
+    }
+
+    fn open_overwrite(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let mut s = self.state.lock();
+        let id = s.lookup(path, "open")?;
+        let inode = s.inode(id);
+        // The bytes durable now stay what a power cut shows past the new synced ones.
+        let durable = match inode.overwrite.take() {
+            Some(o) => {
+                let mut d = inode.data[..inode.synced_len].to_vec();
+                d.extend_from_slice(o.stale.get(inode.synced_len..).unwrap_or_default());
+                d
+            }
+            None => inode.data[..inode.synced_len.min(inode.data.len())].to_vec(),
+        };
+        inode.overwrite = Some(Overwrite {
+            stale: durable,
+            written: 0,
+        });
+        inode.synced_len = 0;
+        Ok(Box::new(MemWritable {
+            state: self.state.clone(),
+            inode: id,
+            len: 0,
         }))
     }
 
@@ -426,6 +491,7 @@ impl FileSystem for MemFs {
         inode.data.resize(len, 0);
         // Truncate is followed by a sync in the real implementation.
         inode.synced_len = len;
+        inode.overwrite = None;
         Ok(())
     }
 

@@ -106,6 +106,11 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
     /// Opens an existing `path` for appending at its end (used to reuse a WAL or append to a log).
     fn open_append(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
+    /// Opens an existing `path` for writing from its start without truncating it (a recycled
+    /// WAL, RocksDB's `ReuseWritableFile`): appends overwrite the old bytes in order, and the
+    /// bytes past the last one written keep their old contents. Overwriting within the file's
+    /// size changes no metadata, so a data sync has less to write than one that grows a file.
+    fn open_overwrite(&self, path: &Path) -> Result<Box<dyn WritableFile>>;
     /// Opens `path` for positional reads.
     fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>>;
     /// Renames `from` to `to`, replacing `to` atomically if it exists.

@@ -240,6 +240,14 @@ impl FileSystem for RealFs {
         Ok(Box::new(RealWritable::new(path, file, len)))
     }
 
+    fn open_overwrite(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io_err("open", path))?;
+        Ok(Box::new(RealWritable::new(path, file, 0)))
+    }
+
     fn open_read(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         let file = File::open(path).map_err(io_err("open", path))?;
         Ok(Arc::new(RealRandom {

@@ -92,7 +92,8 @@ pub struct CfOptions {
     /// Which file leveled compaction picks first. Default `kMinOverlappingRatio`.
     pub compaction_pri: CompactionPri,
     /// Compression of table blocks. Default LZ4 (`kLZ4Compression`). **RocksDB's default is Snappy
-    /// when built with it**; CairnDB has no Snappy, and LZ4 is the comparable fast codec.
+    /// when built with it**; CairnDB has Snappy too (`kSnappyCompression`), but keeps LZ4, the
+    /// comparable fast codec that decodes faster.
     pub compression: CompressionType,
     /// Compression per level, L0 first; overrides `compression` when not empty. Levels past the end
     /// use the last entry. Default empty. The usual choice: none or LZ4 on upper levels (written

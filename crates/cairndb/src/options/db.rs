@@ -81,6 +81,14 @@ pub struct DbOptions {
     /// contract forbids that, so by default only a torn tail (what a crash leaves) is dropped and
     /// damage before valid data fails recovery.
     pub wal_recovery_mode: WalRecoveryMode,
+    /// How many obsolete WAL files are kept to be reused as later WALs instead of deleted
+    /// (RocksDB's `recycle_log_file_num`). A reused file is renamed and overwritten from its
+    /// start, so a synced write that stays within its old size changes no file metadata and its
+    /// `fdatasync` writes the data alone. The old contents past the last record are stamped
+    /// with another log number, which recovery reads as the end of the log. Default 0 (off).
+    /// Refused with `kAbsoluteConsistency`, which must fail on anything past the last record
+    /// (RocksDB turns recycling off there).
+    pub recycle_log_file_num: usize,
     /// Size at which the MANIFEST is rewritten as a fresh snapshot of the file set. Default
     /// 1 GiB. Smaller files open faster; rewriting costs a write of the whole current file set.
     /// Range 1 KiB..=u64::MAX.
@@ -228,6 +236,7 @@ impl Default for DbOptions {
             wal_bytes_per_sync: 0,
             max_total_wal_size: 0,
             wal_recovery_mode: WalRecoveryMode::TolerateCorruptedTailRecords,
+            recycle_log_file_num: 0,
             max_manifest_file_size: 1 << 30,
             allow_concurrent_memtable_write: true,
             enable_pipelined_write: true,
@@ -278,6 +287,22 @@ impl DbOptions {
             u64::MAX,
         )?;
         check_range("keep_log_file_num", self.keep_log_file_num, 1, usize::MAX)?;
+        check_range(
+            "recycle_log_file_num",
+            self.recycle_log_file_num,
+            0,
+            1 << 10,
+        )?;
+        if self.recycle_log_file_num > 0
+            && self.wal_recovery_mode == WalRecoveryMode::AbsoluteConsistency
+        {
+            return Err(crate::Error::InvalidArgument(
+                "recycle_log_file_num > 0 cannot be combined with \
+                 wal_recovery_mode=kAbsoluteConsistency: a recycled WAL holds old bytes past its \
+                 last record, which that mode would have to reject"
+                    .into(),
+            ));
+        }
         for (name, priority) in [
             ("compaction_cpu_priority", self.compaction_cpu_priority),
             ("flush_cpu_priority", self.flush_cpu_priority),

@@ -41,6 +41,7 @@ pub(super) fn db_pairs(db: &DbOptions) -> Vec<(&'static str, String)> {
             "wal_recovery_mode",
             db.wal_recovery_mode.rocksdb_name().into(),
         ),
+        ("recycle_log_file_num", db.recycle_log_file_num.to_string()),
         (
             "max_manifest_file_size",
             db.max_manifest_file_size.to_string(),

@@ -325,7 +325,7 @@ fn compression_per_level_and_bottommost() {
     assert_eq!(c.compression_for_level(6, false), No);
     let c = cf("bottommost_compression=kZSTD;bottommost_compression=kDisableCompressionOption");
     assert_eq!(c.bottommost_compression, None, "the last value wins");
-    let m = cf_error("compression_per_level=kLZ4Compression:kSnappyCompression");
+    let m = cf_error("compression_per_level=kLZ4Compression:kZlibCompression");
     assert!(m.contains("compression_per_level"), "{m}");
 }
 
@@ -476,7 +476,8 @@ fn bad_values_are_named() {
         ("num_levels=5000000000", "num_levels"),
         ("compaction_pri=kMinOverlapping", "compaction_pri"),
         ("compaction_style=level", "compaction_style"),
-        ("compression=kSnappyCompression", "compression"),
+        ("compression=kZlibCompression", "compression"),
+        ("compression=kLZ4HCCompression", "compression"),
         (
             "bottommost_compression=kBZip2Compression",
             "bottommost_compression",

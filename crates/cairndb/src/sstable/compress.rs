@@ -1,4 +1,4 @@
-//! Block compression (LZ4, Zstd) and bounded decompression. Spec: `docs/format/sstable.md`,
+//! Block compression (LZ4, Zstd, Snappy) and bounded decompression. Spec: `docs/format/sstable.md`,
 //! section "Compression".
 //!
 //! The table builder owns one [`Compressor`] (it keeps a Zstd context between blocks); readers call
@@ -6,7 +6,8 @@
 //!
 //! Invariants:
 //! 1. A compressed block's stored contents are `varint64(uncompressed length) ++ payload`, for LZ4
-//!    (block format) and Zstd (one frame) alike; decompression must produce exactly that length.
+//!    (block format), Zstd (one frame) and Snappy (raw format) alike; decompression must produce
+//!    exactly that length.
 //! 2. A block is stored compressed only when compression saves at least 1/8 of its size
 //!    ([`worth_compressing`]); otherwise it is stored as is with type `None`.
 //! 3. Decompression never allocates more than [`MAX_UNCOMPRESSED_BLOCK_BYTES`]: a larger claimed
@@ -66,6 +67,7 @@ impl Compressor {
         let ok = match self.kind {
             CompressionType::Lz4 => lz4_into(raw, out),
             CompressionType::Zstd => self.zstd_into(raw, out),
+            CompressionType::Snappy => snappy_into(raw, out),
             CompressionType::None => false,
         };
         if ok && worth_compressing(raw.len(), out.len()) {
@@ -114,6 +116,19 @@ fn lz4_into(raw: &[u8], out: &mut Vec<u8>) -> bool {
     }
 }
 
+/// Appends the Snappy raw encoding of `raw` to `out`.
+fn snappy_into(raw: &[u8], out: &mut Vec<u8>) -> bool {
+    let start = out.len();
+    out.resize(start + snap::raw::max_compress_len(raw.len()), 0);
+    match snap::raw::Encoder::new().compress(raw, &mut out[start..]) {
+        Ok(n) => {
+            out.truncate(start + n);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
 /// Decompresses a block's stored contents. `None` returns a copy.
 ///
 /// # Errors
@@ -138,6 +153,7 @@ pub fn decompress(kind: CompressionType, stored: &[u8]) -> Result<Vec<u8>> {
     let got = match kind {
         CompressionType::Lz4 => lz4_decode(payload, len),
         CompressionType::Zstd => zstd_decode(payload, len),
+        CompressionType::Snappy => snappy_decode(payload, len),
         CompressionType::None => None,
     };
     got.filter(|v| v.len() == len)
@@ -152,6 +168,20 @@ fn lz4_decode(payload: &[u8], len: usize) -> Option<Vec<u8>> {
     }
     let mut out = vec![0; len];
     let n = lz4_flex::block::decompress_into(payload, &mut out).ok()?;
+    out.truncate(n);
+    Some(out)
+}
+
+/// A Snappy payload states its own uncompressed length; one that disagrees with the prefix is
+/// rejected before allocating.
+fn snappy_decode(payload: &[u8], len: usize) -> Option<Vec<u8>> {
+    if snap::raw::decompress_len(payload).ok()? != len {
+        return None;
+    }
+    let mut out = vec![0; len];
+    let n = snap::raw::Decoder::new()
+        .decompress(payload, &mut out)
+        .ok()?;
     out.truncate(n);
     Some(out)
 }
@@ -194,7 +224,11 @@ mod tests {
     #[test]
     fn round_trip_each_type() {
         let raw = compressible(10_000);
-        for kind in [CompressionType::Lz4, CompressionType::Zstd] {
+        for kind in [
+            CompressionType::Lz4,
+            CompressionType::Zstd,
+            CompressionType::Snappy,
+        ] {
             let mut c = Compressor::new(kind, 3);
             let mut out = Vec::new();
             assert_eq!(c.compress(&raw, &mut out), kind);
@@ -215,7 +249,11 @@ mod tests {
             })
             .collect();
         let mut out = Vec::new();
-        for kind in [CompressionType::Lz4, CompressionType::Zstd] {
+        for kind in [
+            CompressionType::Lz4,
+            CompressionType::Zstd,
+            CompressionType::Snappy,
+        ] {
             assert_eq!(
                 Compressor::new(kind, 3).compress(&raw, &mut out),
                 CompressionType::None
@@ -231,7 +269,11 @@ mod tests {
         let mut stored = Vec::new();
         put_varint64(&mut stored, u64::MAX / 2);
         stored.extend_from_slice(&[0; 16]);
-        for kind in [CompressionType::Lz4, CompressionType::Zstd] {
+        for kind in [
+            CompressionType::Lz4,
+            CompressionType::Zstd,
+            CompressionType::Snappy,
+        ] {
             assert!(decompress(kind, &stored)
                 .expect_err("over limit")
                 .is_corruption());
@@ -241,7 +283,11 @@ mod tests {
     #[test]
     fn wrong_length_or_garbage_is_corruption() {
         let raw = compressible(5000);
-        for kind in [CompressionType::Lz4, CompressionType::Zstd] {
+        for kind in [
+            CompressionType::Lz4,
+            CompressionType::Zstd,
+            CompressionType::Snappy,
+        ] {
             let mut out = Vec::new();
             Compressor::new(kind, 1).compress(&raw, &mut out);
             // Claim one byte more than the payload holds.

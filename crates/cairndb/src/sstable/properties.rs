@@ -416,7 +416,7 @@ mod tests {
         b.add(b"cairndb.checksum.type", &[9]);
         assert!(TableProperties::decode_contents(b.finish().to_vec()).is_err());
         let mut b = BlockBuilder::new(1);
-        b.add(b"rocksdb.compression", b"kSnappyCompression");
+        b.add(b"rocksdb.compression", b"kZlibCompression");
         assert!(TableProperties::decode_contents(b.finish().to_vec()).is_err());
     }
 }

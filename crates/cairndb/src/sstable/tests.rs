@@ -248,7 +248,8 @@ fn options() -> impl Strategy<Value = TableOptions> {
         prop_oneof![
             Just(CompressionType::None),
             Just(CompressionType::Lz4),
-            Just(CompressionType::Zstd)
+            Just(CompressionType::Zstd),
+            Just(CompressionType::Snappy)
         ],
         prop_oneof![Just(ChecksumType::Crc32c), Just(ChecksumType::Xxh3)],
         prop_oneof![Just(0.0), Just(10.0), Just(3.5)],
@@ -485,6 +486,7 @@ fn large_table_many_blocks() {
         CompressionType::None,
         CompressionType::Lz4,
         CompressionType::Zstd,
+        CompressionType::Snappy,
     ] {
         let opts = TableOptions {
             compression,

@@ -14,7 +14,9 @@
 //! 3. Damage is classified by what follows it: if any valid fragment of this log starts at any
 //!    byte after the damaged fragment, the damage is [`DamageKind::Corruption`]; otherwise it is a
 //!    [`DamageKind::TornTail`] (or [`DamageKind::OldLogNumber`] when the damaged fragment is a
-//!    valid fragment of another log). A torn tail or an old log ends the log.
+//!    valid fragment of another log, or is followed by one: the next block's first fragment,
+//!    or one later in this block when the file ends there). A torn tail or an old log ends the
+//!    log.
 //! 4. After corruption, reading resumes at the next block boundary (where a header always
 //!    starts), skipping orphan `Middle`/`Last` fragments of the damaged record. Dropped bytes are
 //!    accounted exactly once, in the damage event that precedes the resumed records.
@@ -51,8 +53,9 @@ pub enum DamageKind {
     TornTail,
     /// Damaged bytes followed by valid data. Reading resumes at the next block.
     Corruption,
-    /// A valid fragment written for another log number, with no fragment of this log after it:
-    /// old contents of a recycled file, or a misplaced file. The log ends here.
+    /// A valid fragment written for another log number, or damage followed by one, with no
+    /// fragment of this log after it: old contents of a recycled file (the new log may stop
+    /// mid-way through an old fragment), or a misplaced file. The log ends here.
     OldLogNumber,
 }
 
@@ -350,7 +353,8 @@ impl LogReader {
         let start = self.record_start.take().unwrap_or(bad.offset);
         self.record.clear();
         let valid_after = self.valid_fragment_after(bad.offset)?;
-        let kind = match (valid_after, bad.other_log) {
+        let other_log = bad.other_log || (!valid_after && self.other_log_after(bad.offset)?);
+        let kind = match (valid_after, other_log) {
             (true, _) => DamageKind::Corruption,
             (false, true) => DamageKind::OldLogNumber,
             (false, false) => DamageKind::TornTail,
@@ -534,19 +538,58 @@ impl LogReader {
         }
         Ok(false)
     }
+
+    /// Whether a valid fragment of another log follows `offset` (with none of this log after
+    /// it, [`Self::valid_fragment_after`]): the old contents of a recycled file, whose new log
+    /// stopped mid-way through an old fragment. Every block starts with a fragment, so the next
+    /// block's first one tells; when the file ends in this block, the rest of it is scanned
+    /// (within a checksum budget, after which the answer is no: the damage stays a torn tail).
+    fn other_log_after(&mut self, offset: u64) -> Result<bool> {
+        let bs = BLOCK_SIZE as u64;
+        let this = self.log_number.to_le_bytes();
+        let next_block = (offset / bs + 1) * bs;
+        let (block_start, first) = if next_block + HEADER_SIZE as u64 <= self.file_size {
+            (next_block, 0)
+        } else {
+            (offset - offset % bs, (offset % bs) as usize + 1)
+        };
+        let len = (self.file_size - block_start).min(bs) as usize;
+        self.scan_buf.resize(len, 0);
+        self.file.read_exact_at(block_start, &mut self.scan_buf)?;
+        let mut budget = SCAN_CHECKSUM_BUDGET_BYTES;
+        // The next block: its first fragment only. This block: every position after the damage.
+        let starts = if first == 0 {
+            0..=0
+        } else {
+            first..=usize::MAX
+        };
+        Ok(scan_block_for(&self.scan_buf, starts, &mut |t| t != this, &mut budget).is_some())
+    }
 }
 
 /// The first index `>= first` in `block` where a valid fragment of `log_number` starts, checking
 /// every byte position. Spends checksummed bytes from `budget` and stops when it runs out.
 fn scan_block(block: &[u8], first: usize, log_number: u32, budget: &mut usize) -> Option<usize> {
     let tag = log_number.to_le_bytes();
-    let last = block.len().checked_sub(HEADER_SIZE)?;
-    for i in first..=last {
+    scan_block_for(block, first..=usize::MAX, &mut |t| t == tag, budget)
+}
+
+/// [`scan_block`] over the start positions `starts`, for a fragment whose log-number bytes
+/// satisfy `wanted`.
+fn scan_block_for(
+    block: &[u8],
+    starts: std::ops::RangeInclusive<usize>,
+    wanted: &mut dyn FnMut([u8; 4]) -> bool,
+    budget: &mut usize,
+) -> Option<usize> {
+    let last = block.len().checked_sub(HEADER_SIZE)?.min(*starts.end());
+    for i in *starts.start()..=last {
         let h = FragmentHeader::decode(&block[i..])?;
         // Cheap filters first: the log number and a known or skippable type must match before a
         // checksum is worth computing.
         let known = FragmentType::from_u8(h.kind).is_some() || h.kind & SAFE_IGNORE_TYPE_BIT != 0;
-        if block[i + 7..i + 11] != tag || !known {
+        let tag: [u8; 4] = block[i + 7..i + 11].try_into().expect("4 bytes");
+        if !known || !wanted(tag) {
             continue;
         }
         let Some(covered) = block.get(i + 6..i + HEADER_SIZE + usize::from(h.len)) else {

@@ -563,6 +563,35 @@ fn fragment_of_another_log_ends_the_log() {
 }
 
 #[test]
+fn a_new_log_ending_inside_an_old_fragment_ends_at_the_old_log() {
+    // A recycled file whose new records (log 9) are shorter than the old ones (log 5): the new
+    // log stops inside an old fragment, so the bytes there are no fragment at all, and the old
+    // log's fragments follow, within the block and at the start of the next one.
+    let old: Vec<Vec<u8>> = (0..30).map(|i| record(3000, i as u8)).collect();
+    let (old_bytes, _) = write_log(&old, 5);
+    for new_len in [700, 2900, 5000, 20_000] {
+        let new: Vec<Vec<u8>> = (0..3).map(|i| record(new_len, 100 + i as u8)).collect();
+        let (new_bytes, _) = write_log(&new, 9);
+        let mut bytes = new_bytes.clone();
+        bytes.extend_from_slice(&old_bytes[new_bytes.len()..]);
+        let (read, damages) = read_events(&bytes, 9);
+        assert_eq!(read.iter().map(|r| r.data.clone()).collect::<Vec<_>>(), new);
+        assert_eq!(damages.len(), 1, "{new_len}");
+        assert_eq!(
+            (damages[0].kind, damages[0].offset),
+            (DamageKind::OldLogNumber, new_bytes.len() as u64),
+            "{new_len}"
+        );
+    }
+    // The same garbage with nothing of another log after it stays a torn tail.
+    let (new_bytes, _) = write_log(&[record(700, 1)], 9);
+    let mut bytes = new_bytes.clone();
+    bytes.extend_from_slice(&[0x5a; 300]);
+    let (_, damages) = read_events(&bytes, 9);
+    assert_eq!(damages[0].kind, DamageKind::TornTail);
+}
+
+#[test]
 fn valid_fragment_of_this_log_after_an_old_one_is_corruption() {
     let mut bytes = write_log(&[record(100, 1)], 5).0;
     bytes.resize(BLOCK_SIZE, 0);
