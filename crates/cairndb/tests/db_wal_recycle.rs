@@ -127,9 +127,10 @@ fn recovery_reads_past_a_live_recycled_wal_into_its_successor() {
         let mut model = Model::new();
         write_until(&db, &mut model, || reuses(&*mem.shared()) >= 2);
         db.flush().expect("flush");
+        let kept = mem.list(Path::new(DIR)).expect("list");
         assert!(
-            wals(&mem) >= 2,
-            "the WAL the flush retired is kept for reuse"
+            kept.iter().any(|n| n.ends_with(".dbtmp")),
+            "the WAL the flush retired is kept for reuse: {kept:?}"
         );
         db.set_options_default(&[("write_buffer_size", "65536")])
             .expect("set_options");
@@ -210,4 +211,79 @@ fn recycling_is_refused_with_absolute_consistency() {
         matches!(&err, Error::InvalidArgument(m) if m.contains("recycle_log_file_num")),
         "{err:?}"
     );
+}
+
+/// Files an earlier run left (WALs it kept for reuse, obsolete WALs) are deleted at open, never
+/// reused: after a power cut one may share its inode with another name, or hold records of a
+/// log number the reopened database hands out again.
+#[test]
+fn wals_kept_by_an_earlier_run_are_deleted_at_open() {
+    let mem = MemFs::new();
+    let o = recycling(3, WalRecoveryMode::TolerateCorruptedTailRecords);
+    let db = Db::open_with_fs(mem.shared(), DIR, o.clone()).expect("open");
+    let mut model = Model::new();
+    write_until(&db, &mut model, || {
+        let names = mem.list(Path::new(DIR)).expect("list");
+        reuses(&*mem.shared()) >= 2 && names.iter().any(|n| n.ends_with(".dbtmp"))
+    });
+    let crashed = mem.process_crash_clone();
+    drop(db);
+    let db = Db::open_with_fs(crashed.shared(), DIR, o).expect("recover");
+    let names = crashed.list(Path::new(DIR)).expect("list");
+    assert!(
+        !names.iter().any(|n| n.ends_with(".dbtmp")),
+        "no kept WAL survives the open: {names:?}"
+    );
+    assert_eq!(wals(&crashed), 1, "only the new WAL: {names:?}");
+    check(&db, &model, "after the crash");
+}
+
+/// A WAL ending with its seal is complete: whatever bytes follow the seal (a recycled file's
+/// old contents that read as a torn tail, here garbage appended to a retired WAL) end that log
+/// and nothing else; point-in-time recovery used to skip every later WAL. Absolute
+/// consistency (which refuses recycling) still fails on them.
+#[test]
+fn bytes_after_a_seal_end_that_log_only() {
+    for mode in [
+        WalRecoveryMode::TolerateCorruptedTailRecords,
+        WalRecoveryMode::PointInTimeRecovery,
+        WalRecoveryMode::AbsoluteConsistency,
+    ] {
+        let mem = MemFs::new();
+        let fs = FaultFs::new(mem.shared(), 9);
+        let o = recycling(0, mode);
+        let db = Db::open_with_fs(fs.shared(), DIR, o.clone()).expect("open");
+        // Flushes fail from the start, so every retired WAL stays live.
+        fs.add_rule(FaultRule {
+            path_contains: Some(".sst".into()),
+            probability: 1.0,
+            ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
+        });
+        let mut model = Model::new();
+        write_until(&db, &mut model, || wals(&mem) >= 3);
+        let crashed = mem.process_crash_clone();
+        drop(db);
+        let mut logs: Vec<String> = crashed
+            .list(Path::new(DIR))
+            .expect("list")
+            .into_iter()
+            .filter(|n| n.ends_with(".log"))
+            .collect();
+        logs.sort();
+        let mut f = crashed
+            .open_append(&Path::new(DIR).join(&logs[0]))
+            .expect("open the oldest WAL");
+        f.append(&[0x5a; 100]).expect("append");
+        f.sync().expect("sync");
+        drop(f);
+        if mode == WalRecoveryMode::AbsoluteConsistency {
+            let err = Db::open_with_fs(crashed.shared(), DIR, o).expect_err("strict");
+            assert!(err.is_corruption(), "{err:?}");
+            continue;
+        }
+        let db = Db::open_with_fs(crashed.shared(), DIR, o).expect("recover");
+        let report = db.recovery_report();
+        assert!(report.logs_skipped.is_empty(), "{mode:?}: {report:?}");
+        check(&db, &model, &format!("{mode:?}"));
+    }
 }

@@ -20,7 +20,11 @@
 //! 3. Obsolete files are chosen under the lock from a directory listing taken before, so a file
 //!    created after the listing is never chosen; they are unlinked unlocked. A file never comes
 //!    back to life (numbers are not reused), so deleting it late is safe; two sweeps deleting
-//!    the same file is harmless (the second fails and is ignored).
+//!    the same file is harmless (the second fails and is ignored). With
+//!    `recycle_log_file_num`, an obsolete WAL this process created may be renamed to a
+//!    temporary name instead of unlinked, which takes it out of the logs just as a deletion
+//!    does; its pending number keeps the sweeps off it until a memtable switch renames it to
+//!    a new WAL's name (`switch.rs`).
 //!
 //! [`VersionSet::begin_apply`]: crate::version::VersionSet::begin_apply
 
@@ -30,7 +34,8 @@ use parking_lot::MutexGuard;
 
 use super::{DbInner, DbState};
 use crate::error::Result;
-use crate::version::{parse_file_name, FileType, VersionEdit};
+use crate::version::filenames::{log_file_name, temp_file_name};
+use crate::version::{parse_file_name, FileType, PendingOutput, VersionEdit};
 
 impl DbInner {
     /// Writes `edits` as one atomic group to the MANIFEST and installs them (contract 1). The
@@ -67,10 +72,15 @@ impl DbInner {
         let Ok(listing) = MutexGuard::unlocked(st, || self.fs.list(&self.dir)) else {
             return;
         };
-        let doomed = self.forget_obsolete_files(st, &listing);
-        if !doomed.is_empty() {
-            MutexGuard::unlocked(st, || self.remove_files(&doomed));
+        let (doomed, kept) = self.forget_obsolete_files(st, &listing);
+        if doomed.is_empty() && kept.is_empty() {
+            return;
         }
+        let kept = MutexGuard::unlocked(st, || {
+            self.remove_files(&doomed);
+            self.set_aside(kept)
+        });
+        self.keep_for_reuse(st, kept);
     }
 
     /// As [`purge_obsolete_files`](Self::purge_obsolete_files), all under the lock (for
@@ -79,28 +89,53 @@ impl DbInner {
         let Ok(listing) = self.fs.list(&self.dir) else {
             return;
         };
-        let doomed = self.forget_obsolete_files(st, &listing);
+        let (doomed, kept) = self.forget_obsolete_files(st, &listing);
         self.remove_files(&doomed);
+        let kept = self.set_aside(kept);
+        self.keep_for_reuse(st, kept);
     }
 
-    /// The obsolete names of `listing` to delete, their cached table state evicted. Obsolete
-    /// WALs are kept for reuse instead while fewer than `recycle_log_file_num` are
-    /// (`DbState::recycled_wals`), and those kept are not deleted.
-    fn forget_obsolete_files(&self, st: &mut DbState, listing: &[String]) -> Vec<String> {
+    /// The obsolete names of `listing` to delete, their cached table state evicted, and the
+    /// obsolete WALs to keep for reuse instead (`recycle_log_file_num`), each with the pending
+    /// temporary number it is to be renamed to. Only WALs this process created are kept: a
+    /// file left by an earlier run may share its inode with another name after a power cut
+    /// (a rename whose old and new entries both survived), or hold records of a log number
+    /// that a reopen hands out again, so it is deleted.
+    fn forget_obsolete_files(
+        &self,
+        st: &mut DbState,
+        listing: &[String],
+    ) -> (Vec<String>, Vec<(u64, PendingOutput)>) {
         // A checkpoint is linking or copying files (checkpoint.rs); it deletes when done.
         if self.deletions_paused.load(Ordering::Acquire) > 0 {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
         let mut doomed = st.versions.obsolete_files(listing);
-        let keep = self.options.db.recycle_log_file_num;
-        doomed.retain(|name| match parse_file_name(name) {
-            Some((FileType::Log, n)) if st.recycled_wals.contains(&n) => false,
-            Some((FileType::Log, n)) if st.recycled_wals.len() < keep => {
-                st.recycled_wals.push_back(n);
-                false
-            }
-            _ => true,
-        });
+        let mut kept = Vec::new();
+        let room = if self.closed.load(Ordering::Acquire) {
+            0
+        } else {
+            self.options
+                .db
+                .recycle_log_file_num
+                .saturating_sub(st.recycled_wals.len())
+        };
+        if room > 0 {
+            let mut wals: Vec<u64> = doomed
+                .iter()
+                .filter_map(|name| match parse_file_name(name) {
+                    Some((FileType::Log, n)) if n >= st.first_wal => Some(n),
+                    _ => None,
+                })
+                .collect();
+            wals.sort_unstable();
+            wals.truncate(room);
+            doomed.retain(|name| !matches!(parse_file_name(name), Some((FileType::Log, n)) if wals.contains(&n)));
+            kept = wals
+                .into_iter()
+                .map(|n| (n, st.versions.new_pending_output()))
+                .collect();
+        }
         for name in &doomed {
             if let Some((FileType::Table, n)) = parse_file_name(name) {
                 for cf in st.cfs.values() {
@@ -109,7 +144,31 @@ impl DbInner {
                 self.range_dels.lock().remove(&n);
             }
         }
-        doomed
+        (doomed, kept)
+    }
+
+    /// Renames each WAL to keep to its temporary name, so that it is no longer a log to
+    /// recovery (as if deleted) and its pending number protects it from the sweeps. A WAL
+    /// that cannot be renamed is left for the next sweep to delete.
+    fn set_aside(&self, kept: Vec<(u64, PendingOutput)>) -> Vec<PendingOutput> {
+        kept.into_iter()
+            .filter_map(|(wal, temp)| {
+                let from = self.dir.join(log_file_name(wal));
+                let to = self.dir.join(temp_file_name(temp.number()));
+                self.fs.rename(&from, &to).ok().map(|()| temp)
+            })
+            .collect()
+    }
+
+    /// Adds WALs set aside to the recycle list, oldest first, up to `recycle_log_file_num`
+    /// (two sweeps at once may set aside more: the surplus is dropped, and its temporary
+    /// files deleted by the next sweep).
+    fn keep_for_reuse(&self, st: &mut DbState, kept: Vec<PendingOutput>) {
+        for temp in kept {
+            if st.recycled_wals.len() < self.options.db.recycle_log_file_num {
+                st.recycled_wals.push_back(temp);
+            }
+        }
     }
 
     fn remove_files(&self, names: &[String]) {

@@ -43,7 +43,8 @@
 //!    same edit) and they are deleted unsynced (a power cut before the install loses at most a
 //!    suffix, by the seal rule below; after it, the table holds their data). A retired
 //!    (or cleanly closed) WAL ends with a seal record, an empty batch; recovery replays the
-//!    WALs after one only if it is intact and sealed (`open.rs`). A retired WAL can lose its
+//!    WALs after one only if it is intact and sealed (`open.rs`), and reads nothing of a WAL
+//!    past its seal (a recycled file's old bytes follow it). A retired WAL can lose its
 //!    tail only if nothing later was synced, so stopping there keeps a prefix and loses no
 //!    synced write.
 //! 6. A WAL's name becomes durable only through a directory sync begun after its creation
@@ -249,9 +250,12 @@ struct DbState {
     /// The newest WAL whose name is known durable: a directory sync began after it was
     /// created. Only the current WAL may be newer (contract 6).
     wal_name_durable: u64,
-    /// Obsolete WAL files kept for reuse (`recycle_log_file_num`), oldest first: the next
-    /// memtable switch renames one to the new WAL's name and overwrites it (`switch.rs`).
-    recycled_wals: VecDeque<u64>,
+    /// Obsolete WAL files kept for reuse (`recycle_log_file_num`), oldest first, by the
+    /// pending temporary number each was renamed to (`install.rs`): the next memtable switch
+    /// renames one to the new WAL's name and overwrites it (`switch.rs`).
+    recycled_wals: VecDeque<crate::version::PendingOutput>,
+    /// The WAL this open created: only WALs numbered from it on are kept for reuse.
+    first_wal: u64,
     /// WALs retired by a memtable switch whose sync is still owed (contract 5), oldest first:
     /// the flush of their memtables or the next synced write syncs them, off the switching
     /// writer's path.
@@ -570,6 +574,8 @@ impl Db {
                 self.inner.cond.wait(&mut st);
             }
             if !st.versions.is_poisoned() {
+                // WALs kept for reuse are deleted with the other obsolete files.
+                st.recycled_wals.clear();
                 self.inner.delete_obsolete_files(&mut st);
             }
         }

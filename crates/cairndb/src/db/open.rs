@@ -39,7 +39,7 @@ use crate::fs::{FileSystem, RealFs};
 use crate::memtable::{MemTable, MemTableOptions, DEFAULT_BLOCK_SIZE};
 use crate::options::{CfOptions, Options};
 use crate::version::filenames::{
-    log_file_name, table_file_name, CURRENT_FILE_NAME, LOCK_FILE_NAME,
+    log_file_name, table_file_name, temp_file_name, CURRENT_FILE_NAME, LOCK_FILE_NAME,
 };
 use crate::version::{
     parse_file_name, FileMetaData, FileType, PendingOutput, VersionEdit, VersionSet,
@@ -336,6 +336,7 @@ fn open_inner(
             wal_number,
             wal_name_durable: wal_number,
             recycled_wals: VecDeque::new(),
+            first_wal: wal_number,
             unsynced_wals: Vec::new(),
             syncing_retired_wals: false,
             leader_syncing_wals: false,
@@ -486,19 +487,19 @@ pub(super) fn create_wal(
     Ok(LogWriter::new(file, number, options.db.wal_bytes_per_sync))
 }
 
-/// Reuses the obsolete WAL `old` as WAL `number` (`recycle_log_file_num`): renamed, then
-/// overwritten from its start. Its old records, past the new ones, carry another log number,
-/// which ends the log for the reader. The new name is left for a later directory sync, as
-/// for [`create_wal`].
+/// Reuses an obsolete WAL kept under the temporary number `kept` as WAL `number`
+/// (`recycle_log_file_num`): renamed, then overwritten from its start. Its old records, past
+/// the new ones, carry another log number, which ends the log for the reader. The new name is
+/// left for a later directory sync, as for [`create_wal`].
 pub(super) fn reuse_wal(
     fs: &dyn FileSystem,
     dir: &Path,
-    old: u64,
+    kept: u64,
     number: u64,
     options: &Options,
 ) -> Result<LogWriter> {
     let path = dir.join(log_file_name(number));
-    fs.rename(&dir.join(log_file_name(old)), &path)?;
+    fs.rename(&dir.join(temp_file_name(kept)), &path)?;
     let file = fs.open_overwrite(&path)?;
     Ok(LogWriter::new(file, number, options.db.wal_bytes_per_sync))
 }
@@ -682,10 +683,17 @@ fn replay_logs(
                     report.batches_replayed += u64::from(!sealed);
                     flush_full(fs, dir, options, versions, &mut cfs, &mut out)?;
                 }
-                LogEvent::Damage(damage) if damage.kind == DamageKind::OldLogNumber => {
+                LogEvent::Damage(damage)
+                    if damage.kind == DamageKind::OldLogNumber
+                        || (sealed && mode != WalRecoveryMode::AbsoluteConsistency) =>
+                {
                     // The old records of a recycled WAL past the last one written to it
                     // (`recycle_log_file_num`): the end of this log, not damage. The reader
-                    // reports it only when no fragment of this log follows.
+                    // reports "old log number" only when no fragment of this log follows; and
+                    // nothing is ever written after a seal, so whatever follows one (the new
+                    // log may stop inside an old fragment, which reads as a torn tail) is
+                    // not this log's either. Absolute consistency still fails on it (it
+                    // refuses recycling).
                     break;
                 }
                 LogEvent::Damage(damage) => match mode.on_damage(&damage) {

@@ -259,7 +259,8 @@ impl DbInner {
     /// reuse may have kept a name that is gone), and a failed open is followed by a create
     /// that truncates whatever the name holds.
     fn start_wal(&self, st: &mut DbState, number: u64) -> Result<LogWriter> {
-        if let Some(old) = st.recycled_wals.pop_front() {
+        if let Some(kept) = st.recycled_wals.pop_front() {
+            let old = kept.number();
             match reuse_wal(&*self.fs, &self.dir, old, number, &self.options) {
                 Ok(wal) => {
                     self.info_log.info(&format!(
