@@ -145,13 +145,7 @@ fn retired_wal_cut_at_a_record_boundary_ends_the_replay() {
     }
     drop(db);
     let fs: Arc<dyn FileSystem> = mem.shared();
-    let mut logs: Vec<String> = fs
-        .list(Path::new(DIR))
-        .expect("list")
-        .into_iter()
-        .filter(|n| n.ends_with(".log"))
-        .collect();
-    logs.sort();
+    let logs = common::wal_names(&*fs);
     assert!(
         logs.len() >= 3,
         "memtable switches rolled the WAL: {logs:?}"

@@ -8,13 +8,11 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use cairndb::fs::{
-    read_all, CrashOptions, FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind,
-};
+use cairndb::fs::{read_all, CrashOptions, FaultFs, FileSystem, MemFs};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::wal::WalRecoveryMode;
 use cairndb::{Db, Error};
-use common::{opts, DIR};
+use common::{fail_table_creates, opts, wal_names, DIR};
 
 type Model = BTreeMap<Vec<u8>, Vec<u8>>;
 
@@ -100,8 +98,7 @@ fn obsolete_wals_are_reused_and_their_old_records_never_come_back() {
 }
 
 fn wals(mem: &MemFs) -> usize {
-    let names = mem.list(Path::new(DIR)).expect("list");
-    names.iter().filter(|n| n.ends_with(".log")).count()
+    wal_names(mem).len()
 }
 
 /// WALs of 256 KiB memtables are kept for reuse; then memtables shrink to 64 KiB and flushes
@@ -134,11 +131,7 @@ fn recovery_reads_past_a_live_recycled_wal_into_its_successor() {
         );
         db.set_options_default(&[("write_buffer_size", "65536")])
             .expect("set_options");
-        fs.add_rule(FaultRule {
-            path_contains: Some(".sst".into()),
-            probability: 1.0,
-            ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
-        });
+        fail_table_creates(&fs);
         let before = reuses(&*mem.shared());
         write_until(&db, &mut model, || reuses(&*mem.shared()) > before);
         // One more switch: another kept file reused (renamed), or a new WAL.
@@ -254,22 +247,12 @@ fn bytes_after_a_seal_end_that_log_only() {
         let o = recycling(0, mode);
         let db = Db::open_with_fs(fs.shared(), DIR, o.clone()).expect("open");
         // Flushes fail from the start, so every retired WAL stays live.
-        fs.add_rule(FaultRule {
-            path_contains: Some(".sst".into()),
-            probability: 1.0,
-            ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
-        });
+        fail_table_creates(&fs);
         let mut model = Model::new();
         write_until(&db, &mut model, || wals(&mem) >= 3);
         let crashed = mem.process_crash_clone();
         drop(db);
-        let mut logs: Vec<String> = crashed
-            .list(Path::new(DIR))
-            .expect("list")
-            .into_iter()
-            .filter(|n| n.ends_with(".log"))
-            .collect();
-        logs.sort();
+        let logs = wal_names(&crashed);
         let mut f = crashed
             .open_append(&Path::new(DIR).join(&logs[0]))
             .expect("open the oldest WAL");

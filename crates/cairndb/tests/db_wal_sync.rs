@@ -12,10 +12,10 @@ mod common;
 
 use std::sync::Arc;
 
-use cairndb::fs::{CrashOptions, FaultFs, FaultKind, FaultRule, FileSystem, MemFs, OpKind};
+use cairndb::fs::{CrashOptions, FaultFs, FaultKind, FaultRule, MemFs, OpKind};
 use cairndb::options::{Options, ReadOptions, WriteOptions};
 use cairndb::{Db, Error};
-use common::{opts, DIR};
+use common::{fail_table_creates, opts, wal_names, DIR};
 
 fn synced() -> WriteOptions {
     WriteOptions {
@@ -110,8 +110,7 @@ fn a_failed_wal_sync_fails_the_write_hides_it_and_poisons() {
 
 /// The WAL files in the database directory.
 fn wals(mem: &MemFs) -> usize {
-    let names = mem.list(std::path::Path::new(DIR)).expect("list");
-    names.iter().filter(|n| n.ends_with(".log")).count()
+    wal_names(mem).len()
 }
 
 /// Unsynced puts until the directory holds `n` WALs (a memtable switch creates one); returns
@@ -178,11 +177,7 @@ fn a_switch_syncs_the_directory_first_when_the_current_wals_name_is_not_durable(
     let mut o = opts();
     o.cf.max_write_buffer_number = 4;
     let db = Db::open_with_fs(fs.shared(), DIR, o).expect("open");
-    fs.add_rule(FaultRule {
-        path_contains: Some(".sst".into()),
-        probability: 1.0,
-        ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
-    });
+    fail_table_creates(&fs);
     put_until_wals(&db, &mem, 2, 0);
     fs.add_rule(FaultRule {
         sticky: true,
@@ -214,11 +209,7 @@ fn a_synced_write_after_a_switch_makes_the_new_wals_name_durable() {
         let mem = MemFs::new();
         let fs = FaultFs::new(mem.shared(), 17);
         let db = Db::open_with_fs(fs.shared(), DIR, pipelined(on)).expect("open");
-        fs.add_rule(FaultRule {
-            path_contains: Some(".sst".into()),
-            probability: 1.0,
-            ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
-        });
+        fail_table_creates(&fs);
         let keys = put_until_wals(&db, &mem, 2, 0);
         db.put(&synced(), b"synced", b"2").expect("synced put");
         let cut = mem.crash_clone(CrashOptions::synced_only());

@@ -126,3 +126,26 @@ fn forward_from(it: &mut DbIter) -> BTreeMap<Vec<u8>, Vec<u8>> {
     it.status().expect("scan status");
     out
 }
+
+/// The WAL file names in [`DIR`], oldest (lowest number) first.
+pub fn wal_names(fs: &dyn cairndb::fs::FileSystem) -> Vec<String> {
+    let mut logs: Vec<String> = fs
+        .list(std::path::Path::new(DIR))
+        .expect("list")
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    logs
+}
+
+/// Makes every table create fail (EIO) from now on, so no flush or compaction finishes: the
+/// memtables retired meanwhile stay, and so do their WALs.
+pub fn fail_table_creates(fs: &cairndb::fs::FaultFs) {
+    use cairndb::fs::{FaultKind, FaultRule, OpKind};
+    fs.add_rule(FaultRule {
+        path_contains: Some(".sst".into()),
+        probability: 1.0,
+        ..FaultRule::random(&[OpKind::Create], 0.0, FaultKind::Eio)
+    });
+}
