@@ -893,3 +893,46 @@ fn a_checkpoint_taken_during_a_manifest_write_holds_every_table_it_names() {
     let cp = Db::open(dir.path().join("cp"), opts_no_auto_compactions()).expect("open checkpoint");
     assert_eq!(scan(&cp), expected);
 }
+
+#[test]
+fn destroy_deletes_a_closed_database_and_refuses_an_open_one() {
+    let fs: Arc<dyn FileSystem> = Arc::new(MemFs::new());
+    let dir = Path::new(DIR);
+    // A directory that does not exist is already destroyed.
+    Db::destroy_with_fs(fs.clone(), dir).expect("missing directory");
+
+    let db = Db::open_with_fs(fs.clone(), dir, common::opts()).expect("open");
+    put_range(&db, 0..2000);
+    db.flush().expect("flush");
+    assert!(matches!(
+        Db::destroy_with_fs(fs.clone(), dir),
+        Err(Error::Busy(_))
+    ));
+    assert_eq!(scan(&db).len(), 2000, "a refused destroy deletes nothing");
+    db.close().expect("close");
+    drop(db);
+
+    Db::destroy_with_fs(fs.clone(), dir).expect("destroy");
+    assert!(
+        !fs.exists(dir).expect("exists"),
+        "the empty directory goes too"
+    );
+    let mut o = common::opts();
+    o.db.create_if_missing = false;
+    assert!(
+        Db::open_with_fs(fs.clone(), dir, o).is_err(),
+        "nothing left to open"
+    );
+
+    // Files the engine did not name stay, and so does their directory.
+    let db = Db::open_with_fs(fs.clone(), dir, common::opts()).expect("open");
+    put_range(&db, 0..10);
+    db.close().expect("close");
+    drop(db);
+    let mut f = fs.create(&dir.join("notes.txt")).expect("create");
+    f.append(b"mine").expect("append");
+    f.sync().expect("sync");
+    drop(f);
+    Db::destroy_with_fs(fs.clone(), dir).expect("destroy");
+    assert_eq!(fs.list(dir).expect("list"), vec!["notes.txt".to_string()]);
+}

@@ -355,3 +355,34 @@ fn a_marked_batch_is_refused_outside_transactions() {
     }
     assert_eq!(get(&db, b"k"), None, "nothing written");
 }
+
+#[test]
+fn without_skip_prepare_a_commit_needs_a_prepare_first() {
+    let fs = MemFs::new();
+    let db = open(&fs);
+    let opts = TransactionOptions {
+        skip_prepare: false,
+        ..no_wait()
+    };
+    let mut t = db
+        .begin_transaction(&WriteOptions::default(), &opts)
+        .expect("begin");
+    t.put(b"k", b"v").expect("put");
+    assert!(matches!(t.commit(), Err(Error::InvalidArgument(_))));
+    assert_eq!(
+        t.state(),
+        TransactionState::Started,
+        "the refused commit ends nothing"
+    );
+    assert_eq!(get(&db, b"k"), None);
+    t.set_name("needs-prepare").expect("name");
+    t.prepare().expect("prepare");
+    t.commit().expect("a prepared transaction commits");
+    assert_eq!(get(&db, b"k"), Some(b"v".to_vec()));
+    // The default (true) commits without a prepare.
+    let mut t = db
+        .begin_transaction(&WriteOptions::default(), &no_wait())
+        .expect("begin");
+    t.put(b"k2", b"v").expect("put");
+    t.commit().expect("commit");
+}

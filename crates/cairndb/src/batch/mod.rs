@@ -75,6 +75,9 @@ pub struct WriteBatch {
     needs_family_check: bool,
     /// Where the records start: right after the header, or after a two-phase-commit marker.
     records_start: usize,
+    /// `(data_size, count)` at each open save point, oldest first (RocksDB's
+    /// `WriteBatch::SetSavePoint`). Not part of the encoding.
+    save_points: Vec<(usize, u32)>,
 }
 
 impl Default for WriteBatch {
@@ -102,6 +105,7 @@ impl WriteBatch {
             max_cf: DEFAULT_CF,
             needs_family_check: false,
             records_start: HEADER_LEN,
+            save_points: Vec::new(),
         }
     }
 
@@ -115,6 +119,7 @@ impl WriteBatch {
             max_cf: DEFAULT_CF,
             needs_family_check: false,
             records_start: HEADER_LEN,
+            save_points: Vec::new(),
         }
     }
 
@@ -162,6 +167,7 @@ impl WriteBatch {
             max_cf,
             needs_family_check,
             records_start,
+            save_points: Vec::new(),
         })
     }
 
@@ -201,6 +207,7 @@ impl WriteBatch {
             max_cf: records.max_cf,
             needs_family_check: records.needs_family_check,
             records_start,
+            save_points: Vec::new(),
         })
     }
 
@@ -229,6 +236,7 @@ impl WriteBatch {
             max_cf: self.max_cf,
             needs_family_check: self.needs_family_check,
             records_start: HEADER_LEN,
+            save_points: Vec::new(),
         }
     }
 
@@ -257,8 +265,10 @@ impl WriteBatch {
         self.count == 0
     }
 
-    /// Removes every record; keeps the sequence number and the buffer's capacity.
+    /// Removes every record and every save point; keeps the sequence number and the buffer's
+    /// capacity.
     pub fn clear(&mut self) {
+        self.save_points.clear();
         self.rep.truncate(HEADER_LEN);
         self.records_start = HEADER_LEN;
         self.set_count(0);
@@ -443,6 +453,42 @@ impl WriteBatch {
         }
         self.set_count(count);
         Ok(())
+    }
+
+    /// Remembers the batch as it is now; [`WriteBatch::rollback_to_save_point`] returns to it.
+    /// Save points nest.
+    pub fn set_save_point(&mut self) {
+        self.save_points.push((self.rep.len(), self.count));
+    }
+
+    /// Removes every record added since the last save point, and that save point.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when no save point is open (RocksDB's status too);
+    /// [`Error::NotSupported`] for a batch with a two-phase-commit marker. Nothing changes then.
+    pub fn rollback_to_save_point(&mut self) -> Result<()> {
+        if self.records_start != HEADER_LEN {
+            return Err(Error::NotSupported(
+                "a batch with a two-phase-commit marker cannot roll back".into(),
+            ));
+        }
+        let (size, count) = self
+            .save_points
+            .pop()
+            .ok_or_else(|| Error::NotFound("no save point to roll back to".into()))?;
+        self.truncate(size, count);
+        Ok(())
+    }
+
+    /// Forgets the last save point and keeps its records.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] when no save point is open.
+    pub fn pop_save_point(&mut self) -> Result<()> {
+        self.save_points
+            .pop()
+            .map(|_| ())
+            .ok_or_else(|| Error::NotFound("no save point to pop".into()))
     }
 
     /// Cuts the batch back to its first `count` records, which end at byte `data_size` (a

@@ -327,3 +327,46 @@ fn write_batch_fuzz_seeds() {
         std::fs::write(dir.join(name), batch.data()).expect("write seed");
     }
 }
+
+#[test]
+fn save_points_nest_and_roll_back_to_record_boundaries() {
+    let mut b = WriteBatch::new();
+    assert!(matches!(
+        b.rollback_to_save_point(),
+        Err(Error::NotFound(_))
+    ));
+    assert!(matches!(b.pop_save_point(), Err(Error::NotFound(_))));
+    b.put(b"a", b"1").expect("put");
+    let after_a = b.data().to_vec();
+    b.set_save_point();
+    b.put_cf(7, b"b", b"2").expect("put");
+    b.set_save_point();
+    b.merge(b"c", b"3").expect("merge");
+    b.rollback_to_save_point().expect("inner");
+    assert_eq!(b.count(), 2);
+    b.pop_save_point().expect("pop keeps the records");
+    assert_eq!(b.count(), 2);
+    b.set_save_point();
+    b.delete(b"d").expect("delete");
+    b.rollback_to_save_point().expect("outer");
+    assert_eq!(b.count(), 2);
+    assert!(matches!(
+        b.rollback_to_save_point(),
+        Err(Error::NotFound(_))
+    ));
+    // A rolled-back batch is a valid encoding of the records it kept.
+    let decoded = WriteBatch::from_bytes(b.data().to_vec()).expect("valid");
+    assert_eq!(decoded.count(), 2);
+    assert_eq!(decoded.max_column_family(), 7);
+    b.set_save_point();
+    b.clear();
+    assert!(matches!(
+        b.rollback_to_save_point(),
+        Err(Error::NotFound(_))
+    ));
+    let mut c = WriteBatch::from_bytes(after_a).expect("valid");
+    c.set_save_point();
+    c.put(b"x", b"y").expect("put");
+    c.rollback_to_save_point().expect("rollback");
+    assert_eq!(entries(&c).len(), 1);
+}

@@ -318,6 +318,15 @@ impl OptimisticTransaction<'_> {
         self.batch.iter_with_base(&self.otdb.db, opts)
     }
 
+    /// [`OptimisticTransaction::iter`] in column family `cf`.
+    ///
+    /// # Errors
+    /// As [`OptimisticTransaction::iter`].
+    pub fn iter_cf(&self, opts: &ReadOptions, cf: &ColumnFamily) -> Result<BaseDeltaIter<'_>> {
+        self.check_open()?;
+        self.batch.iter_with_base_cf(&self.otdb.db, opts, cf)
+    }
+
     /// Checks every tracked key and, if none changed, writes the batch (invariant 1).
     ///
     /// # Errors

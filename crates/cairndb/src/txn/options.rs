@@ -2,7 +2,7 @@
 //! (`TransactionDBOptions`, `TransactionOptions`, `OptimisticTransactionOptions`).
 //!
 //! Every field is honoured; RocksDB's options not listed here (write policies other than
-//! WriteCommitted, custom lock managers, `skip_prepare`, ...) are not built and have no field.
+//! WriteCommitted, custom lock managers, ...) are not built and have no field.
 
 use crate::error::{Error, Result};
 
@@ -80,6 +80,10 @@ pub struct TransactionOptions {
     /// Take no locks and check no conflicts: the caller guarantees that no other transaction
     /// writes the same keys at the same time (RocksDB's `skip_concurrency_control`).
     pub skip_concurrency_control: bool,
+    /// Allow `commit` without `prepare` (RocksDB's default, true). False: a transaction must be
+    /// named and prepared first, and a commit of one that was not fails with
+    /// `InvalidArgument`, the transaction still open.
+    pub skip_prepare: bool,
 }
 
 impl Default for TransactionOptions {
@@ -92,6 +96,7 @@ impl Default for TransactionOptions {
             expiration: -1,
             max_write_batch_size: 0,
             skip_concurrency_control: false,
+            skip_prepare: true,
         }
     }
 }

@@ -66,6 +66,7 @@ pub struct Transaction<'db> {
     deadlock_detect_depth: Option<usize>,
     max_write_batch_size: usize,
     skip_concurrency_control: bool,
+    skip_prepare: bool,
     batch: WriteBatchWithIndex,
     snapshot: Option<Arc<Snapshot>>,
     /// Held locks per column family: key -> exclusive.
@@ -112,6 +113,7 @@ impl<'db> Transaction<'db> {
                 .then(|| usize::try_from(options.deadlock_detect_depth.max(1)).unwrap_or(1)),
             max_write_batch_size: options.max_write_batch_size,
             skip_concurrency_control: options.skip_concurrency_control,
+            skip_prepare: options.skip_prepare,
             batch: WriteBatchWithIndex::with_comparator(default_order(txn_db.db())),
             snapshot: None,
             locks: Vec::new(),
@@ -136,6 +138,7 @@ impl<'db> Transaction<'db> {
             deadlock_detect_depth: None,
             max_write_batch_size: 0,
             skip_concurrency_control: false,
+            skip_prepare: true,
             batch: p.batch,
             snapshot: None,
             locks: p.locks,
@@ -522,6 +525,11 @@ impl<'db> Transaction<'db> {
             return Ok(());
         }
         self.check_started()?;
+        if !self.skip_prepare {
+            return Err(Error::InvalidArgument(
+                "commit without prepare is not allowed (skip_prepare is false)".into(),
+            ));
+        }
         if !self.commit_time.is_empty() {
             return Err(Error::InvalidArgument(
                 "commit-time batch contains values that will not be committed: \
