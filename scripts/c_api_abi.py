@@ -25,10 +25,24 @@ SCALARS = {
 }
 
 
+def callback_type(c):
+    """The Rust type of C function-pointer parameter `c` (`ret (*name)(params)`): an optional
+    `unsafe extern "C" fn`, since C may pass NULL."""
+    m = re.match(r"^(.*?)\(\s*\*\s*\w*\s*\)\s*\((.*)\)$", c.strip())
+    if not m:
+        raise SystemExit(f"c_api_abi.py: cannot parse function pointer {c!r}")
+    ret, params = m.group(1).strip(), m.group(2)
+    ps = [] if params.strip() in ("", "void") else split_params(params)
+    args = ", ".join(rust_type(strip_name(p)) for p in ps)
+    r = rust_type(ret)
+    arrow = "" if r == "()" else f" -> {r}"
+    return f"Option<unsafe extern \"C\" fn({args}){arrow}>"
+
+
 def rust_type(c):
     """The Rust type of C type `c` (a parameter or return type without a name)."""
-    if "(" in c:  # a function pointer: its exact callback type is left to inference
-        return "_"
+    if "(" in c:
+        return callback_type(c)
     tokens = c.replace("*", " * ").split()
     stars = tokens.index("*") if "*" in tokens else len(tokens)
     base_words = [t for t in tokens[:stars] if t != "const"]

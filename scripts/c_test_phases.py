@@ -15,8 +15,10 @@ provided subset; the final phase, cleanup, is replaced by the matching releases 
 of SETUP). The #include of c_api_gen/c_generated_roundtrip_tests.c.inc, a generated file the
 RocksDB sources in librocksdb-sys do not ship, goes with the one phase that uses it.
 
-Usage: c_test_phases.py C_TEST HEADER SETUP OUT [--skip NAME=REASON]...
-Prints each phase with RUN or the reason it is left out."""
+Usage: c_test_phases.py C_TEST HEADER SETUP OUT --expect-run N [--skip NAME=REASON]...
+Prints each phase with RUN or the reason it is left out, and fails unless exactly N phases run
+and every --skip names a phase that would otherwise run (so that a change to the header, to
+c_test.c or to this script cannot quietly shrink the test)."""
 
 import re
 import sys
@@ -70,13 +72,18 @@ def main():
     args = sys.argv[1:]
     skips = {}
     rest = []
+    expect_run = None
     while args:
         a = args.pop(0)
         if a == "--skip":
             name, reason = args.pop(0).split("=", 1)
             skips[name] = reason
+        elif a == "--expect-run":
+            expect_run = int(args.pop(0))
         else:
             rest.append(a)
+    if expect_run is None:
+        raise SystemExit("c_test_phases.py: --expect-run N is required")
     c_test, header, setup, out = rest
     src = open(c_test).read()
     declared = identifiers(strip_comments(open(header).read()))
@@ -148,6 +155,12 @@ def main():
     for name, r in report:
         print(f"c_test phase {name}: {r}")
     print(f"c_test phases: {runs} run of {len(report)}")
+    skipped = {name for name, r in report if r.startswith("SKIPPED")}
+    unused = sorted(set(skips) - skipped)
+    if unused:
+        raise SystemExit(f"c_test_phases.py: --skip names no runnable phase: {unused}")
+    if runs != expect_run:
+        raise SystemExit(f"c_test_phases.py: {runs} phases run, expected {expect_run}")
 
 
 main()

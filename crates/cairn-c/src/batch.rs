@@ -19,8 +19,12 @@ use crate::util::{bytes, drop_raw, into_raw, ok_or_report, out_slice};
 /// A write batch. Not thread-safe; a write copies it, so it can be reused.
 pub struct rocksdb_writebatch_t {
     pub(crate) batch: WriteBatch,
-    /// The first refused record or bad representation, reported by the writes of this batch.
-    pub(crate) refused: Option<Error>,
+    /// The first refused record (or bad representation, or unsupported creation parameter),
+    /// reported by the writes of this batch, with the number of user save points open when it
+    /// happened: rolling back past that point forgets it.
+    pub(crate) refused: Option<(Error, usize)>,
+    /// User save points open.
+    depth: usize,
     /// The batch refuses a record that would take its size past this many bytes (0: no limit).
     max_bytes: usize,
     /// One checksum per record, when the batch is protected.
@@ -43,6 +47,7 @@ impl rocksdb_writebatch_t {
         rocksdb_writebatch_t {
             batch,
             refused: None,
+            depth: 0,
             max_bytes: 0,
             protection: None,
         }
@@ -87,7 +92,7 @@ impl rocksdb_writebatch_t {
                 }
             }
             Err(e) => {
-                self.refused.get_or_insert(e);
+                self.refused.get_or_insert((e, self.depth));
             }
         }
     }
@@ -121,10 +126,12 @@ impl rocksdb_writebatch_t {
 
     /// The batch to write, or the error that made it unwritable.
     pub(crate) fn to_write(&self) -> cairndb::Result<WriteBatch> {
-        if let Some(e) = &self.refused {
-            return Err(Error::InvalidArgument(format!(
-                "the write batch refused a record: {e}"
-            )));
+        if let Some((e, _)) = &self.refused {
+            // The refusal's own kind: a damaged representation stays `Corruption`.
+            return Err(match e {
+                Error::Corruption(_) | Error::NotSupported(_) => e.clone(),
+                _ => Error::InvalidArgument(format!("the write batch refused a record: {e}")),
+            });
         }
         self.verify()?;
         Ok(self.batch.clone())
@@ -153,14 +160,18 @@ pub extern "C" fn rocksdb_writebatch_create_with_params(
         0 => {}
         8 => b.protection = Some(Vec::new()),
         n => {
-            b.refused = Some(Error::NotSupported(format!(
-                "protection_bytes_per_key {n} (only 0 and 8 are supported)"
-            )))
+            b.refused = Some((
+                Error::NotSupported(format!(
+                    "protection_bytes_per_key {n} (only 0 and 8 are supported)"
+                )),
+                0,
+            ))
         }
     }
     if default_cf_ts_sz != 0 {
-        b.refused = Some(Error::NotSupported(
-            "user-defined timestamps (default_cf_ts_sz)".into(),
+        b.refused = Some((
+            Error::NotSupported("user-defined timestamps (default_cf_ts_sz)".into()),
+            0,
         ));
     }
     into_raw(b)
@@ -176,7 +187,7 @@ pub unsafe extern "C" fn rocksdb_writebatch_create_from(
     let mut b = rocksdb_writebatch_t::new(WriteBatch::new());
     match WriteBatch::from_bytes(bytes(rep, size).to_vec()) {
         Ok(batch) => b.batch = batch,
-        Err(e) => b.refused = Some(e),
+        Err(e) => b.refused = Some((e, 0)),
     }
     into_raw(b)
 }
@@ -192,9 +203,10 @@ pub unsafe extern "C" fn rocksdb_writebatch_destroy(b: *mut rocksdb_writebatch_t
 pub unsafe extern "C" fn rocksdb_writebatch_clear(b: *mut rocksdb_writebatch_t) {
     let b = &mut *b;
     b.batch.clear();
+    b.depth = 0;
     if matches!(
         b.refused,
-        Some(Error::InvalidArgument(_)) | Some(Error::Corruption(_))
+        Some((Error::InvalidArgument(_), _)) | Some((Error::Corruption(_), _))
     ) {
         b.refused = None;
     }
@@ -452,14 +464,15 @@ type PutFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize, *const c_ch
 type DeletedFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize);
 
 /// Calls `put` for each put and `deleted` for each deletion of the default column family, in
-/// order. As RocksDB's handler does, single deletions and merges are passed over, and the walk
-/// stops at the first range deletion or record of another column family.
+/// order (a NULL callback is not called). As RocksDB's handler does, single deletions and
+/// merges are passed over, and the walk stops at the first range deletion or record of another
+/// column family.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_writebatch_iterate(
     b: *mut rocksdb_writebatch_t,
     state: *mut c_void,
-    put: PutFn,
-    deleted: DeletedFn,
+    put: Option<PutFn>,
+    deleted: Option<DeletedFn>,
 ) {
     for entry in (*b).batch.iter() {
         let Ok(e) = entry else { return };
@@ -467,14 +480,22 @@ pub unsafe extern "C" fn rocksdb_writebatch_iterate(
             return;
         }
         match e.kind {
-            ValueKind::Put => put(
-                state,
-                e.key.as_ptr().cast(),
-                e.key.len(),
-                e.value.as_ptr().cast(),
-                e.value.len(),
-            ),
-            ValueKind::Delete => deleted(state, e.key.as_ptr().cast(), e.key.len()),
+            ValueKind::Put => {
+                if let Some(put) = put {
+                    put(
+                        state,
+                        e.key.as_ptr().cast(),
+                        e.key.len(),
+                        e.value.as_ptr().cast(),
+                        e.value.len(),
+                    );
+                }
+            }
+            ValueKind::Delete => {
+                if let Some(deleted) = deleted {
+                    deleted(state, e.key.as_ptr().cast(), e.key.len());
+                }
+            }
             ValueKind::SingleDelete | ValueKind::Merge => {}
             ValueKind::RangeDelete => return,
         }
@@ -494,9 +515,11 @@ pub unsafe extern "C" fn rocksdb_writebatch_data(
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_writebatch_set_save_point(b: *mut rocksdb_writebatch_t) {
     (*b).batch.set_save_point();
+    (*b).depth += 1;
 }
 
-/// Removes the records added since the last save point; `NotFound` when there is none.
+/// Removes the records added since the last save point, and forgets a record refused since
+/// then; `NotFound` when there is none.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_writebatch_rollback_to_save_point(
     b: *mut rocksdb_writebatch_t,
@@ -504,9 +527,13 @@ pub unsafe extern "C" fn rocksdb_writebatch_rollback_to_save_point(
 ) {
     let b = &mut *b;
     if ok_or_report(b.batch.rollback_to_save_point(), errptr).is_some() {
+        b.depth -= 1;
         let count = b.batch.count() as usize;
         if let Some(p) = &mut b.protection {
             p.truncate(count);
+        }
+        if matches!(b.refused, Some((Error::InvalidArgument(_), at)) if at > b.depth) {
+            b.refused = None;
         }
     }
 }
@@ -516,5 +543,11 @@ pub unsafe extern "C" fn rocksdb_writebatch_pop_save_point(
     b: *mut rocksdb_writebatch_t,
     errptr: *mut *mut c_char,
 ) {
-    ok_or_report((*b).batch.pop_save_point(), errptr);
+    if ok_or_report((*b).batch.pop_save_point(), errptr).is_some() {
+        (*b).depth -= 1;
+        // A refusal inside the popped save point now belongs to the enclosing one.
+        if let Some((_, at)) = &mut (*b).refused {
+            *at = (*at).min((*b).depth);
+        }
+    }
 }

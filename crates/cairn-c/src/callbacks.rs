@@ -1,7 +1,13 @@
 //! User hooks made of C callbacks: comparators, merge operators, compaction filters, and prefix
 //! extractors. The callbacks are called from any of the database's threads, concurrently (as
-//! in RocksDB), so they must be thread-safe; `state` is passed back untouched. The destructor
-//! runs once, when the last user of the hook lets go of it.
+//! in RocksDB), so they must be thread-safe; `state` is passed back untouched. A comparator must
+//! be a consistent total order (as RocksDB requires): one that is not can make the engine abort
+//! the process where RocksDB would misorder keys.
+//!
+//! The destructor runs once: for the hooks options only borrow (comparators, compaction
+//! filters), at their `*_destroy` call, as in RocksDB; for those options own (merge operators,
+//! prefix extractors), when the last options object or database using them lets go. A create
+//! call given NULL for a callback the hook cannot work without returns NULL.
 
 use std::cmp::Ordering;
 use std::ffi::{c_char, c_int, c_uchar, c_void, CStr};
@@ -19,7 +25,8 @@ type NameFn = Option<unsafe extern "C" fn(*mut c_void) -> *const c_char>;
 /// The opaque state and destructor every callback hook carries.
 struct State {
     state: *mut c_void,
-    destructor: Destructor,
+    /// Taken when it runs, so that it runs once.
+    destructor: std::sync::Mutex<Destructor>,
     name: String,
 }
 
@@ -42,17 +49,27 @@ impl State {
         };
         State {
             state,
-            destructor,
+            destructor: std::sync::Mutex::new(destructor),
             name,
+        }
+    }
+
+    /// Runs the destructor, unless it already ran.
+    fn destroy(&self) {
+        let d = self
+            .destructor
+            .lock()
+            .expect("a destructor lock is never poisoned")
+            .take();
+        if let Some(d) = d {
+            unsafe { d(self.state) };
         }
     }
 }
 
 impl Drop for State {
     fn drop(&mut self) {
-        if let Some(d) = self.destructor {
-            unsafe { d(self.state) };
-        }
+        self.destroy();
     }
 }
 
@@ -101,9 +118,12 @@ impl rocksdb_comparator_t {
 pub unsafe extern "C" fn rocksdb_comparator_create(
     state: *mut c_void,
     destructor: Destructor,
-    compare: CompareFn,
+    compare: Option<CompareFn>,
     name: NameFn,
 ) -> *mut rocksdb_comparator_t {
+    let Some(compare) = compare else {
+        return std::ptr::null_mut();
+    };
     into_raw(rocksdb_comparator_t {
         inner: Arc::new(CComparator {
             state: State::new(state, destructor, name),
@@ -112,8 +132,14 @@ pub unsafe extern "C" fn rocksdb_comparator_create(
     })
 }
 
+/// Runs the comparator's destructor and releases the handle. Databases opened with it must be
+/// closed first (RocksDB's rule).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_comparator_destroy(cmp: *mut rocksdb_comparator_t) {
+    if !cmp.is_null() {
+        let handle: &rocksdb_comparator_t = &*cmp;
+        handle.inner.state.destroy();
+    }
     drop_raw(cmp);
 }
 
@@ -247,11 +273,14 @@ impl rocksdb_mergeoperator_t {
 pub unsafe extern "C" fn rocksdb_mergeoperator_create(
     state: *mut c_void,
     destructor: Destructor,
-    full_merge: FullMergeFn,
+    full_merge: Option<FullMergeFn>,
     partial_merge: Option<PartialMergeFn>,
     delete_value: DeleteValueFn,
     name: NameFn,
 ) -> *mut rocksdb_mergeoperator_t {
+    let Some(full_merge) = full_merge else {
+        return std::ptr::null_mut();
+    };
     into_raw(rocksdb_mergeoperator_t {
         inner: Arc::new(CMergeOperator {
             state: State::new(state, destructor, name),
@@ -338,9 +367,12 @@ impl rocksdb_compactionfilter_t {
 pub unsafe extern "C" fn rocksdb_compactionfilter_create(
     state: *mut c_void,
     destructor: Destructor,
-    filter: FilterFn,
+    filter: Option<FilterFn>,
     name: NameFn,
 ) -> *mut rocksdb_compactionfilter_t {
+    let Some(filter) = filter else {
+        return std::ptr::null_mut();
+    };
     into_raw(rocksdb_compactionfilter_t {
         inner: Arc::new(CCompactionFilter {
             state: State::new(state, destructor, name),
@@ -349,8 +381,14 @@ pub unsafe extern "C" fn rocksdb_compactionfilter_create(
     })
 }
 
+/// Runs the filter's destructor and releases the handle. Databases using it must be closed
+/// first (RocksDB's rule).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_compactionfilter_destroy(filter: *mut rocksdb_compactionfilter_t) {
+    if !filter.is_null() {
+        let handle: &rocksdb_compactionfilter_t = &*filter;
+        handle.inner.state.destroy();
+    }
     drop_raw(filter);
 }
 

@@ -16,7 +16,8 @@ use crate::read_write_options::{
     rocksdb_flushoptions_t, rocksdb_readoptions_t, rocksdb_writeoptions_t,
 };
 use crate::util::{
-    bytes, cstr, drop_raw, into_raw, malloc_copy, malloc_cstring, ok_or_report, set_error,
+    bytes, cstr, drop_raw, into_raw, malloc_array, malloc_copy, malloc_cstring, ok_or_report,
+    set_error,
 };
 
 /// A handle on one column family. Destroy it with `rocksdb_column_family_handle_destroy`
@@ -33,9 +34,11 @@ fn handle(cf: ColumnFamily) -> *mut rocksdb_column_family_handle_t {
     into_raw(rocksdb_column_family_handle_t { cf })
 }
 
-/// Opens the database with options for `num_column_families` families (which may include
-/// `default`) and stores a handle for each in `column_family_handles`, in order. Families the
-/// database has but the list omits are opened with `options` (RocksDB refuses to open then).
+/// Opens the database with options for `num_column_families` families and stores a handle for
+/// each in `column_family_handles`, in order. As in RocksDB, the list must name every family the
+/// database has, `default` included (`Invalid argument: Column families not opened: ...`);
+/// with `create_missing_column_families`, families it names that the database lacks are
+/// created.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_open_column_families(
     options: *const rocksdb_options_t,
@@ -58,6 +61,7 @@ pub unsafe extern "C" fn rocksdb_open_column_families(
             names.push(name);
             families.push(ColumnFamilyDescriptor::new(name, cf_opts.cf));
         }
+        crate::db::check_families_listed(path, &names)?;
         let db = Db::open_cf(path, opts, families)?;
         let mut handles = Vec::with_capacity(n);
         for name in names {
@@ -92,8 +96,7 @@ pub unsafe extern "C" fn rocksdb_list_column_families(
     let Some(names) = ok_or_report(names, errptr) else {
         return std::ptr::null_mut();
     };
-    let list =
-        libc::malloc(std::mem::size_of::<*mut c_char>() * names.len().max(1)).cast::<*mut c_char>();
+    let list = malloc_array::<c_char>(names.len());
     for (i, n) in names.iter().enumerate() {
         *list.add(i) = malloc_cstring(n);
     }

@@ -28,10 +28,35 @@ pub(crate) unsafe fn open_db(
 ) -> Option<Db> {
     let path = ok_or_report(cstr(name, "the database path"), errptr)?;
     let opts = ok_or_report((*options).checked(), errptr)?;
+    ok_or_report(check_families_listed(path, &["default"]), errptr)?;
     ok_or_report(Db::open(path, opts), errptr)
 }
 
+/// RocksDB's rule for opens: every column family the database has must be named (CairnDB's
+/// own open would open the others with the default family's options). A database that does
+/// not exist yet has none to name.
+pub(crate) fn check_families_listed(path: &str, listed: &[&str]) -> cairndb::Result<()> {
+    let Ok(existing) = Db::list_column_families(path) else {
+        return Ok(());
+    };
+    let missing: Vec<&str> = existing
+        .iter()
+        .map(String::as_str)
+        .filter(|f| !listed.contains(f))
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(cairndb::Error::InvalidArgument(format!(
+            "Column families not opened: {}",
+            missing.join(", ")
+        )))
+    }
+}
+
 /// Opens (with `create_if_missing`, creates) the database in directory `name`; NULL on error.
+/// A database with column families other than `default` must be opened with
+/// `rocksdb_open_column_families` (RocksDB's rule).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_open(
     options: *const rocksdb_options_t,
@@ -510,12 +535,12 @@ pub(crate) unsafe fn key_may_exist_answer(
         // An error cannot prove absence.
         Err(_) => 1,
         Ok(Some(v)) => {
-            if !value.is_null() && !val_len.is_null() {
+            // As RocksDB: the value is handed out only to a caller that asked whether it was
+            // found.
+            if !value_found.is_null() && !value.is_null() && !val_len.is_null() {
                 *value = malloc_copy(&v);
                 *val_len = v.len();
-                if !value_found.is_null() {
-                    *value_found = 1;
-                }
+                *value_found = 1;
             }
             1
         }

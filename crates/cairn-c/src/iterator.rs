@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, c_uchar};
 
-use cairndb::{BaseDeltaIter, DbIter};
+use cairndb::{BaseDeltaIter, DbIter, WriteBatchWithIndex};
 
 use crate::column_family::rocksdb_column_family_handle_t;
 use crate::db::rocksdb_t;
@@ -15,9 +15,37 @@ use crate::util::{bytes, drop_raw, into_raw, ok_or_report, out_slice};
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Source {
     Db(DbIter),
-    /// A transaction's iterator borrows the transaction. The lifetime is erased: contract item
-    /// 3 (destroy iterators before what they came from) is what keeps the borrow valid.
-    Transaction(BaseDeltaIter<'static>),
+    Transaction(TxnIter),
+    /// Making the iterator failed: it is never valid and reports this error (RocksDB's
+    /// iterators never come back NULL either).
+    Failed(cairndb::Error),
+}
+
+/// A transaction's iterator: the database with a copy of the transaction's writes, taken when
+/// the iterator was made, laid over it. The copy makes the iterator independent of later
+/// writes to the transaction (which would otherwise move what it points into); unlike
+/// RocksDB's, it does not see them.
+pub(crate) struct TxnIter {
+    /// Borrows `_batch`; declared first so that it is dropped first.
+    it: BaseDeltaIter<'static>,
+    _batch: Box<WriteBatchWithIndex>,
+}
+
+impl TxnIter {
+    /// An iterator over `db` and `batch` in `cf`.
+    pub(crate) fn new(
+        batch: WriteBatchWithIndex,
+        db: &cairndb::Db,
+        opts: &cairndb::options::ReadOptions,
+        cf: &cairndb::ColumnFamily,
+    ) -> cairndb::Result<TxnIter> {
+        let batch = Box::new(batch);
+        let it = batch.iter_with_base_cf(db, opts, cf)?;
+        // SAFETY: `it` borrows the heap allocation of `batch`, which `TxnIter` owns, never
+        // moves out of, and drops after `it` (field order).
+        let it = unsafe { std::mem::transmute::<BaseDeltaIter<'_>, BaseDeltaIter<'static>>(it) };
+        Ok(TxnIter { it, _batch: batch })
+    }
 }
 
 /// An iterator. Not thread-safe.
@@ -25,26 +53,36 @@ pub struct rocksdb_iterator_t {
     pub(crate) source: Source,
 }
 
+/// `$e` on the iterator, or `$failed` for a failed one.
 macro_rules! each {
-    ($it:expr, $i:ident => $e:expr) => {
+    ($it:expr, $i:ident => $e:expr, $failed:expr) => {
         match &mut (*$it).source {
             Source::Db($i) => $e,
-            Source::Transaction($i) => $e,
+            Source::Transaction(t) => {
+                let $i = &mut t.it;
+                $e
+            }
+            Source::Failed(_) => $failed,
         }
     };
 }
 
 macro_rules! each_ref {
-    ($it:expr, $i:ident => $e:expr) => {
+    ($it:expr, $i:ident => $e:expr, $failed:expr) => {
         match &(*$it).source {
             Source::Db($i) => $e,
-            Source::Transaction($i) => $e,
+            Source::Transaction(t) => {
+                let $i = &t.it;
+                $e
+            }
+            Source::Failed(_) => $failed,
         }
     };
 }
 
 /// An iterator over the default column family, positioned nowhere (not valid) until a seek.
-/// NULL only when the database is closed or failed.
+/// When it cannot be made (a closed database, a table that fails to open), it is never valid
+/// and `rocksdb_iter_get_error` reports why.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_create_iterator(
     db: *mut rocksdb_t,
@@ -62,13 +100,22 @@ pub unsafe extern "C" fn rocksdb_create_iterator_cf(
     wrap((*db).db.iter_cf(&(*options).opts, &(*column_family).cf))
 }
 
-unsafe fn wrap(r: cairndb::Result<DbIter>) -> *mut rocksdb_iterator_t {
-    match r {
-        Ok(it) => into_raw(rocksdb_iterator_t {
-            source: Source::Db(it),
-        }),
-        Err(_) => std::ptr::null_mut(),
-    }
+pub(crate) fn wrap(r: cairndb::Result<DbIter>) -> *mut rocksdb_iterator_t {
+    into_raw(rocksdb_iterator_t {
+        source: match r {
+            Ok(it) => Source::Db(it),
+            Err(e) => Source::Failed(e),
+        },
+    })
+}
+
+pub(crate) fn wrap_transaction(r: cairndb::Result<TxnIter>) -> *mut rocksdb_iterator_t {
+    into_raw(rocksdb_iterator_t {
+        source: match r {
+            Ok(it) => Source::Transaction(it),
+            Err(e) => Source::Failed(e),
+        },
+    })
 }
 
 #[no_mangle]
@@ -78,17 +125,17 @@ pub unsafe extern "C" fn rocksdb_iter_destroy(it: *mut rocksdb_iterator_t) {
 
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_iter_valid(it: *const rocksdb_iterator_t) -> c_uchar {
-    c_uchar::from(each_ref!(it, i => i.valid()))
+    c_uchar::from(each_ref!(it, i => i.valid(), false))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_iter_seek_to_first(it: *mut rocksdb_iterator_t) {
-    each!(it, i => i.seek_to_first());
+    each!(it, i => i.seek_to_first(), ());
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_iter_seek_to_last(it: *mut rocksdb_iterator_t) {
-    each!(it, i => i.seek_to_last());
+    each!(it, i => i.seek_to_last(), ());
 }
 
 #[no_mangle]
@@ -98,7 +145,7 @@ pub unsafe extern "C" fn rocksdb_iter_seek(
     klen: usize,
 ) {
     let target = bytes(k, klen);
-    each!(it, i => i.seek(target));
+    each!(it, i => i.seek(target), ());
 }
 
 #[no_mangle]
@@ -108,19 +155,19 @@ pub unsafe extern "C" fn rocksdb_iter_seek_for_prev(
     klen: usize,
 ) {
     let target = bytes(k, klen);
-    each!(it, i => i.seek_for_prev(target));
+    each!(it, i => i.seek_for_prev(target), ());
 }
 
 /// Moves to the next key. The iterator must be valid (RocksDB's rule; CairnDB leaves an
 /// invalid iterator invalid instead of crashing).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_iter_next(it: *mut rocksdb_iterator_t) {
-    each!(it, i => if i.valid() { i.next() });
+    each!(it, i => if i.valid() { i.next() }, ());
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_iter_prev(it: *mut rocksdb_iterator_t) {
-    each!(it, i => if i.valid() { i.prev() });
+    each!(it, i => if i.valid() { i.prev() }, ());
 }
 
 /// The current key (`*klen` bytes); NULL with `*klen` = 0 when the iterator is not valid.
@@ -132,6 +179,9 @@ pub unsafe extern "C" fn rocksdb_iter_key(
     each_ref!(it, i => if i.valid() {
         out_slice(i.key(), klen)
     } else {
+        *klen = 0;
+        std::ptr::null()
+    }, {
         *klen = 0;
         std::ptr::null()
     })
@@ -147,6 +197,9 @@ pub unsafe extern "C" fn rocksdb_iter_value(
     } else {
         *vlen = 0;
         std::ptr::null()
+    }, {
+        *vlen = 0;
+        std::ptr::null()
     })
 }
 
@@ -157,7 +210,11 @@ pub unsafe extern "C" fn rocksdb_iter_get_error(
     it: *const rocksdb_iterator_t,
     errptr: *mut *mut c_char,
 ) {
-    ok_or_report(each_ref!(it, i => i.status()), errptr);
+    let status = match &(*it).source {
+        Source::Failed(e) => Err(e.clone()),
+        _ => each_ref!(it, i => i.status(), Ok(())),
+    };
+    ok_or_report(status, errptr);
 }
 
 /// A key or value as RocksDB's `rocksdb_slice_t` (pointer and length, no copy).
@@ -183,12 +240,12 @@ fn slice(bytes: Option<&[u8]>) -> rocksdb_slice_t {
 /// The current key, valid until the iterator moves; `{NULL, 0}` when not valid.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_iter_key_slice(it: *const rocksdb_iterator_t) -> rocksdb_slice_t {
-    each_ref!(it, i => slice(i.valid().then(|| i.key())))
+    each_ref!(it, i => slice(i.valid().then(|| i.key())), slice(None))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_iter_value_slice(
     it: *const rocksdb_iterator_t,
 ) -> rocksdb_slice_t {
-    each_ref!(it, i => slice(i.valid().then(|| i.value())))
+    each_ref!(it, i => slice(i.valid().then(|| i.value())), slice(None))
 }

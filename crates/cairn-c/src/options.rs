@@ -354,7 +354,7 @@ pub unsafe extern "C" fn rocksdb_options_get_compression(opt: *mut rocksdb_optio
     compression_to_c((*opt).opts.cf.compression)
 }
 
-/// RocksDB's bottommost compression; `kDisableCompressionOption` (0x40) turns it off (the
+/// RocksDB's bottommost compression; `kDisableCompressionOption` (0xff) turns it off (the
 /// bottom level then uses `compression` like the others).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_options_set_bottommost_compression(
@@ -362,7 +362,7 @@ pub unsafe extern "C" fn rocksdb_options_set_bottommost_compression(
     v: c_int,
 ) {
     let o = &mut *opt;
-    if v == 0x40 {
+    if v == 0xff {
         o.opts.cf.bottommost_compression = None;
         return;
     }
@@ -380,7 +380,7 @@ pub unsafe extern "C" fn rocksdb_options_get_bottommost_compression(
         .opts
         .cf
         .bottommost_compression
-        .map_or(0x40, compression_to_c)
+        .map_or(0xff, compression_to_c)
 }
 
 #[no_mangle]
@@ -425,6 +425,10 @@ pub unsafe extern "C" fn rocksdb_options_set_merge_operator(
     opt: *mut rocksdb_options_t,
     merge_operator: *mut rocksdb_mergeoperator_t,
 ) {
+    if merge_operator.is_null() {
+        (*opt).opts.cf.merge_operator = None;
+        return;
+    }
     let m = Box::from_raw(merge_operator);
     (*opt).opts.cf.merge_operator = Some(m.operator());
 }
@@ -510,7 +514,7 @@ pub unsafe extern "C" fn rocksdb_ratelimiter_destroy(limiter: *mut rocksdb_ratel
     drop_raw(limiter);
 }
 
-/// Shares `limiter` (it may be destroyed afterwards, as in RocksDB).
+/// Shares `limiter` (it may be destroyed afterwards, as in RocksDB); NULL changes nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_options_set_ratelimiter(
     opt: *mut rocksdb_options_t,
@@ -518,7 +522,7 @@ pub unsafe extern "C" fn rocksdb_options_set_ratelimiter(
 ) {
     let o = &mut *opt;
     if limiter.is_null() {
-        o.opts.db.rate_limiter = None;
+        // RocksDB ignores a NULL limiter.
         return;
     }
     match &(*limiter).limiter {
@@ -559,7 +563,7 @@ pub unsafe extern "C" fn rocksdb_options_increase_parallelism(
 }
 
 /// RocksDB's `OptimizeLevelStyleCompaction(memtable_memory_budget)`, with its formulas: memtables
-/// of a quarter of the budget, three of them, merged two at a time; L0 compaction after two
+/// of a quarter of the budget, up to six of them, merged two at a time; L0 compaction after two
 /// files; the whole budget for level 1 and an eighth of it per file; no compression in levels 0
 /// and 1, LZ4 below.
 #[no_mangle]
@@ -601,7 +605,9 @@ pub unsafe extern "C" fn rocksdb_get_options_from_string(
         Ok(s) => s,
         Err(e) => return set_error(errptr, &e),
     };
+    // `base_options` and `new_options` may be the same object: read everything first.
     let mut opts = (*base_options).opts.clone();
+    let invalid = (*base_options).invalid.clone();
     if ok_or_report(
         opts.apply_options_string(s, &ParseConfig::default()),
         errptr,
@@ -610,6 +616,6 @@ pub unsafe extern "C" fn rocksdb_get_options_from_string(
     {
         let n = &mut *new_options;
         n.opts = opts;
-        n.invalid = (*base_options).invalid.clone();
+        n.invalid = invalid;
     }
 }

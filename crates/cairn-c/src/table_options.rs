@@ -11,10 +11,15 @@ use cairndb::util::checksum::ChecksumType;
 
 use crate::util::{drop_raw, into_raw};
 
-/// RocksDB's `BlockBasedTableOptions`. Defaults are CairnDB's table defaults (no block cache
-/// unless one is set; `docs/design/options.md`).
+/// The cache RocksDB's table factory makes when none is set: 32 MiB.
+const DEFAULT_CACHE_BYTES: usize = 32 << 20;
+
+/// RocksDB's `BlockBasedTableOptions`. Defaults are CairnDB's table defaults
+/// (`docs/design/options.md`), except the block cache, which is RocksDB's: a 32 MiB cache
+/// unless one is set or `no_block_cache` is 1.
 pub struct rocksdb_block_based_table_options_t {
     table: TableOptions,
+    no_block_cache: bool,
     /// Setters given values CairnDB refuses; reported by the opens of options built from these.
     invalid: Vec<String>,
 }
@@ -22,10 +27,18 @@ pub struct rocksdb_block_based_table_options_t {
 impl rocksdb_block_based_table_options_t {
     /// The table options, or the first refused setter.
     pub(crate) fn table_options(&self) -> Result<TableOptions, String> {
-        match self.invalid.first() {
-            Some(m) => Err(m.clone()),
-            None => Ok(self.table.clone()),
+        if let Some(m) = self.invalid.first() {
+            return Err(m.clone());
         }
+        let mut t = self.table.clone();
+        if self.no_block_cache {
+            t.block_cache = None;
+        } else if t.block_cache.is_none() {
+            t.block_cache = Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(
+                DEFAULT_CACHE_BYTES,
+            ))));
+        }
+        Ok(t)
     }
 
     fn refuse(&mut self, setter: &str, value: impl std::fmt::Display, why: &str) {
@@ -37,6 +50,7 @@ impl rocksdb_block_based_table_options_t {
 pub extern "C" fn rocksdb_block_based_options_create() -> *mut rocksdb_block_based_table_options_t {
     into_raw(rocksdb_block_based_table_options_t {
         table: TableOptions::default(),
+        no_block_cache: false,
         invalid: Vec::new(),
     })
 }
@@ -137,36 +151,36 @@ pub unsafe extern "C" fn rocksdb_block_based_options_get_checksum(
     }
 }
 
-/// `1`: no block cache (every data-block read goes to the file). `0`: the cache set with
-/// `rocksdb_block_based_options_set_block_cache`, if any.
+/// `1`: no block cache (every data-block read goes to the file), whatever cache is set. `0`
+/// (the default): the cache set with `rocksdb_block_based_options_set_block_cache`, or, as in
+/// RocksDB, a new 32 MiB cache (clock eviction, like RocksDB's default HyperClockCache) when
+/// none is set.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_block_based_options_set_no_block_cache(
     opt: *mut rocksdb_block_based_table_options_t,
     v: c_uchar,
 ) {
-    if v != 0 {
-        (*opt).table.block_cache = None;
-    }
+    (*opt).no_block_cache = v != 0;
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_block_based_options_get_no_block_cache(
     opt: *mut rocksdb_block_based_table_options_t,
 ) -> c_uchar {
-    c_uchar::from((*opt).table.block_cache.is_none())
+    c_uchar::from((*opt).no_block_cache)
 }
 
-/// Shares `block_cache` (the caller still destroys its handle, as in RocksDB).
+/// Shares `block_cache` (the caller still destroys its handle, as in RocksDB); NULL changes
+/// nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_block_based_options_set_block_cache(
     opt: *mut rocksdb_block_based_table_options_t,
     block_cache: *mut rocksdb_cache_t,
 ) {
-    (*opt).table.block_cache = if block_cache.is_null() {
-        None
-    } else {
-        Some(Arc::clone(&(*block_cache).cache))
-    };
+    // RocksDB ignores a NULL cache.
+    if !block_cache.is_null() {
+        (*opt).table.block_cache = Some(Arc::clone(&(*block_cache).cache));
+    }
 }
 
 /// A Bloom filter policy: bits per key.

@@ -18,7 +18,7 @@ use crate::db::{
     check_wait, key_slices, pinned_or_null, property_int, property_value, rocksdb_pinnableslice_t,
     rocksdb_snapshot_t, store_multi_get, value_or_null,
 };
-use crate::iterator::{rocksdb_iterator_t, Source};
+use crate::iterator::{rocksdb_iterator_t, wrap, wrap_transaction, TxnIter};
 use crate::options::rocksdb_options_t;
 use crate::read_write_options::{
     rocksdb_flushoptions_t, rocksdb_readoptions_t, rocksdb_writeoptions_t,
@@ -170,6 +170,7 @@ pub unsafe extern "C" fn rocksdb_transactiondb_open(
     let opened = (|| {
         let path = cstr(name, "the database path")?;
         let opts = (*options).checked()?;
+        crate::db::check_families_listed(path, &["default"])?;
         TransactionDb::open(path, opts, (*txn_db_options).opts.clone())
     })();
     match ok_or_report(opened, errptr) {
@@ -291,12 +292,7 @@ pub unsafe extern "C" fn rocksdb_transactiondb_create_iterator(
     txn_db: *mut rocksdb_transactiondb_t,
     options: *const rocksdb_readoptions_t,
 ) -> *mut rocksdb_iterator_t {
-    match (*txn_db).tdb.db().iter(&(*options).opts) {
-        Ok(it) => into_raw(rocksdb_iterator_t {
-            source: Source::Db(it),
-        }),
-        Err(_) => std::ptr::null_mut(),
-    }
+    wrap((*txn_db).tdb.db().iter(&(*options).opts))
 }
 
 #[no_mangle]
@@ -333,6 +329,7 @@ pub unsafe extern "C" fn rocksdb_optimistictransactiondb_open(
     let opened = (|| {
         let path = cstr(name, "the database path")?;
         let opts = (*options).checked()?;
+        crate::db::check_families_listed(path, &["default"])?;
         OptimisticTransactionDb::open(path, opts, OptimisticTransactionDbOptions::default())
     })();
     match ok_or_report(opened, errptr) {
@@ -377,19 +374,31 @@ enum Txn {
 /// A transaction of either kind. Not thread-safe.
 pub struct rocksdb_transaction_t {
     txn: Txn,
+    /// The database the transaction reads, for its iterators (contract item 3 keeps it valid).
+    db: *const cairndb::Db,
 }
 
-unsafe fn begin(txn: Txn, old_txn: *mut rocksdb_transaction_t) -> *mut rocksdb_transaction_t {
+unsafe fn begin(
+    txn: Txn,
+    db: &cairndb::Db,
+    old_txn: *mut rocksdb_transaction_t,
+) -> *mut rocksdb_transaction_t {
     if old_txn.is_null() {
-        into_raw(rocksdb_transaction_t { txn })
+        into_raw(rocksdb_transaction_t {
+            txn,
+            db: db as *const cairndb::Db,
+        })
     } else {
         // RocksDB reuses `old_txn`'s object: the old transaction ends (rolled back if open).
         (*old_txn).txn = txn;
+        (*old_txn).db = db as *const cairndb::Db;
         old_txn
     }
 }
 
-/// Begins a transaction (or, with `old_txn`, reuses that object for a new one); NULL on error.
+/// Begins a transaction (or, with `old_txn`, reuses that object for a new one). NULL when it
+/// cannot begin (a closed database); `old_txn` is then destroyed, so the usual
+/// `txn = rocksdb_transaction_begin(..., txn)` leaks nothing.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_transaction_begin(
     txn_db: *mut rocksdb_transactiondb_t,
@@ -399,8 +408,11 @@ pub unsafe extern "C" fn rocksdb_transaction_begin(
 ) -> *mut rocksdb_transaction_t {
     let tdb: &'static TransactionDb = &*std::ptr::addr_of!((*txn_db).tdb);
     match tdb.begin_transaction(&(*write_options).opts, &(*txn_options).opts) {
-        Ok(t) => begin(Txn::Pessimistic(t), old_txn),
-        Err(_) => std::ptr::null_mut(),
+        Ok(t) => begin(Txn::Pessimistic(t), tdb.db(), old_txn),
+        Err(_) => {
+            drop_raw(old_txn);
+            std::ptr::null_mut()
+        }
     }
 }
 
@@ -413,7 +425,7 @@ pub unsafe extern "C" fn rocksdb_optimistictransaction_begin(
 ) -> *mut rocksdb_transaction_t {
     let odb: &'static OptimisticTransactionDb = &*std::ptr::addr_of!((*otxn_db).odb);
     let t = odb.begin_transaction(&(*write_options).opts, &(*otxn_options).opts);
-    begin(Txn::Optimistic(t), old_txn)
+    begin(Txn::Optimistic(t), odb.db(), old_txn)
 }
 
 /// Ends the object; an open transaction is rolled back.
@@ -540,39 +552,37 @@ pub unsafe extern "C" fn rocksdb_transaction_multi_get(
     store_multi_get(results, values_list, values_list_sizes, errs);
 }
 
-/// An iterator over the transaction's writes merged with the database. Destroy it before the
-/// transaction.
+/// An iterator over the database with the transaction's writes laid over it: the writes made
+/// before the iterator (a copy of them; later writes to the transaction are not seen, unlike in
+/// RocksDB). On an ended transaction it is never valid and reports the error.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_transaction_create_iterator(
     txn: *mut rocksdb_transaction_t,
     options: *const rocksdb_readoptions_t,
 ) -> *mut rocksdb_iterator_t {
-    let o = &(*options).opts;
-    let it = match &(*txn).txn {
-        Txn::Pessimistic(t) => t.iter(o),
-        Txn::Optimistic(t) => t.iter(o),
-    };
-    transaction_iterator(it)
+    let db = &*(*txn).db;
+    transaction_iterator(txn, options, &db.default_column_family())
 }
 
-/// Wraps a transaction's iterator; NULL when the transaction has ended.
 unsafe fn transaction_iterator(
-    it: cairndb::Result<cairndb::BaseDeltaIter<'_>>,
+    txn: *mut rocksdb_transaction_t,
+    options: *const rocksdb_readoptions_t,
+    cf: &cairndb::ColumnFamily,
 ) -> *mut rocksdb_iterator_t {
-    match it {
-        // Contract item 3: the iterator is destroyed before the transaction it borrows.
-        Ok(it) => into_raw(rocksdb_iterator_t {
-            source: Source::Transaction(std::mem::transmute::<
-                cairndb::BaseDeltaIter<'_>,
-                cairndb::BaseDeltaIter<'static>,
-            >(it)),
-        }),
-        Err(_) => std::ptr::null_mut(),
-    }
+    let o = &(*options).opts;
+    let db = &*(*txn).db;
+    // The transaction's own iterator checks that it is still open; the copy is then iterated.
+    let made = match &(*txn).txn {
+        Txn::Pessimistic(t) => t.iter_cf(o, cf).map(drop).map(|()| t.write_batch().clone()),
+        Txn::Optimistic(t) => t.iter_cf(o, cf).map(drop).map(|()| t.write_batch().clone()),
+    };
+    wrap_transaction(made.and_then(|batch| TxnIter::new(batch, db, o, cf)))
 }
 
-/// Remembers the transaction's writes so far (pessimistic transactions only; an optimistic
-/// one has no save points in CairnDB, and its rollback to one reports `Not implemented`).
+/// Remembers the transaction's writes so far. Pessimistic transactions only: CairnDB's
+/// optimistic transactions have no save points, and since this call cannot report an error, it
+/// does nothing for them and their `rocksdb_transaction_rollback_to_savepoint` reports
+/// `Not implemented`.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_transaction_set_savepoint(txn: *mut rocksdb_transaction_t) {
     if let Txn::Pessimistic(t) = &mut (*txn).txn {
@@ -814,16 +824,12 @@ pub unsafe extern "C" fn rocksdb_transactiondb_create_iterator_cf(
     options: *const rocksdb_readoptions_t,
     column_family: *mut rocksdb_column_family_handle_t,
 ) -> *mut rocksdb_iterator_t {
-    match (*txn_db)
-        .tdb
-        .db()
-        .iter_cf(&(*options).opts, &(*column_family).cf)
-    {
-        Ok(it) => into_raw(rocksdb_iterator_t {
-            source: Source::Db(it),
-        }),
-        Err(_) => std::ptr::null_mut(),
-    }
+    wrap(
+        (*txn_db)
+            .tdb
+            .db()
+            .iter_cf(&(*options).opts, &(*column_family).cf),
+    )
 }
 
 #[no_mangle]
@@ -880,11 +886,11 @@ pub unsafe extern "C" fn rocksdb_transactiondb_get_prepared_transactions(
     if txns.is_empty() {
         return std::ptr::null_mut();
     }
-    let list = libc::malloc(std::mem::size_of::<*mut rocksdb_transaction_t>() * txns.len())
-        .cast::<*mut rocksdb_transaction_t>();
+    let list = crate::util::malloc_array::<rocksdb_transaction_t>(txns.len());
     for (i, t) in txns.into_iter().enumerate() {
         *list.add(i) = into_raw(rocksdb_transaction_t {
             txn: Txn::Pessimistic(t),
+            db: tdb.db() as *const cairndb::Db,
         });
     }
     list
@@ -1069,10 +1075,5 @@ pub unsafe extern "C" fn rocksdb_transaction_create_iterator_cf(
     options: *const rocksdb_readoptions_t,
     column_family: *mut rocksdb_column_family_handle_t,
 ) -> *mut rocksdb_iterator_t {
-    let (o, cf) = (&(*options).opts, &(*column_family).cf);
-    let it = match &(*txn).txn {
-        Txn::Pessimistic(t) => t.iter_cf(o, cf),
-        Txn::Optimistic(t) => t.iter_cf(o, cf),
-    };
-    transaction_iterator(it)
+    transaction_iterator(txn, options, &(*column_family).cf)
 }

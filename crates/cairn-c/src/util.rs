@@ -10,18 +10,29 @@ pub unsafe extern "C" fn rocksdb_free(ptr: *mut c_void) {
     libc::free(ptr);
 }
 
-/// RocksDB's `Status::ToString()` for `e`: the status name RocksDB would give, then the message.
+/// RocksDB's `Status::ToString()` for `e`: the status name RocksDB would give (that of the
+/// underlying error when the engine added context), then the message.
 pub(crate) fn status_string(e: &Error) -> String {
-    let (code, detail) = match e {
-        Error::Corruption(c) => ("Corruption", c.to_string()),
-        Error::InvalidArgument(m) => ("Invalid argument", m.clone()),
-        Error::NotSupported(m) => ("Not implemented", m.clone()),
-        Error::NotFound(m) => ("NotFound", m.clone()),
-        Error::Busy(m) => ("Resource busy", m.clone()),
-        Error::Deadlock(m) => ("Resource busy", format!("deadlock: {m}")),
-        Error::TimedOut(m) => ("Operation timed out", m.clone()),
-        Error::Expired(m) => ("Operation expired", m.clone()),
-        _ => ("IO error", e.to_string()),
+    let code = match e.root() {
+        Error::Corruption(_) => "Corruption",
+        Error::InvalidArgument(_) => "Invalid argument",
+        Error::NotSupported(_) => "Not implemented",
+        Error::NotFound(_) => "NotFound",
+        Error::Busy(_) | Error::Deadlock(_) => "Resource busy",
+        Error::TimedOut(_) => "Operation timed out",
+        Error::Expired(_) => "Operation expired",
+        _ => "IO error",
+    };
+    let detail = match e {
+        Error::Corruption(c) => c.to_string(),
+        Error::InvalidArgument(m)
+        | Error::NotSupported(m)
+        | Error::NotFound(m)
+        | Error::Busy(m)
+        | Error::TimedOut(m)
+        | Error::Expired(m) => m.clone(),
+        Error::Deadlock(m) => format!("deadlock: {m}"),
+        _ => e.to_string(),
     };
     format!("{code}: {detail}")
 }
@@ -74,6 +85,18 @@ fn malloc_copy_extra(bytes: &[u8], extra: usize) -> *mut c_char {
         std::alloc::handle_alloc_error(std::alloc::Layout::array::<u8>(size).expect("layout"));
     }
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.cast(), bytes.len()) };
+    p
+}
+
+/// A `malloc`ed array of `n` pointers (at least one slot), for lists handed to the caller.
+pub(crate) fn malloc_array<T>(n: usize) -> *mut *mut T {
+    let size = std::mem::size_of::<*mut T>() * n.max(1);
+    let p = unsafe { libc::malloc(size) }.cast::<*mut T>();
+    if p.is_null() {
+        std::alloc::handle_alloc_error(
+            std::alloc::Layout::array::<*mut T>(n.max(1)).expect("layout"),
+        );
+    }
     p
 }
 

@@ -936,3 +936,35 @@ fn destroy_deletes_a_closed_database_and_refuses_an_open_one() {
     Db::destroy_with_fs(fs.clone(), dir).expect("destroy");
     assert_eq!(fs.list(dir).expect("list"), vec!["notes.txt".to_string()]);
 }
+
+#[test]
+fn destroy_goes_on_past_a_failed_delete_and_removes_wals_and_current_first() {
+    use cairndb::fs::{FaultFs, FaultKind, FaultRule, OpKind};
+    let mem: Arc<dyn FileSystem> = Arc::new(MemFs::new());
+    let fault = Arc::new(FaultFs::new(mem.clone(), 1));
+    let dir = Path::new(DIR);
+    let db = Db::open_with_fs(fault.clone(), dir, common::opts()).expect("open");
+    put_range(&db, 0..2000);
+    db.flush().expect("flush");
+    put_range(&db, 2000..2100); // in the WAL only
+    db.close().expect("close");
+    drop(db);
+    fault.add_rule(FaultRule {
+        path_contains: Some(".sst".into()),
+        probability: 1.0,
+        ..FaultRule::random(&[OpKind::Remove], 0.0, FaultKind::Eio)
+    });
+    assert!(
+        Db::destroy_with_fs(fault.clone(), dir).is_err(),
+        "the failed delete is reported"
+    );
+    let left = mem.list(dir).expect("list");
+    assert!(
+        left.iter().all(|n| n.ends_with(".sst")),
+        "only the undeletable tables stay: {left:?}"
+    );
+    assert!(left.iter().any(|n| n.ends_with(".sst")));
+    // A database created over the remains replays no old WAL.
+    let db = Db::open_with_fs(mem.clone(), dir, common::opts()).expect("create");
+    assert!(scan(&db).is_empty());
+}

@@ -23,11 +23,16 @@
    - Options are honoured or refused: a setter given a value CairnDB does not support (say
      rocksdb_zlib_compression) makes the open with those options fail with "Invalid argument"
      naming the setter. Defaults are CairnDB's (docs/design/options.md), which differ from
-     RocksDB's in places (no block cache unless one is set, LZ4 compression).
-   - Differences that remain: rocksdb_open_column_families opens families the list omits
-     (RocksDB refuses); rocksdb_flush with wait = 0 and rocksdb_checkpoint_create with
+     RocksDB's in places (LZ4 compression, for one); block-based table options get RocksDB's
+     32 MiB block cache unless another is set or no_block_cache is 1.
+   - Differences that remain: rocksdb_flush with wait = 0 and rocksdb_checkpoint_create with
      log_size_for_flush != 0 are refused ("Not implemented"); rocksdb_key_may_exist answers with
-     a full read. */
+     a full read; a transaction's iterator sees the transaction's writes made before it, not
+     later ones; optimistic transactions have no save points; a batch that refused a record
+     (rather than dropping it, as RocksDB does) fails its writes until the record is rolled back
+     or the batch cleared; rocksdb_transactiondb_get_prepared_transactions returns the prepared
+     transactions no handle holds. A comparator must be a consistent total order: one that is
+     not may abort the process. */
 
 #ifndef CAIRNDB_C_H
 #define CAIRNDB_C_H
@@ -132,7 +137,7 @@ extern CAIRNDB_API void rocksdb_options_compaction_readahead_size(rocksdb_option
 extern CAIRNDB_API size_t rocksdb_options_get_compaction_readahead_size(rocksdb_options_t*);
 extern CAIRNDB_API void rocksdb_options_set_compression(rocksdb_options_t*, int);
 extern CAIRNDB_API int rocksdb_options_get_compression(rocksdb_options_t*);
-/* RocksDB's bottommost compression; kDisableCompressionOption (0x40) turns it off (the bottom
+/* RocksDB's bottommost compression; kDisableCompressionOption (0xff) turns it off (the bottom
    level then uses compression like the others). */
 extern CAIRNDB_API void rocksdb_options_set_bottommost_compression(rocksdb_options_t*, int);
 extern CAIRNDB_API int rocksdb_options_get_bottommost_compression(rocksdb_options_t*);
@@ -153,7 +158,7 @@ extern CAIRNDB_API void rocksdb_options_set_block_based_table_factory(rocksdb_op
    Parameters out of range make every open with these options fail, naming them. */
 extern CAIRNDB_API rocksdb_ratelimiter_t* rocksdb_ratelimiter_create(int64_t rate_bytes_per_sec, int64_t refill_period_us, int32_t fairness);
 extern CAIRNDB_API void rocksdb_ratelimiter_destroy(rocksdb_ratelimiter_t*);
-/* Shares limiter (it may be destroyed afterwards, as in RocksDB). */
+/* Shares limiter (it may be destroyed afterwards, as in RocksDB); NULL changes nothing. */
 extern CAIRNDB_API void rocksdb_options_set_ratelimiter(rocksdb_options_t* opt, rocksdb_ratelimiter_t* limiter);
 extern CAIRNDB_API void rocksdb_options_enable_statistics(rocksdb_options_t*);
 /* RocksDB's Statistics::ToString() of the options' statistics (malloced), or NULL when statistics
@@ -163,8 +168,8 @@ extern CAIRNDB_API char* rocksdb_options_statistics_get_string(rocksdb_options_t
    pools; CairnDB's pool follows max_background_jobs). */
 extern CAIRNDB_API void rocksdb_options_increase_parallelism(rocksdb_options_t* opt, int total_threads);
 /* RocksDB's OptimizeLevelStyleCompaction(memtable_memory_budget), with its formulas: memtables of
-   a quarter of the budget, three of them, merged two at a time; L0 compaction after two files; the
-   whole budget for level 1 and an eighth of it per file; no compression in levels 0 and 1, LZ4
+   a quarter of the budget, up to six of them, merged two at a time; L0 compaction after two files;
+   the whole budget for level 1 and an eighth of it per file; no compression in levels 0 and 1, LZ4
    below. */
 extern CAIRNDB_API void rocksdb_options_optimize_level_style_compaction(rocksdb_options_t* opt, uint64_t memtable_memory_budget);
 /* Parses RocksDB option string opts_str on top of base_options into new_options (RocksDB's
@@ -180,11 +185,12 @@ extern CAIRNDB_API uint64_t rocksdb_block_based_options_get_block_size(rocksdb_b
 /* RocksDB's checksum numbers: 1 is kCRC32c, 4 is kXXH3; CairnDB has no other. */
 extern CAIRNDB_API void rocksdb_block_based_options_set_checksum(rocksdb_block_based_table_options_t* opt, char v);
 extern CAIRNDB_API int rocksdb_block_based_options_get_checksum(rocksdb_block_based_table_options_t* opt);
-/* 1: no block cache (every data-block read goes to the file). 0: the cache set with
-   rocksdb_block_based_options_set_block_cache, if any. */
+/* 1: no block cache (every data-block read goes to the file), whatever cache is set. 0 (the
+   default): the cache set with rocksdb_block_based_options_set_block_cache, or, as in RocksDB, a
+   new 32 MiB cache (clock eviction, like RocksDB's default HyperClockCache) when none is set. */
 extern CAIRNDB_API void rocksdb_block_based_options_set_no_block_cache(rocksdb_block_based_table_options_t* opt, unsigned char v);
 extern CAIRNDB_API unsigned char rocksdb_block_based_options_get_no_block_cache(rocksdb_block_based_table_options_t* opt);
-/* Shares block_cache (the caller still destroys its handle, as in RocksDB). */
+/* Shares block_cache (the caller still destroys its handle, as in RocksDB); NULL changes nothing. */
 extern CAIRNDB_API void rocksdb_block_based_options_set_block_cache(rocksdb_block_based_table_options_t* options, rocksdb_cache_t* block_cache);
 /* A Bloom filter of bits_per_key (RocksDB's NewBloomFilterPolicy; since RocksDB 7 its "bloom" and
    "bloom_full" both build full filters, as CairnDB does). */
@@ -227,11 +233,15 @@ extern CAIRNDB_API unsigned char rocksdb_flushoptions_get_wait(rocksdb_flushopti
 /* ---- Comparators, merge operators, compaction filters, prefix extractors ---- */
 
 extern CAIRNDB_API rocksdb_comparator_t* rocksdb_comparator_create(void* state, void (*destructor)(void*), int (*compare)(void*, const char* a, size_t alen, const char* b, size_t blen), const char* (*name)(void*));
+/* Runs the comparator's destructor and releases the handle. Databases opened with it must be
+   closed first (RocksDB's rule). */
 extern CAIRNDB_API void rocksdb_comparator_destroy(rocksdb_comparator_t*);
 extern CAIRNDB_API rocksdb_mergeoperator_t* rocksdb_mergeoperator_create(void* state, void (*destructor)(void*), char* (*full_merge)(void*, const char* key, size_t key_length, const char* existing_value, size_t existing_value_length, const char* const* operands_list, const size_t* operands_list_length, int num_operands, unsigned char* success, size_t* new_value_length), char* (*partial_merge)(void*, const char* key, size_t key_length, const char* const* operands_list, const size_t* operands_list_length, int num_operands, unsigned char* success, size_t* new_value_length), void (*delete_value)(void*, const char* value, size_t value_length), const char* (*name)(void*));
 /* Destroys a merge operator that was not given to options (options own the ones set on them). */
 extern CAIRNDB_API void rocksdb_mergeoperator_destroy(rocksdb_mergeoperator_t*);
 extern CAIRNDB_API rocksdb_compactionfilter_t* rocksdb_compactionfilter_create(void* state, void (*destructor)(void*), unsigned char (*filter)(void*, int level, const char* key, size_t key_length, const char* existing_value, size_t value_length, char** new_value, size_t* new_value_length, unsigned char* value_changed), const char* (*name)(void*));
+/* Runs the filter's destructor and releases the handle. Databases using it must be closed first
+   (RocksDB's rule). */
 extern CAIRNDB_API void rocksdb_compactionfilter_destroy(rocksdb_compactionfilter_t*);
 /* The first len bytes of each key; shorter keys are outside its domain. */
 extern CAIRNDB_API rocksdb_slicetransform_t* rocksdb_slicetransform_create_fixed_prefix(size_t);
@@ -239,7 +249,9 @@ extern CAIRNDB_API void rocksdb_slicetransform_destroy(rocksdb_slicetransform_t*
 
 /* ---- Database ---- */
 
-/* Opens (with create_if_missing, creates) the database in directory name; NULL on error. */
+/* Opens (with create_if_missing, creates) the database in directory name; NULL on error. A
+   database with column families other than default must be opened with
+   rocksdb_open_column_families (RocksDB's rule). */
 extern CAIRNDB_API rocksdb_t* rocksdb_open(const rocksdb_options_t* options, const char* name, char** errptr);
 /* Closes the database: waits for background work, syncs what sync writes need, and releases the
    directory. Errors of the close itself are not reported (RocksDB's rocksdb_close has no errptr
@@ -293,9 +305,10 @@ extern CAIRNDB_API unsigned char rocksdb_key_may_exist(rocksdb_t* db, const rock
 
 /* ---- Column families ---- */
 
-/* Opens the database with options for num_column_families families (which may include default) and
-   stores a handle for each in column_family_handles, in order. Families the database has but the
-   list omits are opened with options (RocksDB refuses to open then). */
+/* Opens the database with options for num_column_families families and stores a handle for each in
+   column_family_handles, in order. As in RocksDB, the list must name every family the database
+   has, default included (Invalid argument: Column families not opened: ...); with
+   create_missing_column_families, families it names that the database lacks are created. */
 extern CAIRNDB_API rocksdb_t* rocksdb_open_column_families(const rocksdb_options_t* options, const char* name, int num_column_families, const char* const* column_family_names, const rocksdb_options_t* const* column_family_options, rocksdb_column_family_handle_t** column_family_handles, char** errptr);
 /* The names of the database's column families (default first) as a malloced array of *lencf
    malloced strings; free it with rocksdb_list_column_families_destroy. */
@@ -369,22 +382,24 @@ extern CAIRNDB_API void rocksdb_writebatch_delete_range_cf(rocksdb_writebatch_t*
    DeleteRange(SliceParts, SliceParts); num_keys parts for each bound). */
 extern CAIRNDB_API void rocksdb_writebatch_delete_rangev(rocksdb_writebatch_t* b, int num_keys, const char* const* start_keys_list, const size_t* start_keys_list_sizes, const char* const* end_keys_list, const size_t* end_keys_list_sizes);
 extern CAIRNDB_API void rocksdb_writebatch_delete_rangev_cf(rocksdb_writebatch_t* b, rocksdb_column_family_handle_t* column_family, int num_keys, const char* const* start_keys_list, const size_t* start_keys_list_sizes, const char* const* end_keys_list, const size_t* end_keys_list_sizes);
-/* Calls put for each put and deleted for each deletion of the default column family, in order. As
-   RocksDB's handler does, single deletions and merges are passed over, and the walk stops at the
-   first range deletion or record of another column family. */
+/* Calls put for each put and deleted for each deletion of the default column family, in order (a
+   NULL callback is not called). As RocksDB's handler does, single deletions and merges are passed
+   over, and the walk stops at the first range deletion or record of another column family. */
 extern CAIRNDB_API void rocksdb_writebatch_iterate(rocksdb_writebatch_t*, void* state, void (*put)(void*, const char* k, size_t klen, const char* v, size_t vlen), void (*deleted)(void*, const char* k, size_t klen));
 /* The batch's representation (RocksDB's layout, docs/format/write_batch.md), valid until the batch
    changes. */
 extern CAIRNDB_API const char* rocksdb_writebatch_data(rocksdb_writebatch_t*, size_t* size);
 extern CAIRNDB_API void rocksdb_writebatch_set_save_point(rocksdb_writebatch_t* b);
-/* Removes the records added since the last save point; NotFound when there is none. */
+/* Removes the records added since the last save point, and forgets a record refused since then;
+   NotFound when there is none. */
 extern CAIRNDB_API void rocksdb_writebatch_rollback_to_save_point(rocksdb_writebatch_t* b, char** errptr);
 extern CAIRNDB_API void rocksdb_writebatch_pop_save_point(rocksdb_writebatch_t* b, char** errptr);
 
 /* ---- Iterators ---- */
 
-/* An iterator over the default column family, positioned nowhere (not valid) until a seek. NULL
-   only when the database is closed or failed. */
+/* An iterator over the default column family, positioned nowhere (not valid) until a seek. When it
+   cannot be made (a closed database, a table that fails to open), it is never valid and
+   rocksdb_iter_get_error reports why. */
 extern CAIRNDB_API rocksdb_iterator_t* rocksdb_create_iterator(rocksdb_t* db, const rocksdb_readoptions_t* options);
 extern CAIRNDB_API rocksdb_iterator_t* rocksdb_create_iterator_cf(rocksdb_t* db, const rocksdb_readoptions_t* options, rocksdb_column_family_handle_t* column_family);
 extern CAIRNDB_API void rocksdb_iter_destroy(rocksdb_iterator_t*);
@@ -443,7 +458,9 @@ extern CAIRNDB_API rocksdb_optimistictransactiondb_t* rocksdb_optimistictransact
 extern CAIRNDB_API void rocksdb_optimistictransactiondb_close(rocksdb_optimistictransactiondb_t* otxn_db);
 /* Applies batch atomically (outside any transaction; no conflict check). */
 extern CAIRNDB_API void rocksdb_optimistictransactiondb_write(rocksdb_optimistictransactiondb_t* otxn_db, const rocksdb_writeoptions_t* options, rocksdb_writebatch_t* batch, char** errptr);
-/* Begins a transaction (or, with old_txn, reuses that object for a new one); NULL on error. */
+/* Begins a transaction (or, with old_txn, reuses that object for a new one). NULL when it cannot
+   begin (a closed database); old_txn is then destroyed, so the usual txn =
+   rocksdb_transaction_begin(..., txn) leaks nothing. */
 extern CAIRNDB_API rocksdb_transaction_t* rocksdb_transaction_begin(rocksdb_transactiondb_t* txn_db, const rocksdb_writeoptions_t* write_options, const rocksdb_transaction_options_t* txn_options, rocksdb_transaction_t* old_txn);
 extern CAIRNDB_API rocksdb_transaction_t* rocksdb_optimistictransaction_begin(rocksdb_optimistictransactiondb_t* otxn_db, const rocksdb_writeoptions_t* write_options, const rocksdb_optimistictransaction_options_t* otxn_options, rocksdb_transaction_t* old_txn);
 /* Ends the object; an open transaction is rolled back. */
@@ -459,11 +476,13 @@ extern CAIRNDB_API char* rocksdb_transaction_get(rocksdb_transaction_t* txn, con
    optimistic: the key is checked for conflicts at commit). */
 extern CAIRNDB_API char* rocksdb_transaction_get_for_update(rocksdb_transaction_t* txn, const rocksdb_readoptions_t* options, const char* key, size_t klen, size_t* vlen, unsigned char exclusive, char** errptr);
 extern CAIRNDB_API void rocksdb_transaction_multi_get(rocksdb_transaction_t* txn, const rocksdb_readoptions_t* options, size_t num_keys, const char* const* keys_list, const size_t* keys_list_sizes, char** values_list, size_t* values_list_sizes, char** errs);
-/* An iterator over the transaction's writes merged with the database. Destroy it before the
-   transaction. */
+/* An iterator over the database with the transaction's writes laid over it: the writes made before
+   the iterator (a copy of them; later writes to the transaction are not seen, unlike in RocksDB).
+   On an ended transaction it is never valid and reports the error. */
 extern CAIRNDB_API rocksdb_iterator_t* rocksdb_transaction_create_iterator(rocksdb_transaction_t* txn, const rocksdb_readoptions_t* options);
-/* Remembers the transaction's writes so far (pessimistic transactions only; an optimistic one has
-   no save points in CairnDB, and its rollback to one reports Not implemented). */
+/* Remembers the transaction's writes so far. Pessimistic transactions only: CairnDB's optimistic
+   transactions have no save points, and since this call cannot report an error, it does nothing
+   for them and their rocksdb_transaction_rollback_to_savepoint reports Not implemented. */
 extern CAIRNDB_API void rocksdb_transaction_set_savepoint(rocksdb_transaction_t* txn);
 extern CAIRNDB_API void rocksdb_transaction_rollback_to_savepoint(rocksdb_transaction_t* txn, char** errptr);
 /* Names the transaction for two-phase commit (pessimistic transactions only). */

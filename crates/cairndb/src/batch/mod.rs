@@ -61,7 +61,7 @@ pub const DEFAULT_CF: u32 = 0;
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct WriteBatch {
     /// Header followed by the records; always a valid encoding (invariant 1).
     rep: Vec<u8>,
@@ -75,10 +75,29 @@ pub struct WriteBatch {
     needs_family_check: bool,
     /// Where the records start: right after the header, or after a two-phase-commit marker.
     records_start: usize,
-    /// `(data_size, count)` at each open save point, oldest first (RocksDB's
-    /// `WriteBatch::SetSavePoint`). Not part of the encoding.
-    save_points: Vec<(usize, u32)>,
+    /// The batch at each open save point, oldest first (RocksDB's `WriteBatch::SetSavePoint`).
+    /// Not part of the encoding, so not part of equality.
+    save_points: Vec<SavePoint>,
 }
+
+/// Where a save point left the batch: enough to cut back to it without rescanning the records.
+#[derive(Clone, Copy, Debug)]
+struct SavePoint {
+    data_size: usize,
+    count: u32,
+    max_cf: u32,
+    needs_family_check: bool,
+}
+
+/// Two batches are equal when their encodings are (every other field follows from it, save
+/// points aside).
+impl PartialEq for WriteBatch {
+    fn eq(&self, other: &Self) -> bool {
+        self.rep == other.rep
+    }
+}
+
+impl Eq for WriteBatch {}
 
 impl Default for WriteBatch {
     fn default() -> Self {
@@ -458,10 +477,16 @@ impl WriteBatch {
     /// Remembers the batch as it is now; [`WriteBatch::rollback_to_save_point`] returns to it.
     /// Save points nest.
     pub fn set_save_point(&mut self) {
-        self.save_points.push((self.rep.len(), self.count));
+        self.save_points.push(SavePoint {
+            data_size: self.rep.len(),
+            count: self.count,
+            max_cf: self.max_cf,
+            needs_family_check: self.needs_family_check,
+        });
     }
 
-    /// Removes every record added since the last save point, and that save point.
+    /// Removes every record added since the last save point, and that save point. Constant
+    /// time apart from the truncation.
     ///
     /// # Errors
     /// [`Error::NotFound`] when no save point is open (RocksDB's status too);
@@ -472,11 +497,14 @@ impl WriteBatch {
                 "a batch with a two-phase-commit marker cannot roll back".into(),
             ));
         }
-        let (size, count) = self
+        let sp = self
             .save_points
             .pop()
             .ok_or_else(|| Error::NotFound("no save point to roll back to".into()))?;
-        self.truncate(size, count);
+        self.rep.truncate(sp.data_size);
+        self.set_count(sp.count);
+        self.max_cf = sp.max_cf;
+        self.needs_family_check = sp.needs_family_check;
         Ok(())
     }
 
@@ -504,6 +532,8 @@ impl WriteBatch {
             "a marked batch is never truncated"
         );
         self.rep.truncate(data_size);
+        // Save points past the cut no longer name a point of this batch.
+        self.save_points.retain(|sp| sp.data_size <= data_size);
         self.set_count(count);
         let (max_cf, needs_family_check) =
             check_records(&self.rep, HEADER_LEN, count).expect("a savepoint is a record boundary");

@@ -8,9 +8,15 @@
 //!    CURRENT, OPTIONS, info logs, temporary files, LOCK); anything else a user put in the
 //!    directory stays, and so does the directory then.
 //! 3. A directory that does not exist is already destroyed: the call succeeds (as RocksDB's).
-//! 4. Not atomic: a crash in the middle leaves some files. CURRENT goes first, so such a
-//!    directory no longer opens as a database (it reads as missing and, with
-//!    `create_if_missing`, a new database is created over the remains).
+//! 4. Not atomic, and as thorough as it can be: the WALs go first (a database later created in
+//!    the directory would otherwise replay them), then CURRENT (so the directory no longer opens
+//!    as the old database), then the rest. A file that cannot be deleted does not stop the
+//!    others; the first such error is returned. A crash in the middle leaves some files: at
+//!    worst the old database without its unflushed writes, never another database's WAL
+//!    replayed into a new one.
+//! 5. As in RocksDB, the lock is released just before LOCK is unlinked: a process that opens
+//!    the database in that instant locks the unlinked file. Destroy only databases nothing else
+//!    is opening.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -18,7 +24,7 @@ use std::sync::Arc;
 use super::Db;
 use crate::error::Result;
 use crate::fs::{FileSystem, RealFs};
-use crate::version::filenames::{parse_file_name, FileType, CURRENT_FILE_NAME, LOCK_FILE_NAME};
+use crate::version::filenames::{parse_file_name, FileType, LOCK_FILE_NAME};
 
 impl Db {
     /// Deletes the database in `path` (RocksDB's `DestroyDB`); see the module contract.
@@ -39,20 +45,30 @@ impl Db {
             return Ok(());
         }
         let lock = fs.lock(&dir.join(LOCK_FILE_NAME))?;
-        let mut names = fs.list(dir)?;
-        // CURRENT first (contract 4).
-        names.sort_by_key(|n| n != CURRENT_FILE_NAME);
-        for name in &names {
-            match parse_file_name(name) {
-                Some((FileType::Lock, _)) | None => {}
-                Some(_) => fs.remove(&dir.join(name))?,
+        let mut names: Vec<(FileType, String)> = fs
+            .list(dir)?
+            .into_iter()
+            .filter_map(|n| parse_file_name(&n).map(|(t, _)| (t, n)))
+            .filter(|(t, _)| *t != FileType::Lock)
+            .collect();
+        // Contract 4: WALs, then CURRENT, then the rest.
+        names.sort_by_key(|(t, _)| match t {
+            FileType::Log => 0,
+            FileType::Current => 1,
+            _ => 2,
+        });
+        let mut first_error = None;
+        for (_, name) in &names {
+            if let Err(e) = fs.remove(&dir.join(name)) {
+                first_error.get_or_insert(e);
             }
         }
         drop(lock);
-        fs.remove(&dir.join(LOCK_FILE_NAME))?;
-        if fs.list(dir)?.is_empty() {
-            fs.remove_dir(dir)?;
+        // Like RocksDB, a LOCK or directory that cannot go does not fail the call.
+        let _ = fs.remove(&dir.join(LOCK_FILE_NAME));
+        if fs.list(dir).is_ok_and(|n| n.is_empty()) {
+            let _ = fs.remove_dir(dir);
         }
-        Ok(())
+        first_error.map_or(Ok(()), Err)
     }
 }

@@ -71,8 +71,8 @@ pub struct TransactionOptions {
     /// (RocksDB's default, -1); zero: do not wait.
     pub lock_timeout: i64,
     /// Milliseconds after begin at which the transaction expires: its locks may then be taken
-    /// by others and its commit fails with `Expired`. Zero or negative: never (RocksDB's
-    /// default, -1).
+    /// by others and its commit fails with `Expired`. Negative: never (RocksDB's default, -1);
+    /// zero: at once (as in RocksDB, where any non-negative value counts from begin).
     pub expiration: i64,
     /// The largest size in bytes the transaction's write batch may reach; a write past it is
     /// refused with `InvalidArgument` and changes nothing. Zero: no limit (the default).

@@ -238,9 +238,9 @@ impl TransactionDb {
     ) -> Result<Transaction<'_>> {
         write_options.validate()?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        // RocksDB's rule: a non-negative expiration counts from begin (0 expires at once).
         let expires_at = u64::try_from(txn_options.expiration)
             .ok()
-            .filter(|&ms| ms > 0)
             .map(|ms| Instant::now() + Duration::from_millis(ms));
         Transaction::new(
             self,
