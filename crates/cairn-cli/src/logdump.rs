@@ -71,12 +71,17 @@ fn number_of(path: &Path, kind: FileType) -> Result<u64> {
 /// Runs `cairn manifest dump`.
 pub fn manifest(cmd: &ManifestCommand) -> Result<()> {
     let ManifestCommand::Dump(args) = cmd;
+    dump_manifest(&args.path)
+}
+
+/// Prints the MANIFEST `path` names (a MANIFEST file, or a database directory's current one).
+pub fn dump_manifest(path: &Path) -> Result<()> {
     let fs = RealFs::shared();
-    let path = if args.path.is_dir() {
-        let n = read_current(&*fs, &args.path)?;
-        args.path.join(manifest_file_name(n))
+    let path = if path.is_dir() {
+        let n = read_current(&*fs, path)?;
+        path.join(manifest_file_name(n))
     } else {
-        args.path.clone()
+        path.to_path_buf()
     };
     let number = number_of(&path, FileType::Manifest)?;
     let mut reader = ManifestReader::open(&*fs, &path, number)?;
@@ -156,10 +161,15 @@ fn print_edit(e: &cairndb::version::VersionEdit) {
 /// Runs `cairn wal dump`.
 pub fn wal(cmd: &WalCommand) -> Result<()> {
     let WalCommand::Dump(args) = cmd;
+    dump_wal(&args.file, args.values)
+}
+
+/// Prints every record of the WAL `file` (values too with `values`).
+pub fn dump_wal(file: &Path, values: bool) -> Result<()> {
     let fs = RealFs::shared();
-    let number = number_of(&args.file, FileType::Log)?;
-    let mut reader = LogReader::open(&*fs, &args.file, number)?;
-    println!("{} ({} bytes)", args.file.display(), reader.file_size());
+    let number = number_of(file, FileType::Log)?;
+    let mut reader = LogReader::open(&*fs, file, number)?;
+    println!("{} ({} bytes)", file.display(), reader.file_size());
     let (mut records, mut entries) = (0u64, 0u64);
     let mut failure = None;
     while let Some(event) = reader.next_event()? {
@@ -167,7 +177,7 @@ pub fn wal(cmd: &WalCommand) -> Result<()> {
             LogEvent::Record(r) => {
                 records += 1;
                 let batch = WriteBatch::from_bytes(r.data).map_err(|e| {
-                    Error::corruption(&args.file, r.offset, format!("record is no batch: {e}"))
+                    Error::corruption(file, r.offset, format!("record is no batch: {e}"))
                 })?;
                 println!(
                     "record at offset {}: sequence {}, {} entries",
@@ -178,7 +188,7 @@ pub fn wal(cmd: &WalCommand) -> Result<()> {
                 for entry in batch.iter() {
                     let e = entry?;
                     entries += 1;
-                    let value = if args.values || e.value.is_empty() {
+                    let value = if values || e.value.is_empty() {
                         format!(" => '{}'", escape(e.value))
                     } else {
                         format!(" ({} value bytes)", e.value.len())

@@ -12,14 +12,18 @@
 //!   inspect a database's files and options, copy it while it runs.
 //! - `cairn verify --db DIR`: check every block of every live file; `cairn stress`: a db_stress-like
 //!   workload with an expected-state file that survives kill -9.
+//! - `cairn ldb ...`, `cairn sst_dump ...`: RocksDB's ldb and sst_dump command lines and output
+//!   for the common commands, for operators' scripts.
 
 mod admin;
 mod bench;
 mod dbopts;
 mod kv;
+mod ldb;
 mod logdump;
 mod report;
 mod sst;
+mod sst_dump;
 mod stress;
 mod verify;
 
@@ -107,6 +111,25 @@ enum Command {
     ///
     /// Example: cairn stress --db /tmp/s --threads 4 --ops 100000
     Stress(stress::StressArgs),
+    /// RocksDB's ldb command lines (get, put, delete, deleterange, batchput, scan, dump,
+    /// list_column_families, compact, checkpoint, manifest_dump, dump_wal) with ldb's output.
+    ///
+    /// Example: cairn ldb --db=/data/db --hex scan --from=0x61 --max_keys=10
+    Ldb {
+        /// ldb's options (`--name=value`) and command, as ldb takes them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// RocksDB's sst_dump command lines (check, scan, verify, raw; --show_properties) with
+    /// sst_dump's output.
+    ///
+    /// Example: cairn sst_dump --file=/data/db/000012.sst --command=scan --output_hex
+    #[command(name = "sst_dump")]
+    SstDump {
+        /// sst_dump's options (`--name=value`), as sst_dump takes them.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -117,6 +140,8 @@ fn main() -> ExitCode {
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
         Command::Kv(cmd) => Ok(kv::run(&cmd)),
+        Command::Ldb { args } => Ok(ldb::run(&args)),
+        Command::SstDump { args } => Ok(sst_dump::run(&args)),
         Command::Sst(cmd) => sst::run(&cmd).map_err(Into::into),
         Command::Compact(args) => admin::compact(&args)
             .map(|()| ExitCode::SUCCESS)
