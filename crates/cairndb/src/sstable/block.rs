@@ -186,7 +186,10 @@ impl RestartPrefixes {
             .saturating_sub(SAMPLE_STRIDE - 1)
             .min(end);
         let lo = start + self.prefixes[start..end].partition_point(|&x| x < p);
-        let hi = lo + self.prefixes[lo..].iter().take_while(|&&x| x == p).count();
+        // The run of restarts whose prefix equals p, by binary search: the prefixes are sorted,
+        // and when the common part is short (a last separator shortened to one byte, say) the
+        // run can be most of the block, which a linear count would walk on every seek.
+        let hi = lo + self.prefixes[lo..].partition_point(|&x| x == p);
         let left = lo.saturating_sub(1);
         Some((left, hi.saturating_sub(1).max(left)))
     }
