@@ -1,11 +1,11 @@
 //! `WriteBatch`: writes applied together by `Db.write`.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 
 use crate::codec::Codec;
-use crate::db::ColumnFamily;
+use crate::db::{ColumnFamily, Handle};
 use crate::errors::check;
 
 /// Puts and deletes that `Db.write` applies atomically, in order. `WriteBatch(pickle=False)`:
@@ -16,6 +16,8 @@ pub struct WriteBatch {
     pub(crate) pickle: bool,
     codec: Codec,
     batch: Mutex<cairndb::WriteBatch>,
+    /// The databases of the column families the batch names (`cf=`), checked at write.
+    databases: Mutex<Vec<Arc<Handle>>>,
 }
 
 impl WriteBatch {
@@ -27,10 +29,32 @@ impl WriteBatch {
     fn lock(&self) -> std::sync::MutexGuard<'_, cairndb::WriteBatch> {
         self.batch.lock().expect("a batch's lock is never poisoned")
     }
-}
 
-fn family(cf: Option<PyRef<'_, ColumnFamily>>) -> u32 {
-    cf.map_or(0, |c| c.id())
+    /// Whether every column family the batch named belongs to the database of `handle`.
+    pub(crate) fn families_belong_to(&self, handle: &Arc<Handle>) -> bool {
+        self.databases
+            .lock()
+            .expect("a batch's lock is never poisoned")
+            .iter()
+            .all(|h| Arc::ptr_eq(h, handle))
+    }
+
+    /// The id of `cf` (0: the default family), remembering its database.
+    fn family(&self, cf: Option<PyRef<'_, ColumnFamily>>) -> u32 {
+        match cf {
+            Some(c) => {
+                let mut d = self
+                    .databases
+                    .lock()
+                    .expect("a batch's lock is never poisoned");
+                if !d.iter().any(|h| Arc::ptr_eq(h, c.handle())) {
+                    d.push(Arc::clone(c.handle()));
+                }
+                c.id()
+            }
+            None => 0,
+        }
+    }
 }
 
 #[pymethods]
@@ -42,6 +66,7 @@ impl WriteBatch {
             pickle,
             codec: Codec::new(py, pickle)?,
             batch: Mutex::new(cairndb::WriteBatch::new()),
+            databases: Mutex::new(Vec::new()),
         })
     }
 
@@ -54,14 +79,16 @@ impl WriteBatch {
         cf: Option<PyRef<'_, ColumnFamily>>,
     ) -> PyResult<()> {
         let (k, v) = (self.codec.encode(key)?, self.codec.encode(value)?);
-        check(self.lock().put_cf(family(cf), &k, &v))
+        let id = self.family(cf);
+        check(self.lock().put_cf(id, &k, &v))
     }
 
     /// Deletes `key` (in column family `cf`).
     #[pyo3(signature = (key, *, cf=None))]
     fn delete(&self, key: &Bound<'_, PyAny>, cf: Option<PyRef<'_, ColumnFamily>>) -> PyResult<()> {
         let k = self.codec.encode(key)?;
-        check(self.lock().delete_cf(family(cf), &k))
+        let id = self.family(cf);
+        check(self.lock().delete_cf(id, &k))
     }
 
     /// Deletes every key in `[start, end)` (in column family `cf`).
@@ -73,12 +100,17 @@ impl WriteBatch {
         cf: Option<PyRef<'_, ColumnFamily>>,
     ) -> PyResult<()> {
         let (s, e) = (self.codec.encode(start)?, self.codec.encode(end)?);
-        check(self.lock().delete_range_cf(family(cf), &s, &e))
+        let id = self.family(cf);
+        check(self.lock().delete_range_cf(id, &s, &e))
     }
 
     /// Removes every record.
     fn clear(&self) {
         self.lock().clear();
+        self.databases
+            .lock()
+            .expect("a batch's lock is never poisoned")
+            .clear();
     }
 
     /// The number of records.

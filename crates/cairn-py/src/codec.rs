@@ -8,6 +8,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+/// The pickle protocol of stored keys and values.
+const PICKLE_PROTOCOL: u8 = 4;
+
 /// How a database turns Python objects into stored bytes and back.
 pub(crate) enum Codec {
     Raw,
@@ -38,7 +41,9 @@ impl Codec {
                 ))),
             },
             Codec::Pickle { dumps, .. } => {
-                let b = dumps.bind(obj.py()).call1((obj,))?;
+                // A fixed protocol, so that a key pickles to the same bytes on every Python
+                // version (the default protocol changed in 3.14).
+                let b = dumps.bind(obj.py()).call1((obj, PICKLE_PROTOCOL))?;
                 Ok(Cow::Owned(b.cast::<PyBytes>()?.as_bytes().to_vec()))
             }
         }

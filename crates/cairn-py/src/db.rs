@@ -73,10 +73,21 @@ impl Engine {
 }
 
 /// What every object of one open database shares: the engine (gone after `close`) and the codec.
+/// When the last Python object of a database that was never closed goes, the engine closes
+/// with the GIL released (it waits for background work).
 pub(crate) struct Handle {
     engine: RwLock<Option<Engine>>,
     pub(crate) codec: Codec,
     pub(crate) path: PathBuf,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        let engine = self.engine.get_mut().map(Option::take).unwrap_or_default();
+        if let Some(e) = engine {
+            Python::attach(|py| py.detach(|| drop(e)));
+        }
+    }
 }
 
 impl Handle {
@@ -95,13 +106,19 @@ impl Handle {
 }
 
 /// Options from RocksDB's option string `options` (applied to CairnDB's defaults), with
-/// `create_if_missing`.
-pub(crate) fn parse_options(options: Option<&str>, create_if_missing: bool) -> PyResult<Options> {
+/// `create_if_missing` when given (else the option string's, else true).
+pub(crate) fn parse_options(
+    options: Option<&str>,
+    create_if_missing: Option<bool>,
+) -> PyResult<Options> {
     let mut o = Options::default();
+    o.db.create_if_missing = true;
     if let Some(s) = options {
         check(o.apply_options_string(s, &ParseConfig::default()))?;
     }
-    o.db.create_if_missing = create_if_missing;
+    if let Some(c) = create_if_missing {
+        o.db.create_if_missing = c;
+    }
     Ok(o)
 }
 
@@ -149,6 +166,15 @@ impl Target {
         let cf = &self.cf;
         let v = check(py.detach(|| engine.db().get_pinned_cf(&ro, cf, &k)))?;
         v.map(|v| self.handle.codec.decode(py, &v)).transpose()
+    }
+
+    /// Whether `key` has a value (without decoding it).
+    fn contains(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let engine = self.handle.engine()?;
+        let k = self.handle.codec.encode(key)?;
+        let ro = ReadOptions::default();
+        let cf = &self.cf;
+        Ok(check(py.detach(|| engine.db().get_pinned_cf(&ro, cf, &k)))?.is_some())
     }
 
     fn put(
@@ -268,7 +294,7 @@ macro_rules! mapping_methods {
             }
 
             fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-                Ok(self.target()?.get(py, key, None)?.is_some())
+                self.target()?.contains(py, key)
             }
 
             /// Iterates the keys, in order.
@@ -397,8 +423,8 @@ impl Db {
 
 mapping_methods!(Db {
     #[new]
-    #[pyo3(signature = (path, options=None, *, create_if_missing=true, pickle=false))]
-    fn new(py: Python<'_>, path: PathBuf, options: Option<&str>, create_if_missing: bool, pickle: bool) -> PyResult<Db> {
+    #[pyo3(signature = (path, options=None, *, create_if_missing=None, pickle=false))]
+    fn new(py: Python<'_>, path: PathBuf, options: Option<&str>, create_if_missing: Option<bool>, pickle: bool) -> PyResult<Db> {
         let opts = parse_options(options, create_if_missing)?;
         let p = path.clone();
         let db = check(py.detach(|| cairndb::Db::open(&p, opts)))?;
@@ -440,8 +466,8 @@ mapping_methods!(Db {
 
     /// The database's directory.
     #[getter]
-    fn path(&self) -> PathBuf {
-        self.target.handle.path.clone()
+    fn path(&self) -> String {
+        self.target.handle.path.to_string_lossy().into_owned()
     }
 
     /// Applies `batch` atomically (all of it or none of it, also across a crash).
@@ -451,6 +477,11 @@ mapping_methods!(Db {
         if batch.pickle != self.target.handle.is_pickle() {
             return Err(PyValueError::new_err(
                 "the batch and the database disagree on pickle mode",
+            ));
+        }
+        if !batch.families_belong_to(&self.target.handle) {
+            return Err(InvalidArgumentError::new_err(
+                "the batch names a column family of another database",
             ));
         }
         let b = batch.take_copy();
@@ -494,8 +525,12 @@ mapping_methods!(Db {
     #[pyo3(signature = (name, options=None))]
     fn create_column_family(&self, py: Python<'_>, name: &str, options: Option<&str>) -> PyResult<ColumnFamily> {
         let engine = self.target.handle.engine()?;
-        let opts = parse_options(options, true)?;
-        let cf = check(py.detach(|| engine.db().create_column_family(name, opts.cf)))?;
+        // Column-family options only: a database option in the string is refused.
+        let mut cf_opts = cairndb::options::CfOptions::default();
+        if let Some(s) = options {
+            check(cf_opts.apply_options_string(s, &ParseConfig::default()))?;
+        }
+        let cf = check(py.detach(|| engine.db().create_column_family(name, cf_opts)))?;
         Ok(ColumnFamily {
             target: Target {
                 handle: Arc::clone(&self.target.handle),

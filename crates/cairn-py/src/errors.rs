@@ -70,7 +70,8 @@ create_exception!(
 pub(crate) fn to_py(e: cairndb::Error) -> PyErr {
     use cairndb::Error as E;
     let msg = e.to_string();
-    match e {
+    // The kind of the underlying error when the engine added context to it.
+    match e.root() {
         E::Corruption(_) => CorruptionError::new_err(msg),
         E::InvalidArgument(_) => InvalidArgumentError::new_err(msg),
         E::NotSupported(_) => NotSupportedError::new_err(msg),

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
 use pyo3::types::PyTuple;
 
 use cairndb::options::ReadOptions;
@@ -62,6 +63,12 @@ impl Range {
                 .transpose()
         };
         if let Some(p) = prefix {
+            if handle.is_pickle() {
+                // A pickle ends with its STOP byte, so no other key starts with one.
+                return Err(PyValueError::new_err(
+                    "prefix= has no meaning in pickle mode: use start/end bounds",
+                ));
+            }
             if start.is_some() || end.is_some() {
                 return Err(PyValueError::new_err(
                     "give either a prefix or start/end bounds, not both",
@@ -176,9 +183,10 @@ impl Iter {
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         // The database may have been closed since the iterator was made.
         self.handle.engine()?;
+        // Waits for another thread's refill with the GIL released (it needs the GIL back).
         let mut st = self
             .state
-            .lock()
+            .lock_py_attached(py)
             .expect("an iterator's lock is never poisoned");
         if st.ahead.is_empty() && !st.done {
             let (keys, values) = (self.mode != Mode::Values, self.mode != Mode::Keys);

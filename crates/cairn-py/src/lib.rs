@@ -33,7 +33,8 @@ mod iter;
 mod snapshot;
 mod transaction;
 
-#[pymodule]
+// Declared as needing the GIL: the free-threaded build is untested.
+#[pymodule(gil_used = true)]
 fn _cairndb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<db::Db>()?;
     m.add_class::<db::ColumnFamily>()?;

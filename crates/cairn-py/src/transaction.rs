@@ -3,6 +3,8 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use pyo3::sync::MutexExt;
+
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -14,7 +16,9 @@ use crate::db::{
 };
 use crate::errors::{check, closed, InvalidArgumentError};
 
-/// A `Db` with transactions. Writes outside transactions take the keys' locks too.
+/// A `Db` with transactions. Writes outside transactions take the keys' locks too; range
+/// deletions (`delete_range`, or in a batch) are refused (`NotSupportedError`), since they cannot
+/// take locks.
 ///
 /// `TransactionDb(path, options=None, *, create_if_missing=True, pickle=False,
 /// lock_timeout_ms=1000)`: `lock_timeout_ms` is how long a transaction waits for a lock
@@ -26,12 +30,12 @@ pub struct TransactionDb {}
 #[pymethods]
 impl TransactionDb {
     #[new]
-    #[pyo3(signature = (path, options=None, *, create_if_missing=true, pickle=false, lock_timeout_ms=1000))]
+    #[pyo3(signature = (path, options=None, *, create_if_missing=None, pickle=false, lock_timeout_ms=1000))]
     fn new(
         py: Python<'_>,
         path: std::path::PathBuf,
         options: Option<&str>,
-        create_if_missing: bool,
+        create_if_missing: Option<bool>,
         pickle: bool,
         lock_timeout_ms: i64,
     ) -> PyResult<PyClassInitializer<TransactionDb>> {
@@ -44,6 +48,15 @@ impl TransactionDb {
         let engine = open_transaction_engine(py, &path, opts, txn)?;
         let db = Db::from_engine(py, engine, path, pickle)?;
         Ok(PyClassInitializer::from(db).add_subclass(TransactionDb {}))
+    }
+
+    /// The transactions waiting for a lock, each as `(id, [ids of the transactions it waits
+    /// for])` (RocksDB's `GetWaitingTxns`); empty when none waits.
+    fn waiting_transactions(slf: PyRef<'_, Self>) -> PyResult<Vec<(u64, Vec<u64>)>> {
+        let Engine::Txn(tdb) = slf.as_super().handle().engine()? else {
+            unreachable!("a TransactionDb's engine is a transaction database")
+        };
+        Ok(tdb.waiting_transactions())
     }
 
     /// Begins a transaction. `snapshot=True` fixes its reads at begin and makes its commit fail
@@ -63,6 +76,11 @@ impl TransactionDb {
         let Engine::Txn(tdb) = handle.engine()? else {
             unreachable!("a TransactionDb's engine is a transaction database")
         };
+        if lock_timeout_ms.is_some_and(|ms| ms < 0) {
+            return Err(InvalidArgumentError::new_err(
+                "lock_timeout_ms must be 0 or more (None: the database's)",
+            ));
+        }
         let opts = TransactionOptions {
             set_snapshot: snapshot,
             lock_timeout: lock_timeout_ms.unwrap_or(-1),
@@ -82,8 +100,16 @@ impl TransactionDb {
     }
 }
 
-/// One pessimistic transaction; see `TransactionDb.transaction`. Not shared between threads at
-/// once (calls from several threads are serialized).
+/// Read options that read at the transaction's snapshot, when it took one.
+fn snapshot_reads(t: &cairndb::Transaction<'_>) -> cairndb::options::ReadOptions {
+    cairndb::options::ReadOptions {
+        snapshot: t.snapshot(),
+        ..cairndb::options::ReadOptions::default()
+    }
+}
+
+/// One pessimistic transaction; see `TransactionDb.transaction`. Calls from several threads are
+/// serialized (a call waits, with the GIL released, for the one in progress).
 #[pyclass(module = "cairndb", frozen)]
 pub struct Transaction {
     /// `None` once committed or rolled back. Declared first: it borrows from `keep`.
@@ -93,11 +119,16 @@ pub struct Transaction {
 }
 
 impl Transaction {
-    fn lock(&self) -> PyResult<MutexGuard<'_, Option<cairndb::Transaction<'static>>>> {
+    /// The transaction's lock. Another thread may hold it while it waits in the engine with
+    /// the GIL released; this waits with the GIL released too, or neither could go on.
+    fn lock(
+        &self,
+        py: Python<'_>,
+    ) -> PyResult<MutexGuard<'_, Option<cairndb::Transaction<'static>>>> {
         self.handle.engine()?;
         Ok(self
             .txn
-            .lock()
+            .lock_py_attached(py)
             .expect("a transaction's lock is never poisoned"))
     }
 
@@ -107,7 +138,7 @@ impl Transaction {
         py: Python<'_>,
         f: impl FnOnce(&mut cairndb::Transaction<'static>) -> cairndb::Result<T> + Send,
     ) -> PyResult<T> {
-        let mut g = self.lock()?;
+        let mut g = self.lock(py)?;
         let t = g.as_mut().ok_or_else(|| closed("the transaction"))?;
         check(py.detach(|| f(t)))
     }
@@ -129,7 +160,7 @@ impl Transaction {
         py: Python<'_>,
         f: impl FnOnce(&mut cairndb::Transaction<'static>) -> cairndb::Result<()> + Send,
     ) -> PyResult<()> {
-        let mut g = self.lock()?;
+        let mut g = self.lock(py)?;
         let Some(mut t) = g.take() else {
             return Err(closed("the transaction"));
         };
@@ -151,8 +182,7 @@ impl Transaction {
     ) -> PyResult<Option<Py<PyAny>>> {
         let k = self.handle.codec.encode(key)?;
         let fam = self.family(cf)?;
-        let ro = cairndb::options::ReadOptions::default();
-        let v = self.with(py, |t| t.get_cf(&ro, &fam, &k))?;
+        let v = self.with(py, |t| t.get_cf(&snapshot_reads(t), &fam, &k))?;
         match v {
             Some(v) => Ok(Some(self.handle.codec.decode(py, &v)?)),
             None => Ok(default),
@@ -171,8 +201,9 @@ impl Transaction {
     ) -> PyResult<Option<Py<PyAny>>> {
         let k = self.handle.codec.encode(key)?;
         let fam = self.family(cf)?;
-        let ro = cairndb::options::ReadOptions::default();
-        let v = self.with(py, |t| t.get_for_update_cf(&ro, &fam, &k, exclusive))?;
+        let v = self.with(py, |t| {
+            t.get_for_update_cf(&snapshot_reads(t), &fam, &k, exclusive)
+        })?;
         match v {
             Some(v) => Ok(Some(self.handle.codec.decode(py, &v)?)),
             None => Ok(default),
@@ -186,11 +217,10 @@ impl Transaction {
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let ks = self.handle.codec.encode_all(keys)?;
-        let ro = cairndb::options::ReadOptions::default();
         let results = {
-            let g = self.lock()?;
+            let g = self.lock(py)?;
             let t = g.as_ref().ok_or_else(|| closed("the transaction"))?;
-            py.detach(|| t.multi_get(&ro, &ks))
+            py.detach(|| t.multi_get(&snapshot_reads(t), &ks))
         };
         let out = PyList::empty(py);
         for r in results {
@@ -289,7 +319,7 @@ impl Transaction {
     ) -> PyResult<bool> {
         let open = self
             .txn
-            .lock()
+            .lock_py_attached(py)
             .expect("a transaction's lock is never poisoned")
             .is_some();
         if !open {

@@ -281,3 +281,55 @@ def test_transactions(path):
             t.put(b"k", b"v", cf=cf)
             assert t.get(b"k", cf=cf) == b"v" and t.get(b"k") is None
         assert cf[b"k"] == b"v"
+
+
+def test_review_mends(tmp_path):
+    path = str(tmp_path / "db")
+    with pytest.raises(cairndb.InvalidArgumentError):
+        cairndb.Db(path, "create_if_missing=false")  # the string's setting is honoured
+    with cairndb.Db(path) as db, cairndb.Db(str(tmp_path / "other")) as other:
+        cf = other.create_column_family("cf")
+        b = cairndb.WriteBatch()
+        b.put(b"k", b"v", cf=cf)
+        with pytest.raises(cairndb.InvalidArgumentError):
+            db.write(b)  # the family is another database's
+        assert b"k" not in db
+        with pytest.raises(cairndb.InvalidArgumentError):
+            db.create_column_family("x", "max_open_files=10")  # not a family option
+        with pytest.raises(cairndb.InvalidArgumentError):
+            db.put(b"k", b"v", sync=True, disable_wal=True)
+        with pytest.raises(KeyError):
+            cf[b"missing"]
+        assert isinstance(db.path, str) and db.path == path
+    with cairndb.Db(str(tmp_path / "p"), pickle=True) as db:
+        with pytest.raises(ValueError):
+            db.keys(prefix="a")
+
+
+def test_snapshot_transactions_read_at_their_snapshot(path):
+    with cairndb.TransactionDb(path, lock_timeout_ms=0) as db:
+        db[b"k"] = b"old"
+        t = db.transaction(snapshot=True)
+        db[b"k"] = b"new"
+        assert t.get(b"k") == b"old"
+        assert t.multi_get([b"k"]) == [b"old"]
+        with pytest.raises(KeyError):
+            t[b"missing"]
+        t.rollback()
+        with pytest.raises(cairndb.InvalidArgumentError):
+            db.transaction(lock_timeout_ms=-1)
+        with pytest.raises(cairndb.NotSupportedError):
+            db.delete_range(b"a", b"b")
+
+
+def test_a_damaged_table_footer_is_corruption(path):
+    with cairndb.Db(path) as db:
+        db[b"k"] = b"v"
+        db.flush()
+    (sst,) = [p for p in pathlib.Path(path).iterdir() if p.suffix == ".sst"]
+    data = bytearray(sst.read_bytes())
+    data[-1] ^= 0xFF  # the footer's magic number
+    sst.write_bytes(bytes(data))
+    with pytest.raises(cairndb.CorruptionError):
+        with cairndb.Db(path) as db:
+            db.get(b"k")

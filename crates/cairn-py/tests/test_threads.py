@@ -37,17 +37,16 @@ def test_concurrent_writers_and_readers(tmp_path):
 
 
 def test_a_lock_wait_releases_the_gil(tmp_path):
-    # Thread B waits inside the engine for a lock A holds. The main thread can commit A only if
-    # B's wait released the GIL; otherwise B times out after 10 s and fails.
-    with cairndb.TransactionDb(str(tmp_path / "db"), lock_timeout_ms=10_000) as db:
+    # Thread B waits inside the engine for a lock A holds. The main thread sees B waiting (it can
+    # run only because B's wait released the GIL) and then commits A, which lets B go on. Were
+    # the GIL held, the main thread would not run until B timed out, and B would fail.
+    with cairndb.TransactionDb(str(tmp_path / "db"), lock_timeout_ms=30_000) as db:
         a = db.transaction()
         a.put(b"k", b"a")
-        waiting = threading.Event()
         result = []
 
         def b():
             t = db.transaction()
-            waiting.set()
             try:
                 result.append(t.get_for_update(b"k"))
                 t.commit()
@@ -56,7 +55,32 @@ def test_a_lock_wait_releases_the_gil(tmp_path):
 
         thread = threading.Thread(target=b)
         thread.start()
-        waiting.wait()
+        while not db.waiting_transactions():
+            assert thread.is_alive(), result
         a.commit()
-        thread.join()
+        thread.join(timeout=60)
+        assert not thread.is_alive()
         assert result == [b"a"], result
+
+
+def test_two_threads_on_one_transaction_do_not_deadlock(tmp_path):
+    # While thread B's call waits for a lock inside the engine, the main thread calls the same
+    # transaction object; it must wait for B's call without holding the GIL.
+    with cairndb.TransactionDb(str(tmp_path / "db"), lock_timeout_ms=30_000) as db:
+        a = db.transaction()
+        a.put(b"k", b"a")
+        t = db.transaction()
+        result = []
+        thread = threading.Thread(target=lambda: result.append(t.get_for_update(b"k")))
+        thread.start()
+        while not db.waiting_transactions():
+            assert thread.is_alive()
+        blocked = []
+        other = threading.Thread(target=lambda: blocked.append(t.get(b"zz", b"none")))
+        other.start()
+        a.commit()  # the main thread runs while both threads wait
+        thread.join(timeout=60)
+        other.join(timeout=60)
+        assert not thread.is_alive() and not other.is_alive()
+        assert result == [b"a"] and blocked == [b"none"]
+        t.commit()

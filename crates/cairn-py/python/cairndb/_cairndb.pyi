@@ -111,7 +111,7 @@ class Db(_Mapping):
         path: _Path,
         options: Optional[str] = None,
         *,
-        create_if_missing: bool = True,
+        create_if_missing: Optional[bool] = None,
         pickle: bool = False,
     ) -> None: ...
     def close(self) -> None: ...
@@ -172,10 +172,11 @@ class TransactionDb(Db):
         path: _Path,
         options: Optional[str] = None,
         *,
-        create_if_missing: bool = True,
+        create_if_missing: Optional[bool] = None,
         pickle: bool = False,
         lock_timeout_ms: int = 1000,
     ) -> None: ...
+    def waiting_transactions(self) -> List[Tuple[int, List[int]]]: ...
     def transaction(
         self,
         *,
