@@ -152,3 +152,34 @@ fn sst_dump_scans_verifies_and_shows_properties() {
     let out = cairn(&["sst_dump", &file, "--command=recompress"]);
     assert!(!out.status.success(), "an unprovided command is refused");
 }
+
+#[test]
+fn the_readme_example_runs() {
+    // The `ldb` block of the README's Tools section, each line run with this build's binary in
+    // a fresh directory instead of /tmp/ldb-demo.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README");
+    let block = readme
+        .split("```sh")
+        .find(|b| b.contains("ldb --db=/tmp/ldb-demo"))
+        .and_then(|b| b.split("```").next())
+        .expect("the README's ldb example");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("ldb-demo");
+    let mut outputs = Vec::new();
+    for line in block.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let args: Vec<String> = line
+            .strip_prefix("cargo run -q -p cairn-cli -- ")
+            .expect("each line runs cairn")
+            .replace("/tmp/ldb-demo", &db.to_string_lossy())
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        outputs.push(stdout(&cairn(&refs)));
+    }
+    assert_eq!(outputs.len(), 4);
+    assert_eq!(outputs[0], "OK\n");
+    assert_eq!(outputs[1], "0x62616E616E61 ==> 0x79656C6C6F77\n");
+    assert!(outputs[3].contains("'apple' seq:1, type:1 => red\n'banana' seq:2, type:1 => yellow\n"));
+}
