@@ -157,7 +157,7 @@ fn durable() -> WriteOptions {
 }
 
 /// The bytes of a command-line argument: as given, or decoded from hex.
-fn decode(arg: &str, hex: bool, what: &str) -> Result<Vec<u8>> {
+pub(crate) fn decode(arg: &str, hex: bool, what: &str) -> Result<Vec<u8>> {
     if !hex {
         return Ok(arg.as_bytes().to_vec());
     }

@@ -118,34 +118,26 @@ impl Line {
     }
 }
 
-/// ldb's `0x` followed by upper-case hex.
-fn to_hex(bytes: &[u8]) -> String {
-    let mut s = String::from("0x");
-    for b in bytes {
-        s.push_str(&format!("{b:02X}"));
-    }
-    s
+/// Upper-case hex digits of `bytes` (ldb prints them after `0x`; sst_dump without).
+pub(crate) fn upper_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
 
-/// A key or value from the command line: the argument's bytes, or `0x`-prefixed hex.
-fn input(arg: &str, hex: bool) -> Result<Vec<u8>> {
-    if !hex {
-        return Ok(arg.as_bytes().to_vec());
-    }
-    let digits = arg
-        .strip_prefix("0x")
-        .or_else(|| arg.strip_prefix("0X"))
-        .unwrap_or(arg);
-    if digits.len() % 2 != 0 {
-        return Err(Error::InvalidArgument(format!("{arg} is not hex")));
-    }
-    (0..digits.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&digits[i..i + 2], 16)
-                .map_err(|_| Error::InvalidArgument(format!("{arg} is not hex")))
-        })
-        .collect()
+/// ldb's `0x` followed by upper-case hex.
+fn to_hex(bytes: &[u8]) -> String {
+    format!("0x{}", upper_hex(bytes))
+}
+
+/// A key or value from the command line: the argument's bytes, or hex (`0x` optional).
+pub(crate) fn input(arg: &str, hex: bool) -> Result<Vec<u8>> {
+    let digits = if hex {
+        arg.strip_prefix("0x")
+            .or_else(|| arg.strip_prefix("0X"))
+            .unwrap_or(arg)
+    } else {
+        arg
+    };
+    crate::kv::decode(digits, hex, "argument")
 }
 
 fn output(bytes: &[u8], hex: bool) -> String {

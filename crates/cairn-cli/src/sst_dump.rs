@@ -46,10 +46,7 @@ pub fn run(argv: &[String]) -> ExitCode {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02X}");
-        s
-    })
+    crate::ldb::upper_hex(bytes)
 }
 
 fn show(bytes: &[u8], as_hex: bool) -> String {
@@ -69,20 +66,6 @@ fn rocksdb_type(kind: ValueKind) -> u8 {
         ValueKind::SingleDelete => 7,
         ValueKind::RangeDelete => 15,
     }
-}
-
-fn parse_hex(s: &str) -> Result<Vec<u8>> {
-    let d = s.strip_prefix("0x").unwrap_or(s);
-    if d.len() % 2 != 0 {
-        return Err(Error::InvalidArgument(format!("{s} is not hex")));
-    }
-    (0..d.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&d[i..i + 2], 16)
-                .map_err(|_| Error::InvalidArgument(format!("{s} is not hex")))
-        })
-        .collect()
 }
 
 fn execute(argv: &[String]) -> Result<ExitCode> {
@@ -115,7 +98,7 @@ fn execute(argv: &[String]) -> Result<ExitCode> {
     }
     let key = |k: &str| -> Result<Vec<u8>> {
         match o.get(k) {
-            Some(v) if flag("input_key_hex") => parse_hex(v),
+            Some(v) if flag("input_key_hex") => crate::ldb::input(v, true),
             Some(v) => Ok(v.as_bytes().to_vec()),
             None => Ok(Vec::new()),
         }

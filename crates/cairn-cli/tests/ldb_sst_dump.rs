@@ -183,3 +183,13 @@ fn the_readme_example_runs() {
     assert_eq!(outputs[1], "0x62616E616E61 ==> 0x79656C6C6F77\n");
     assert!(outputs[3].contains("'apple' seq:1, type:1 => red\n'banana' seq:2, type:1 => yellow\n"));
 }
+
+#[test]
+fn non_ascii_hex_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    stdout(&ldb(&db, &["--create_if_missing", "put", "k", "v"]));
+    let out = ldb(&db, &["--hex", "get", "0xaé1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("Failed: "));
+}

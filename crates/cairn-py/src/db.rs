@@ -100,6 +100,19 @@ impl Handle {
             .ok_or_else(|| closed("the database"))
     }
 
+    /// `ClosedError` once the database is closed; no engine handle is taken (per-item checks).
+    pub(crate) fn check_open(&self) -> PyResult<()> {
+        match self
+            .engine
+            .read()
+            .expect("the handle's lock is never poisoned")
+            .is_some()
+        {
+            true => Ok(()),
+            false => Err(closed("the database")),
+        }
+    }
+
     pub(crate) fn is_pickle(&self) -> bool {
         matches!(self.codec, Codec::Pickle { .. })
     }

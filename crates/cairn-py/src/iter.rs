@@ -182,7 +182,7 @@ impl Iter {
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         // The database may have been closed since the iterator was made.
-        self.handle.engine()?;
+        self.handle.check_open()?;
         // Waits for another thread's refill with the GIL released (it needs the GIL back).
         let mut st = self
             .state
