@@ -562,34 +562,17 @@ pub unsafe extern "C" fn rocksdb_options_increase_parallelism(
     }
 }
 
-/// RocksDB's `OptimizeLevelStyleCompaction(memtable_memory_budget)`, with its formulas: memtables
-/// of a quarter of the budget, up to six of them, merged two at a time; L0 compaction after two
-/// files; the whole budget for level 1 and an eighth of it per file; no compression in levels 0
-/// and 1, LZ4 below.
+/// RocksDB's `OptimizeLevelStyleCompaction(memtable_memory_budget)`
+/// ([`cairndb::options::CfOptions::optimize_level_style_compaction`]).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_options_optimize_level_style_compaction(
     opt: *mut rocksdb_options_t,
     memtable_memory_budget: u64,
 ) {
-    let cf = &mut (*opt).opts.cf;
-    let write_buffer = memtable_memory_budget / 4;
-    cf.write_buffer_size = usize::try_from(write_buffer).unwrap_or(usize::MAX);
-    cf.min_write_buffer_number_to_merge = 2;
-    cf.max_write_buffer_number = 6;
-    cf.level0_file_num_compaction_trigger = 2;
-    cf.target_file_size_base = memtable_memory_budget / 8;
-    cf.max_bytes_for_level_base = memtable_memory_budget;
-    cf.compaction_style = CompactionStyle::Level;
-    let levels = cf.num_levels as usize;
-    cf.compression_per_level = (0..levels)
-        .map(|l| {
-            if l < 2 {
-                CompressionType::None
-            } else {
-                CompressionType::Lz4
-            }
-        })
-        .collect();
+    (*opt)
+        .opts
+        .cf
+        .optimize_level_style_compaction(memtable_memory_budget);
 }
 
 /// Parses RocksDB option string `opts_str` on top of `base_options` into `new_options`

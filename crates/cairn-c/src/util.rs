@@ -10,33 +10,6 @@ pub unsafe extern "C" fn rocksdb_free(ptr: *mut c_void) {
     libc::free(ptr);
 }
 
-/// RocksDB's `Status::ToString()` for `e`: the status name RocksDB would give (that of the
-/// underlying error when the engine added context), then the message.
-pub(crate) fn status_string(e: &Error) -> String {
-    let code = match e.root() {
-        Error::Corruption(_) => "Corruption",
-        Error::InvalidArgument(_) => "Invalid argument",
-        Error::NotSupported(_) => "Not implemented",
-        Error::NotFound(_) => "NotFound",
-        Error::Busy(_) | Error::Deadlock(_) => "Resource busy",
-        Error::TimedOut(_) => "Operation timed out",
-        Error::Expired(_) => "Operation expired",
-        _ => "IO error",
-    };
-    let detail = match e {
-        Error::Corruption(c) => c.to_string(),
-        Error::InvalidArgument(m)
-        | Error::NotSupported(m)
-        | Error::NotFound(m)
-        | Error::Busy(m)
-        | Error::TimedOut(m)
-        | Error::Expired(m) => m.clone(),
-        Error::Deadlock(m) => format!("deadlock: {m}"),
-        _ => e.to_string(),
-    };
-    format!("{code}: {detail}")
-}
-
 /// Stores `msg` in `*errptr` as a `malloc`ed string, freeing what was there.
 pub(crate) unsafe fn set_error_message(errptr: *mut *mut c_char, msg: &str) {
     if errptr.is_null() {
@@ -50,7 +23,7 @@ pub(crate) unsafe fn set_error_message(errptr: *mut *mut c_char, msg: &str) {
 
 /// Stores `e` in `*errptr` (contract item 1).
 pub(crate) unsafe fn set_error(errptr: *mut *mut c_char, e: &Error) {
-    set_error_message(errptr, &status_string(e));
+    set_error_message(errptr, &e.rocksdb_status());
 }
 
 /// `Some(v)` on success; on failure stores the error and gives `None`.

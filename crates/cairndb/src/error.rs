@@ -183,6 +183,35 @@ impl Error {
         }
     }
 
+    /// RocksDB's `Status::ToString()` for this error: the status name RocksDB would give (that of
+    /// the underlying error when the engine added context), a colon, then the message. The C
+    /// library and the `rocksdb`-crate facade report errors this way, and RocksDB's bindings read
+    /// the kind back from the name.
+    pub fn rocksdb_status(&self) -> String {
+        let code = match self.root() {
+            Error::Corruption(_) => "Corruption",
+            Error::InvalidArgument(_) => "Invalid argument",
+            Error::NotSupported(_) => "Not implemented",
+            Error::NotFound(_) => "NotFound",
+            Error::Busy(_) | Error::Deadlock(_) => "Resource busy",
+            Error::TimedOut(_) => "Operation timed out",
+            Error::Expired(_) => "Operation expired",
+            _ => "IO error",
+        };
+        let detail = match self {
+            Error::Corruption(c) => c.to_string(),
+            Error::InvalidArgument(m)
+            | Error::NotSupported(m)
+            | Error::NotFound(m)
+            | Error::Busy(m)
+            | Error::TimedOut(m)
+            | Error::Expired(m) => m.clone(),
+            Error::Deadlock(m) => format!("deadlock: {m}"),
+            _ => self.to_string(),
+        };
+        format!("{code}: {detail}")
+    }
+
     /// The innermost error, past any [`Error::Context`] wrapping.
     pub fn root(&self) -> &Error {
         let mut e = self;

@@ -666,7 +666,7 @@ pub(crate) fn fold(
         None => Err(Error::corruption(
             "",
             0,
-            format!("merge operator {} failed for key {key:02x?}", op.name()),
+            format!("Merge operator failed: {} for key {key:02x?}", op.name()),
         )),
     }
 }

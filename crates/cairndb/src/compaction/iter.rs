@@ -679,7 +679,7 @@ impl<I: InternalIterator> CompactionIterator<I> {
             "",
             0,
             format!(
-                "merge operator {operator} failed ({call}) on key {:02x?}, operands at \
+                "Merge operator failed: {operator} ({call}) on key {:02x?}, operands at \
                  sequence numbers {oldest}..={newest}",
                 self.user_key
             ),

@@ -35,6 +35,7 @@ pub const PROPERTY_NAMES: &[&str] = &[
     "estimate-num-keys",
     "total-sst-files-size",
     "live-sst-files-size",
+    "estimate-live-data-size",
     "cur-size-all-mem-tables",
     "cur-size-active-mem-table",
     "size-all-mem-tables",
@@ -116,6 +117,9 @@ impl Db {
             "estimate-num-keys" => inner.estimate_num_keys(cf),
             "total-sst-files-size" => inner.total_sst_files_size(cf.id()),
             "live-sst-files-size" => view.version.total_bytes(),
+            // RocksDB discounts the key ranges a lower level repeats; CairnDB's estimate is the
+            // bytes of the live tables, the upper bound of the live data.
+            "estimate-live-data-size" => view.version.total_bytes(),
             "cur-size-active-mem-table" => mem_usage(&view.mem),
             "cur-size-all-mem-tables" | "size-all-mem-tables" => {
                 mem_usage(&view.mem) + view.imms.iter().map(|m| mem_usage(m)).sum::<u64>()

@@ -365,7 +365,7 @@ fn finish(
         None => Err(Error::corruption(
             "",
             0,
-            format!("merge operator {} failed for key {key:02x?}", op.name()),
+            format!("Merge operator failed: {} for key {key:02x?}", op.name()),
         )),
     }
 }

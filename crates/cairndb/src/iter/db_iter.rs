@@ -356,7 +356,7 @@ impl DbIterator {
                     "",
                     0,
                     format!(
-                        "merge operator {} failed on key {:02x?}",
+                        "Merge operator failed: {} on key {:02x?}",
                         op.name(),
                         self.key
                     ),

@@ -222,6 +222,30 @@ impl Default for CfOptions {
 }
 
 impl CfOptions {
+    /// RocksDB's `OptimizeLevelStyleCompaction(memtable_memory_budget)`, with its formulas:
+    /// memtables of a quarter of the budget, up to six of them, merged two at a time; L0
+    /// compaction after two files; the whole budget for level 1 and an eighth of it per file; no
+    /// compression in levels 0 and 1, LZ4 below.
+    pub fn optimize_level_style_compaction(&mut self, memtable_memory_budget: u64) {
+        let write_buffer = memtable_memory_budget / 4;
+        self.write_buffer_size = usize::try_from(write_buffer).unwrap_or(usize::MAX);
+        self.min_write_buffer_number_to_merge = 2;
+        self.max_write_buffer_number = 6;
+        self.level0_file_num_compaction_trigger = 2;
+        self.target_file_size_base = memtable_memory_budget / 8;
+        self.max_bytes_for_level_base = memtable_memory_budget;
+        self.compaction_style = CompactionStyle::Level;
+        self.compression_per_level = (0..self.num_levels as usize)
+            .map(|l| {
+                if l < 2 {
+                    CompressionType::None
+                } else {
+                    CompressionType::Lz4
+                }
+            })
+            .collect();
+    }
+
     /// Checks every option against its documented range, and the table options.
     ///
     /// # Errors

@@ -1,0 +1,38 @@
+//! Comparators from Rust closures.
+
+use std::cmp::Ordering;
+
+/// A comparison of two keys, as `Options::set_comparator` takes it.
+pub type CompareFn = dyn Fn(&[u8], &[u8]) -> Ordering;
+
+/// A comparison of two keys that may carry timestamps (for the refused
+/// `Options::set_comparator_with_ts`).
+pub type CompareWithoutTsFn = dyn Fn(&[u8], bool, &[u8], bool) -> Ordering;
+
+/// A `cairndb::Comparator` from a closure.
+///
+/// rust-rocksdb takes a `Box<dyn Fn>` that need not be `Send` or `Sync` and lets RocksDB call it
+/// from its background threads; a drop-in must accept the same type. The contract is the same as
+/// rust-rocksdb's: the comparator is called from flush and compaction threads, so a closure that
+/// captures thread-unsafe state is the caller's error (plain functions and closures over
+/// thread-safe data, which is what comparators are, are fine).
+pub(crate) struct Callback {
+    pub(crate) name: String,
+    pub(crate) compare: Box<CompareFn>,
+}
+
+// SAFETY: see the type's documentation: the same contract as rust-rocksdb, which hands the same
+// closure to RocksDB's threads.
+unsafe impl Send for Callback {}
+// SAFETY: as for Send; the closure is only ever called through `&self`.
+unsafe impl Sync for Callback {}
+
+impl cairndb::Comparator for Callback {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        (self.compare)(a, b)
+    }
+}

@@ -1,0 +1,272 @@
+//! Iterators: the raw cursor (`DBRawIterator`) and the Rust iterator over it (`DBIterator`).
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::{DBAccess, Error, ReadOptions};
+
+/// A raw iterator over a database.
+pub type DBRawIterator<'a> = DBRawIteratorWithThreadMode<'a, crate::DB>;
+
+/// A cursor over a database's (or snapshot's, or column family's) keys, which cannot outlive
+/// the database.
+pub struct DBRawIteratorWithThreadMode<'a, D: DBAccess> {
+    /// The engine's iterator, or why it could not be made (refused read options).
+    inner: Result<cairndb::DbIter, Error>,
+    /// What the iterator was made from, for `refresh`; the read options also keep their
+    /// snapshot registered while the iterator lives.
+    db_handle: Arc<cairndb::Db>,
+    cf: Option<cairndb::ColumnFamily>,
+    readopts: ReadOptions,
+    db: PhantomData<&'a D>,
+}
+
+impl<D: DBAccess> fmt::Debug for DBRawIteratorWithThreadMode<'_, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DBRawIterator")
+            .field("valid", &self.valid())
+            .finish()
+    }
+}
+
+impl<'a, D: DBAccess> DBRawIteratorWithThreadMode<'a, D> {
+    pub(crate) fn new(
+        db_handle: Arc<cairndb::Db>,
+        cf: Option<cairndb::ColumnFamily>,
+        readopts: ReadOptions,
+    ) -> Self {
+        let inner = Self::make(&db_handle, cf.as_ref(), &readopts);
+        DBRawIteratorWithThreadMode {
+            inner,
+            db_handle,
+            cf,
+            readopts,
+            db: PhantomData,
+        }
+    }
+
+    fn make(
+        db: &cairndb::Db,
+        cf: Option<&cairndb::ColumnFamily>,
+        readopts: &ReadOptions,
+    ) -> Result<cairndb::DbIter, Error> {
+        let o = readopts.checked()?;
+        Ok(match cf {
+            Some(cf) => db.iter_cf(o, cf)?,
+            None => db.iter(o)?,
+        })
+    }
+
+    /// Makes the iterator see the database as it is now (as RocksDB's `Refresh()`, it leaves
+    /// the read options' snapshot behind); the iterator must be positioned again.
+    pub fn refresh(&mut self) -> Result<(), Error> {
+        self.readopts.inner.snapshot = None;
+        self.readopts.snapshot = None;
+        self.inner = Self::make(&self.db_handle, self.cf.as_ref(), &self.readopts);
+        self.inner.as_ref().map(|_| ()).map_err(Error::clone)
+    }
+
+    /// Whether the iterator is at an entry.
+    pub fn valid(&self) -> bool {
+        self.inner.as_ref().is_ok_and(|i| i.valid())
+    }
+
+    /// The error that stopped the iterator, if any.
+    pub fn status(&self) -> Result<(), Error> {
+        match &self.inner {
+            Ok(i) => Ok(i.status()?),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// Moves to the first key.
+    pub fn seek_to_first(&mut self) {
+        if let Ok(i) = &mut self.inner {
+            i.seek_to_first();
+        }
+    }
+
+    /// Moves to the last key.
+    pub fn seek_to_last(&mut self) {
+        if let Ok(i) = &mut self.inner {
+            i.seek_to_last();
+        }
+    }
+
+    /// Moves to the first key at or after `key`.
+    pub fn seek<K: AsRef<[u8]>>(&mut self, key: K) {
+        if let Ok(i) = &mut self.inner {
+            i.seek(key.as_ref());
+        }
+    }
+
+    /// Moves to the last key at or before `key`.
+    pub fn seek_for_prev<K: AsRef<[u8]>>(&mut self, key: K) {
+        if let Ok(i) = &mut self.inner {
+            i.seek_for_prev(key.as_ref());
+        }
+    }
+
+    /// Moves to the next key (the iterator must be valid).
+    pub fn next(&mut self) {
+        if let Ok(i) = &mut self.inner {
+            if i.valid() {
+                i.next();
+            }
+        }
+    }
+
+    /// Moves to the previous key (the iterator must be valid).
+    pub fn prev(&mut self) {
+        if let Ok(i) = &mut self.inner {
+            if i.valid() {
+                i.prev();
+            }
+        }
+    }
+
+    /// The current key.
+    pub fn key(&self) -> Option<&[u8]> {
+        self.item().map(|(k, _)| k)
+    }
+
+    /// The current value.
+    pub fn value(&self) -> Option<&[u8]> {
+        self.item().map(|(_, v)| v)
+    }
+
+    /// The current key's timestamp: CairnDB has no user-defined timestamps, so it is empty at
+    /// every entry (as RocksDB's for a family without them), and `None` when not at one.
+    pub fn timestamp(&self) -> Option<&[u8]> {
+        self.item().map(|_| &[][..])
+    }
+
+    /// The current key and value.
+    pub fn item(&self) -> Option<(&[u8], &[u8])> {
+        match &self.inner {
+            Ok(i) if i.valid() => Some((i.key(), i.value())),
+            _ => None,
+        }
+    }
+}
+
+/// An iterator over a database.
+pub type DBIterator<'a> = DBIteratorWithThreadMode<'a, crate::DB>;
+
+/// The direction of a [`DBIteratorWithThreadMode`].
+#[derive(Debug, Copy, Clone, PartialEq, Eq)]
+pub enum Direction {
+    /// Ascending keys.
+    Forward,
+    /// Descending keys.
+    Reverse,
+}
+
+/// A key and a value.
+pub type KVBytes = (Box<[u8]>, Box<[u8]>);
+
+/// Where a [`DBIteratorWithThreadMode`] starts.
+#[derive(Debug, Copy, Clone)]
+pub enum IteratorMode<'a> {
+    /// At the first key, ascending.
+    Start,
+    /// At the last key, descending.
+    End,
+    /// At a key, in a direction (forward: the first key at or after it; reverse: the last at
+    /// or before it).
+    From(&'a [u8], Direction),
+}
+
+/// An iterator of `Result<(key, value), Error>` over a database, which ends after an error.
+pub struct DBIteratorWithThreadMode<'a, D: DBAccess> {
+    raw: DBRawIteratorWithThreadMode<'a, D>,
+    direction: Direction,
+    done: bool,
+}
+
+impl<D: DBAccess> fmt::Debug for DBIteratorWithThreadMode<'_, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DBIterator")
+            .field("direction", &self.direction)
+            .field("done", &self.done)
+            .finish()
+    }
+}
+
+impl<'a, D: DBAccess> DBIteratorWithThreadMode<'a, D> {
+    pub(crate) fn new(raw: DBRawIteratorWithThreadMode<'a, D>, mode: IteratorMode<'_>) -> Self {
+        let mut it = DBIteratorWithThreadMode {
+            raw,
+            direction: Direction::Forward,
+            done: false,
+        };
+        it.set_mode(mode);
+        it
+    }
+
+    /// Moves the iterator to `mode`'s position and direction.
+    pub fn set_mode(&mut self, mode: IteratorMode<'_>) {
+        self.done = false;
+        self.direction = match mode {
+            IteratorMode::Start => {
+                self.raw.seek_to_first();
+                Direction::Forward
+            }
+            IteratorMode::End => {
+                self.raw.seek_to_last();
+                Direction::Reverse
+            }
+            IteratorMode::From(key, Direction::Forward) => {
+                self.raw.seek(key);
+                Direction::Forward
+            }
+            IteratorMode::From(key, Direction::Reverse) => {
+                self.raw.seek_for_prev(key);
+                Direction::Reverse
+            }
+        };
+    }
+
+    /// Makes the iterator see the database as it is now, and moves it to `mode`.
+    pub fn refresh(&mut self, mode: IteratorMode<'_>) -> Result<(), Error> {
+        self.raw.refresh()?;
+        self.set_mode(mode);
+        Ok(())
+    }
+}
+
+impl<D: DBAccess> Iterator for DBIteratorWithThreadMode<'_, D> {
+    type Item = Result<KVBytes, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let item = self
+            .raw
+            .item()
+            .map(|(k, v)| (Box::<[u8]>::from(k), Box::<[u8]>::from(v)));
+        match item {
+            Some(kv) => {
+                match self.direction {
+                    Direction::Forward => self.raw.next(),
+                    Direction::Reverse => self.raw.prev(),
+                }
+                Some(Ok(kv))
+            }
+            None => {
+                self.done = true;
+                self.raw.status().err().map(Err)
+            }
+        }
+    }
+}
+
+impl<D: DBAccess> std::iter::FusedIterator for DBIteratorWithThreadMode<'_, D> {}
+
+impl<'a, D: DBAccess> From<DBIteratorWithThreadMode<'a, D>> for DBRawIteratorWithThreadMode<'a, D> {
+    fn from(it: DBIteratorWithThreadMode<'a, D>) -> Self {
+        it.raw
+    }
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Runs rust-rocksdb's own integration tests, unchanged, against CairnDB's facade crate
+# (crates/cairn-rocksdb), and prints one line per test file: tests passed, failed, and not run
+# because the file does not compile (an API the facade lacks) or because the test is excluded.
+#
+# The tests come from the `rocksdb` 0.25.0 crate on crates.io (checksum pinned); they are copied
+# into a scratch crate under target/ whose `rocksdb` dependency is the facade
+# (`rocksdb = { package = "cairn-rocksdb", path = ... }`), the switch a user makes. Nothing of
+# RocksDB is built. The test sources are never edited.
+#
+# Exit status: 0 when the tests that fail are exactly those listed in KNOWN_FAILING (below, each
+# with the missing CairnDB feature; they still run and count as failed), and at least MIN_PASSED
+# tests passed, so that losing a test file to a compile error fails CI.
+#
+# Usage: scripts/rust-rocksdb-tests.sh [--keep-going]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+VERSION=0.25.0
+SHA256=d8d90add70d1d420ee487bce4a1449880a8d147451c6051b2ee5f8354553dcbf
+# The floor of passing tests; raise it as the facade grows.
+MIN_PASSED=${MIN_PASSED:-29}
+
+OUT=$ROOT/target/rust-rocksdb-tests
+mkdir -p "$OUT"
+CRATE=$OUT/rocksdb-$VERSION.crate
+if [ ! -f "$CRATE" ] || ! echo "$SHA256  $CRATE" | sha256sum -c --quiet - 2>/dev/null; then
+  curl --proto '=https' -sSfL -o "$CRATE" "https://static.crates.io/crates/rocksdb/rocksdb-$VERSION.crate"
+  echo "$SHA256  $CRATE" | sha256sum -c --quiet -
+fi
+rm -rf "$OUT/src-crate" && mkdir -p "$OUT/src-crate"
+tar -xzf "$CRATE" -C "$OUT/src-crate" "rocksdb-$VERSION/tests"
+SRC=$OUT/src-crate/rocksdb-$VERSION/tests
+
+# The scratch crate: its own workspace, the tests as they are, the facade as `rocksdb`, and the
+# dev-dependencies of rust-rocksdb's Cargo.toml.
+SCRATCH=$OUT/scratch
+mkdir -p "$SCRATCH/src"
+rm -rf "$SCRATCH/tests"
+cp -r "$SRC" "$SCRATCH/tests"
+cat >"$SCRATCH/Cargo.toml" <<TOML
+[package]
+name = "rust-rocksdb-tests"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[dependencies]
+rocksdb = { package = "cairn-rocksdb", path = "$ROOT/crates/cairn-rocksdb" }
+
+[dev-dependencies]
+bincode = "2"
+pretty_assertions = "1"
+tempfile = "3"
+trybuild = "1"
+
+[profile.dev.package."*"]
+opt-level = 2
+TOML
+echo "// The tests are in tests/; rust-rocksdb's library is replaced by the facade." >"$SCRATCH/src/lib.rs"
+[ -f "$SCRATCH/Cargo.lock" ] || cp "$ROOT/Cargo.lock" "$SCRATCH/Cargo.lock"
+
+# Tests excluded because they need something CairnDB deliberately does not offer, with the
+# reason (file:test reason). None so far.
+EXCLUDED=(
+)
+# Tests that run and fail because a feature is not built yet (file:test reason). A test that
+# starts passing must be taken off this list.
+KNOWN_FAILING=(
+  "test_iterator:test_full_iterator needs the hash skip-list memtable (set_memtable_factory)"
+  "test_iterator:test_iterator_user_defined_timestamp needs user-defined timestamps"
+  "test_merge_operator:counting_merge_test needs min_write_buffer_number_to_merge above 1"
+)
+
+export CARGO_TARGET_DIR=$OUT/target
+cd "$SCRATCH"
+total_pass=0 total_fail=0 total_nocompile=0 total_excluded=0 unexpected=()
+printf '%-48s %6s %6s %10s %8s\n' "file" "passed" "failed" "not-built" "excluded"
+for f in tests/test_*.rs; do
+  name=$(basename "$f" .rs)
+  ntests=$(grep -c '^\s*#\[test\]' "$f" || true)
+  skips=() nexcl=0
+  for e in "${EXCLUDED[@]}"; do
+    file=${e%%:*}; rest=${e#*:}; test=${rest%% *}
+    if [ "$file" = "$name" ]; then skips+=(--skip "$test"); nexcl=$((nexcl + 1)); fi
+  done
+  if ! cargo test -q --test "$name" --no-run >"$OUT/$name.build.log" 2>&1; then
+    printf '%-48s %6s %6s %10s %8s\n' "$name" 0 0 "$ntests" "$nexcl"
+    total_nocompile=$((total_nocompile + ntests))
+    grep -E '^error' "$OUT/$name.build.log" | sort | uniq -c | sort -rn | head -5 | sed 's/^/      /'
+    continue
+  fi
+  set +e
+  cargo test -q --test "$name" -- --test-threads=2 "${skips[@]}" >"$OUT/$name.log" 2>&1
+  set -e
+  line=$(grep -E '^test result:' "$OUT/$name.log" | tail -1)
+  pass=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line"); pass=${pass:-0}
+  fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line"); fail=${fail:-0}
+  if [ -z "$line" ]; then fail=$((ntests - nexcl)); fi
+  printf '%-48s %6s %6s %10s %8s\n' "$name" "$pass" "$fail" 0 "$nexcl"
+  failing=$(sed -nE 's/^---- ([A-Za-z0-9_:]+) stdout ----$/\1/p' "$OUT/$name.log" | sort)
+  known=$(for e in "${KNOWN_FAILING[@]}"; do
+    file=${e%%:*}; rest=${e#*:}
+    if [ "$file" = "$name" ]; then echo "${rest%% *}"; fi
+  done | sort)
+  if [ -n "$failing" ]; then sed 's/^/      failed: /' <<<"$failing"; fi
+  if [ -z "$line" ] || [ "$failing" != "$known" ]; then
+    unexpected+=("$name (failing: ${failing:-none}; listed: ${known:-none})")
+  fi
+  total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
+  total_excluded=$((total_excluded + nexcl))
+done
+printf '%-48s %6s %6s %10s %8s\n' "TOTAL" "$total_pass" "$total_fail" "$total_nocompile" "$total_excluded"
+echo "RELIABILITY rust_rocksdb_tests passed=$total_pass failed=$total_fail not_built=$total_nocompile excluded=$total_excluded"
+if [ "${#unexpected[@]}" != 0 ]; then
+  printf 'rust-rocksdb tests: failures differ from KNOWN_FAILING in %s\n' "${unexpected[@]}" >&2
+  exit 1
+fi
+if [ "$total_pass" -lt "$MIN_PASSED" ]; then
+  echo "rust-rocksdb tests: $total_pass passed, below the floor of $MIN_PASSED" >&2
+  exit 1
+fi
