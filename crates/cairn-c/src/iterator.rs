@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, c_uchar};
 
-use cairndb::{BaseDeltaIter, DbIter, WriteBatchWithIndex};
+use cairndb::{DbIter, OwnedBaseDeltaIter};
 
 use crate::column_family::rocksdb_column_family_handle_t;
 use crate::db::rocksdb_t;
@@ -15,37 +15,13 @@ use crate::util::{bytes, drop_raw, into_raw, ok_or_report, out_slice};
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Source {
     Db(DbIter),
-    Transaction(TxnIter),
+    /// A transaction's iterator: the database with a copy of the transaction's writes, taken
+    /// when the iterator was made, laid over it (unlike RocksDB's, it does not see later
+    /// writes to the transaction).
+    Transaction(OwnedBaseDeltaIter),
     /// Making the iterator failed: it is never valid and reports this error (RocksDB's
     /// iterators never come back NULL either).
     Failed(cairndb::Error),
-}
-
-/// A transaction's iterator: the database with a copy of the transaction's writes, taken when
-/// the iterator was made, laid over it. The copy makes the iterator independent of later
-/// writes to the transaction (which would otherwise move what it points into); unlike
-/// RocksDB's, it does not see them.
-pub(crate) struct TxnIter {
-    /// Borrows `_batch`; declared first so that it is dropped first.
-    it: BaseDeltaIter<'static>,
-    _batch: Box<WriteBatchWithIndex>,
-}
-
-impl TxnIter {
-    /// An iterator over `db` and `batch` in `cf`.
-    pub(crate) fn new(
-        batch: WriteBatchWithIndex,
-        db: &cairndb::Db,
-        opts: &cairndb::options::ReadOptions,
-        cf: &cairndb::ColumnFamily,
-    ) -> cairndb::Result<TxnIter> {
-        let batch = Box::new(batch);
-        let it = batch.iter_with_base_cf(db, opts, cf)?;
-        // SAFETY: `it` borrows the heap allocation of `batch`, which `TxnIter` owns, never
-        // moves out of, and drops after `it` (field order).
-        let it = unsafe { std::mem::transmute::<BaseDeltaIter<'_>, BaseDeltaIter<'static>>(it) };
-        Ok(TxnIter { it, _batch: batch })
-    }
 }
 
 /// An iterator. Not thread-safe.
@@ -58,10 +34,7 @@ macro_rules! each {
     ($it:expr, $i:ident => $e:expr, $failed:expr) => {
         match &mut (*$it).source {
             Source::Db($i) => $e,
-            Source::Transaction(t) => {
-                let $i = &mut t.it;
-                $e
-            }
+            Source::Transaction($i) => $e,
             Source::Failed(_) => $failed,
         }
     };
@@ -71,10 +44,7 @@ macro_rules! each_ref {
     ($it:expr, $i:ident => $e:expr, $failed:expr) => {
         match &(*$it).source {
             Source::Db($i) => $e,
-            Source::Transaction(t) => {
-                let $i = &t.it;
-                $e
-            }
+            Source::Transaction($i) => $e,
             Source::Failed(_) => $failed,
         }
     };
@@ -109,7 +79,7 @@ pub(crate) fn wrap(r: cairndb::Result<DbIter>) -> *mut rocksdb_iterator_t {
     })
 }
 
-pub(crate) fn wrap_transaction(r: cairndb::Result<TxnIter>) -> *mut rocksdb_iterator_t {
+pub(crate) fn wrap_transaction(r: cairndb::Result<OwnedBaseDeltaIter>) -> *mut rocksdb_iterator_t {
     into_raw(rocksdb_iterator_t {
         source: match r {
             Ok(it) => Source::Transaction(it),

@@ -6,8 +6,8 @@ use std::ffi::{c_char, c_int, c_uchar};
 
 use cairndb::{
     OptimisticTransaction, OptimisticTransactionDb, OptimisticTransactionDbOptions,
-    OptimisticTransactionOptions, Transaction, TransactionDb, TransactionDbOptions,
-    TransactionOptions,
+    OptimisticTransactionOptions, OwnedBaseDeltaIter, Transaction, TransactionDb,
+    TransactionDbOptions, TransactionOptions,
 };
 
 use cairndb::PinnableValue;
@@ -18,7 +18,7 @@ use crate::db::{
     check_wait, key_slices, pinned_or_null, property_int, property_value, rocksdb_pinnableslice_t,
     rocksdb_snapshot_t, store_multi_get, value_or_null,
 };
-use crate::iterator::{rocksdb_iterator_t, wrap, wrap_transaction, TxnIter};
+use crate::iterator::{rocksdb_iterator_t, wrap, wrap_transaction};
 use crate::options::rocksdb_options_t;
 use crate::read_write_options::{
     rocksdb_flushoptions_t, rocksdb_readoptions_t, rocksdb_writeoptions_t,
@@ -576,18 +576,17 @@ unsafe fn transaction_iterator(
         Txn::Pessimistic(t) => t.iter_cf(o, cf).map(drop).map(|()| t.write_batch().clone()),
         Txn::Optimistic(t) => t.iter_cf(o, cf).map(drop).map(|()| t.write_batch().clone()),
     };
-    wrap_transaction(made.and_then(|batch| TxnIter::new(batch, db, o, cf)))
+    wrap_transaction(made.and_then(|batch| OwnedBaseDeltaIter::new(batch, db, o, cf)))
 }
 
-/// Remembers the transaction's writes so far. Pessimistic transactions only: CairnDB's
-/// optimistic transactions have no save points, and since this call cannot report an error, it
-/// does nothing for them and their `rocksdb_transaction_rollback_to_savepoint` reports
-/// `Not implemented`.
+/// Remembers the transaction's writes so far (pessimistic and optimistic transactions).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_transaction_set_savepoint(txn: *mut rocksdb_transaction_t) {
-    if let Txn::Pessimistic(t) = &mut (*txn).txn {
-        let _ = t.set_savepoint();
-    }
+    // It fails only on an ended transaction, whose next rollback_to_savepoint reports it.
+    let _ = match &mut (*txn).txn {
+        Txn::Pessimistic(t) => t.set_savepoint(),
+        Txn::Optimistic(t) => t.set_savepoint(),
+    };
 }
 
 #[no_mangle]
@@ -597,9 +596,7 @@ pub unsafe extern "C" fn rocksdb_transaction_rollback_to_savepoint(
 ) {
     let r = match &mut (*txn).txn {
         Txn::Pessimistic(t) => t.rollback_to_savepoint(),
-        Txn::Optimistic(_) => Err(cairndb::Error::NotSupported(
-            "save points of optimistic transactions".into(),
-        )),
+        Txn::Optimistic(t) => t.rollback_to_savepoint(),
     };
     ok_or_report(r, errptr);
 }

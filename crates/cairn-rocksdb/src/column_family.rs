@@ -101,3 +101,12 @@ impl AsColumnFamilyRef for Arc<BoundColumnFamily<'_>> {
         &self.inner
     }
 }
+
+/// A family handle made inside the crate (for calls that take `&impl AsColumnFamilyRef`).
+pub(crate) struct Handle(pub(crate) cairndb::ColumnFamily);
+
+impl AsColumnFamilyRef for Handle {
+    fn cf(&self) -> &cairndb::ColumnFamily {
+        &self.0
+    }
+}

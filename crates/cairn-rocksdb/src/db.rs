@@ -10,15 +10,16 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use crate::column_family::{BoundColumnFamily, ColumnFamily, ColumnFamilyTtl};
+use crate::db_iterator::Cursor;
 use crate::db_options::{
     BottommostLevelCompaction, CompactOptions, FlushOptions, Options, ReadOptions,
     WaitForCompactOptions, WriteOptions,
 };
 use crate::properties::CStrLike;
+use crate::snapshot::SnapshotHandle;
 use crate::{
-    AsColumnFamilyRef, ColumnFamilyDescriptor, DBIteratorWithThreadMode, DBPinnableSlice,
-    DBRawIteratorWithThreadMode, Direction, Error, IteratorMode, SnapshotWithThreadMode,
-    WriteBatch, DEFAULT_COLUMN_FAMILY_NAME,
+    AsColumnFamilyRef, ColumnFamilyDescriptor, DBPinnableSlice, DBRawIteratorWithThreadMode, Error,
+    WriteBatchWithTransaction, DEFAULT_COLUMN_FAMILY_NAME,
 };
 
 /// A database in the default mode: column families are created and dropped through `&mut`.
@@ -27,6 +28,62 @@ pub type DB = DBWithThreadMode<SingleThreaded>;
 /// The refusal of the user-defined-timestamp calls.
 pub(crate) fn no_timestamps(call: &str) -> Error {
     Error::not_supported(format!("{call}: CairnDB has no user-defined timestamps"))
+}
+
+/// RocksDB's checks before an open: refused options and TTLs, and every family the database has
+/// listed. Gives the file system, the options (the default family's from its descriptor, when
+/// listed) and the other families' descriptors.
+#[allow(clippy::type_complexity)]
+fn prepare_open(
+    opts: &Options,
+    path: &Path,
+    cfs: impl IntoIterator<Item = ColumnFamilyDescriptor>,
+) -> Result<
+    (
+        Arc<dyn cairndb::fs::FileSystem>,
+        cairndb::options::Options,
+        Vec<cairndb::ColumnFamilyDescriptor>,
+    ),
+    Error,
+> {
+    let options = opts.checked()?;
+    let fs = opts.file_system();
+    let mut descriptors = Vec::new();
+    let mut default_cf = None;
+    for d in cfs {
+        if d.ttl != ColumnFamilyTtl::SameAsDb && d.ttl != ColumnFamilyTtl::Disabled {
+            return Err(Error::not_supported(format!(
+                "column family {:?} with a TTL: CairnDB has no TTL database",
+                d.name
+            )));
+        }
+        let cf_opts = d.options.checked()?.cf;
+        if d.name == DEFAULT_COLUMN_FAMILY_NAME {
+            default_cf = Some(cf_opts);
+        } else {
+            descriptors.push(cairndb::ColumnFamilyDescriptor::new(d.name, cf_opts));
+        }
+    }
+    if let Ok(existing) = cairndb::Db::list_column_families_with_fs(Arc::clone(&fs), path) {
+        let missing: Vec<_> = existing
+            .iter()
+            .filter(|n| {
+                *n != DEFAULT_COLUMN_FAMILY_NAME && !descriptors.iter().any(|d| &d.name == *n)
+            })
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::invalid(format!(
+                "Column families not opened: {}",
+                missing.join(", ")
+            )));
+        }
+    }
+    let mut options = options;
+    if let Some(cf) = default_cf {
+        options.cf = cf;
+    }
+    Ok((fs, options, descriptors))
 }
 
 /// How a database shares its column-family handles between threads.
@@ -70,14 +127,19 @@ impl ThreadMode for MultiThreaded {
 /// Reads shared by databases, snapshots and (later) transaction databases.
 pub trait DBAccess {
     #[doc(hidden)]
-    fn engine(&self) -> &Arc<cairndb::Db>;
+    fn engine(&self) -> &cairndb::Db;
 
     #[doc(hidden)]
-    fn take_snapshot(&self) -> cairndb::Snapshot {
+    fn take_snapshot(&self) -> SnapshotHandle {
         // A snapshot fails only on a closed database, and a `DB` closes when it is dropped.
-        self.engine()
+        let snap = self
+            .engine()
             .snapshot()
-            .expect("a snapshot of an open database")
+            .expect("a snapshot of an open database");
+        SnapshotHandle {
+            seq: Some(snap.sequence()),
+            held: Some(Arc::new(snap)),
+        }
     }
 
     #[doc(hidden)]
@@ -89,7 +151,18 @@ pub trait DBAccess {
     where
         Self: Sized,
     {
-        DBRawIteratorWithThreadMode::new(Arc::clone(self.engine()), cf.cloned(), readopts)
+        let db = self.engine();
+        let cf = cf.cloned();
+        DBRawIteratorWithThreadMode::new(
+            Box::new(move |o: &ReadOptions| {
+                let o = o.checked()?;
+                Ok(Cursor::Db(match &cf {
+                    Some(cf) => db.iter_cf(o, cf)?,
+                    None => db.iter(o)?,
+                }))
+            }),
+            readopts,
+        )
     }
 
     #[doc(hidden)]
@@ -165,22 +238,107 @@ pub trait DBAccess {
     }
 }
 
-/// An open database. Dropping it closes it (flushing nothing: unflushed writes are in the WAL).
-pub struct DBWithThreadMode<T: ThreadMode> {
-    inner: Arc<cairndb::Db>,
+/// What a [`DBCommon`] is over: a plain database or an optimistic transaction database.
+pub trait DBInner: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn db(&self) -> &cairndb::Db;
+
+    #[doc(hidden)]
+    fn put_cf(
+        &self,
+        o: &cairndb::options::WriteOptions,
+        cf: &cairndb::ColumnFamily,
+        key: &[u8],
+        value: &[u8],
+    ) -> cairndb::Result<()> {
+        self.db().put_cf(o, cf, key, value)
+    }
+
+    #[doc(hidden)]
+    fn merge_cf(
+        &self,
+        o: &cairndb::options::WriteOptions,
+        cf: &cairndb::ColumnFamily,
+        key: &[u8],
+        operand: &[u8],
+    ) -> cairndb::Result<()> {
+        self.db().merge_cf(o, cf, key, operand)
+    }
+
+    #[doc(hidden)]
+    fn delete_cf(
+        &self,
+        o: &cairndb::options::WriteOptions,
+        cf: &cairndb::ColumnFamily,
+        key: &[u8],
+    ) -> cairndb::Result<()> {
+        self.db().delete_cf(o, cf, key)
+    }
+
+    #[doc(hidden)]
+    fn single_delete_cf(
+        &self,
+        o: &cairndb::options::WriteOptions,
+        cf: &cairndb::ColumnFamily,
+        key: &[u8],
+    ) -> cairndb::Result<()> {
+        self.db().single_delete_cf(o, cf, key)
+    }
+
+    #[doc(hidden)]
+    fn delete_range_cf(
+        &self,
+        o: &cairndb::options::WriteOptions,
+        cf: &cairndb::ColumnFamily,
+        begin: &[u8],
+        end: &[u8],
+    ) -> cairndb::Result<()> {
+        self.db().delete_range_cf(o, cf, begin, end)
+    }
+
+    #[doc(hidden)]
+    fn write(
+        &self,
+        o: &cairndb::options::WriteOptions,
+        batch: cairndb::WriteBatch,
+    ) -> cairndb::Result<()> {
+        self.db().write(o, batch)
+    }
+}
+
+/// The engine of a plain database.
+#[derive(Debug)]
+pub struct DBWithThreadModeInner {
+    db: cairndb::Db,
+}
+
+impl DBInner for DBWithThreadModeInner {
+    fn db(&self) -> &cairndb::Db {
+        &self.db
+    }
+}
+
+/// A plain database in a thread mode.
+pub type DBWithThreadMode<T> = DBCommon<T, DBWithThreadModeInner>;
+
+/// An open database (plain, or optimistic-transaction). Dropping it closes it (flushing
+/// nothing: unflushed writes are in the WAL).
+pub struct DBCommon<T: ThreadMode, I: DBInner> {
+    /// Shared with flushes that the caller does not wait for.
+    pub(crate) inner: Arc<I>,
     cfs: T,
     path: PathBuf,
 }
 
-impl<T: ThreadMode> fmt::Debug for DBWithThreadMode<T> {
+impl<T: ThreadMode, I: DBInner> fmt::Debug for DBCommon<T, I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "RocksDB {{ path: {} }}", self.path.display())
     }
 }
 
-impl<T: ThreadMode> DBAccess for DBWithThreadMode<T> {
-    fn engine(&self) -> &Arc<cairndb::Db> {
-        &self.inner
+impl<T: ThreadMode, I: DBInner> DBAccess for DBCommon<T, I> {
+    fn engine(&self) -> &cairndb::Db {
+        self.inner.db()
     }
 }
 
@@ -242,57 +400,50 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         P: AsRef<Path>,
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
+        Self::open_with(opts, path, cfs, |fs, path, options, descriptors| {
+            Ok(DBWithThreadModeInner {
+                db: cairndb::Db::open_cf_with_fs(fs, path, options, descriptors)?,
+            })
+        })
+    }
+}
+
+impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
+    /// The open shared by every kind of database: RocksDB's checks of the descriptors and of
+    /// the families the database has, then `open_engine`.
+    pub(crate) fn open_with<P, I>(
+        opts: &Options,
+        path: P,
+        cfs: I,
+        open_engine: impl FnOnce(
+            Arc<dyn cairndb::fs::FileSystem>,
+            &Path,
+            cairndb::options::Options,
+            Vec<cairndb::ColumnFamilyDescriptor>,
+        ) -> Result<Inner, Error>,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        let (fs, options, descriptors) = prepare_open(opts, path.as_ref(), cfs)?;
         let path = path.as_ref();
-        let options = opts.checked()?;
-        let fs = opts.file_system();
-        let mut descriptors = Vec::new();
-        let mut default_cf = None;
-        for d in cfs {
-            if d.ttl != ColumnFamilyTtl::SameAsDb && d.ttl != ColumnFamilyTtl::Disabled {
-                return Err(Error::not_supported(format!(
-                    "column family {:?} with a TTL: CairnDB has no TTL database",
-                    d.name
-                )));
-            }
-            let cf_opts = d.options.checked()?.cf;
-            if d.name == DEFAULT_COLUMN_FAMILY_NAME {
-                default_cf = Some(cf_opts);
-            } else {
-                descriptors.push(cairndb::ColumnFamilyDescriptor::new(d.name, cf_opts));
-            }
-        }
-        if let Ok(existing) = cairndb::Db::list_column_families_with_fs(Arc::clone(&fs), path) {
-            let missing: Vec<_> = existing
-                .iter()
-                .filter(|n| {
-                    *n != DEFAULT_COLUMN_FAMILY_NAME && !descriptors.iter().any(|d| &d.name == *n)
-                })
-                .cloned()
-                .collect();
-            if !missing.is_empty() {
-                return Err(Error::invalid(format!(
-                    "Column families not opened: {}",
-                    missing.join(", ")
-                )));
-            }
-        }
-        let mut options = options;
-        if let Some(cf) = default_cf {
-            options.cf = cf;
-        }
-        let db = cairndb::Db::open_cf_with_fs(fs, path, options, descriptors)?;
-        let cfs = db
+        let inner = open_engine(fs, path, options, descriptors)?;
+        let cfs = inner
+            .db()
             .column_families()
             .into_iter()
             .map(|cf| (cf.name().to_string(), cf))
             .collect();
-        Ok(DBWithThreadMode {
-            inner: Arc::new(db),
+        Ok(DBCommon {
+            inner: Arc::new(inner),
             cfs: T::from_families(cfs),
             path: path.to_path_buf(),
         })
     }
+}
 
+impl<T: ThreadMode> DBWithThreadMode<T> {
     /// Refused: CairnDB has no read-only open yet.
     pub fn open_for_read_only<P: AsRef<Path>>(
         _opts: &Options,
@@ -325,7 +476,9 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
             "open_with_ttl: CairnDB has no TTL database",
         ))
     }
+}
 
+impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
     /// The names of the column families of the database at `path`.
     pub fn list_cf<P: AsRef<Path>>(opts: &Options, path: P) -> Result<Vec<String>, Error> {
         Ok(cairndb::Db::list_column_families_with_fs(
@@ -351,7 +504,7 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
 
     /// Flushes the memtables of the default column family.
     pub fn flush_opt(&self, flushopts: &FlushOptions) -> Result<(), Error> {
-        self.flush_family(self.inner.default_column_family(), flushopts)
+        self.flush_family(self.engine().default_column_family(), flushopts)
     }
 
     /// Flushes the memtables of `cf`, waiting.
@@ -374,133 +527,18 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         flushopts: &FlushOptions,
     ) -> Result<(), Error> {
         if flushopts.wait {
-            return Ok(self.inner.flush_cf(&cf)?);
+            return Ok(self.engine().flush_cf(&cf)?);
         }
-        let db = Arc::clone(&self.inner);
+        let inner = Arc::clone(&self.inner);
         std::thread::Builder::new()
             .name("cairn-flush-nowait".into())
             .spawn(move || {
                 // Not waited for: an error is the database's background error (as in RocksDB,
                 // where a flush that fails after the call returned sets it).
-                let _ = db.flush_cf(&cf);
+                let _ = inner.db().flush_cf(&cf);
             })
             .map_err(|e| Error::new(format!("IO error: spawning the flush thread: {e}")))?;
         Ok(())
-    }
-
-    /// The value of `key`.
-    pub fn get<K: AsRef<[u8]>>(&self, key: K) -> Result<Option<Vec<u8>>, Error> {
-        self.get_opt(key, &ReadOptions::default())
-    }
-
-    /// The value of `key` in `cf`.
-    pub fn get_cf<K: AsRef<[u8]>>(
-        &self,
-        cf: &impl AsColumnFamilyRef,
-        key: K,
-    ) -> Result<Option<Vec<u8>>, Error> {
-        self.get_cf_opt(cf, key, &ReadOptions::default())
-    }
-
-    /// The value of `key`, without a copy.
-    pub fn get_pinned<K: AsRef<[u8]>>(&self, key: K) -> Result<Option<DBPinnableSlice<'_>>, Error> {
-        self.get_pinned_opt(key, &ReadOptions::default())
-    }
-
-    /// The value of `key`, without a copy, with read options.
-    pub fn get_pinned_opt<K: AsRef<[u8]>>(
-        &self,
-        key: K,
-        readopts: &ReadOptions,
-    ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
-        self.get_pinned_at(None, key.as_ref(), readopts)
-    }
-
-    /// The value of `key` in `cf`, without a copy.
-    pub fn get_pinned_cf<K: AsRef<[u8]>>(
-        &self,
-        cf: &impl AsColumnFamilyRef,
-        key: K,
-    ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
-        self.get_pinned_cf_opt(cf, key, &ReadOptions::default())
-    }
-
-    /// The value of `key` in `cf`, without a copy, with read options.
-    pub fn get_pinned_cf_opt<K: AsRef<[u8]>>(
-        &self,
-        cf: &impl AsColumnFamilyRef,
-        key: K,
-        readopts: &ReadOptions,
-    ) -> Result<Option<DBPinnableSlice<'_>>, Error> {
-        self.get_pinned_at(Some(cf.cf()), key.as_ref(), readopts)
-    }
-
-    /// The values of `keys`.
-    pub fn multi_get<K, I>(&self, keys: I) -> Vec<Result<Option<Vec<u8>>, Error>>
-    where
-        K: AsRef<[u8]>,
-        I: IntoIterator<Item = K>,
-    {
-        self.multi_get_opt(keys, &ReadOptions::default())
-    }
-
-    /// The values of `keys`, each in its column family.
-    pub fn multi_get_cf<'a, 'b: 'a, K, I, W>(
-        &'a self,
-        keys: I,
-    ) -> Vec<Result<Option<Vec<u8>>, Error>>
-    where
-        K: AsRef<[u8]>,
-        I: IntoIterator<Item = (&'b W, K)>,
-        W: 'b + AsColumnFamilyRef,
-    {
-        self.multi_get_cf_opt(keys, &ReadOptions::default())
-    }
-
-    /// The value of `key`, with read options.
-    pub fn get_opt<K: AsRef<[u8]>>(
-        &self,
-        key: K,
-        readopts: &ReadOptions,
-    ) -> Result<Option<Vec<u8>>, Error> {
-        DBAccess::get_opt(self, key, readopts)
-    }
-
-    /// The value of `key` in `cf`, with read options.
-    pub fn get_cf_opt<K: AsRef<[u8]>>(
-        &self,
-        cf: &impl AsColumnFamilyRef,
-        key: K,
-        readopts: &ReadOptions,
-    ) -> Result<Option<Vec<u8>>, Error> {
-        DBAccess::get_cf_opt(self, cf, key, readopts)
-    }
-
-    /// The values of `keys`, with read options.
-    pub fn multi_get_opt<K, I>(
-        &self,
-        keys: I,
-        readopts: &ReadOptions,
-    ) -> Vec<Result<Option<Vec<u8>>, Error>>
-    where
-        K: AsRef<[u8]>,
-        I: IntoIterator<Item = K>,
-    {
-        DBAccess::multi_get_opt(self, keys, readopts)
-    }
-
-    /// The values of `keys`, each in its column family, with read options.
-    pub fn multi_get_cf_opt<'a, 'b: 'a, K, I, W>(
-        &'a self,
-        keys: I,
-        readopts: &ReadOptions,
-    ) -> Vec<Result<Option<Vec<u8>>, Error>>
-    where
-        K: AsRef<[u8]>,
-        I: IntoIterator<Item = (&'b W, K)>,
-        W: 'b + AsColumnFamilyRef,
-    {
-        DBAccess::multi_get_cf_opt(self, keys, readopts)
     }
 
     /// Refused: CairnDB has no user-defined timestamps.
@@ -543,6 +581,87 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         Err(no_timestamps("delete_cf_with_ts"))
     }
 
+    crate::read_methods::read_methods!();
+
+    /// Makes the WAL durable when `sync` (RocksDB's `FlushWAL(true)`: `Db::sync_wal`). Without
+    /// `sync` there is nothing to do: CairnDB hands each write to the OS before acknowledging
+    /// it, so its WAL has no buffer in the process.
+    pub fn flush_wal(&self, sync: bool) -> Result<(), Error> {
+        if sync {
+            self.engine().sync_wal()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the memtables of each of `cfs`, one family after another (RocksDB's
+    /// `Flush(options, column_families)`, which without atomic flush does the same).
+    pub fn flush_cfs_opt(
+        &self,
+        cfs: &[&impl AsColumnFamilyRef],
+        opts: &FlushOptions,
+    ) -> Result<(), Error> {
+        for cf in cfs {
+            self.flush_family(cf.cf().clone(), opts)?;
+        }
+        Ok(())
+    }
+
+    /// Ingests table files written by [`crate::SstFileWriter`] into the default family.
+    pub fn ingest_external_file<P: AsRef<Path>>(&self, paths: Vec<P>) -> Result<(), Error> {
+        self.ingest_external_file_opts(&crate::IngestExternalFileOptions::default(), paths)
+    }
+
+    /// [`DBCommon::ingest_external_file`] with options.
+    pub fn ingest_external_file_opts<P: AsRef<Path>>(
+        &self,
+        opts: &crate::IngestExternalFileOptions,
+        paths: Vec<P>,
+    ) -> Result<(), Error> {
+        Ok(self.engine().ingest_external_file(&paths, &opts.inner)?)
+    }
+
+    /// Ingests table files into `cf`.
+    pub fn ingest_external_file_cf<P: AsRef<Path>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        paths: Vec<P>,
+    ) -> Result<(), Error> {
+        self.ingest_external_file_cf_opts(cf, &crate::IngestExternalFileOptions::default(), paths)
+    }
+
+    /// Ingests table files into `cf`, with options.
+    pub fn ingest_external_file_cf_opts<P: AsRef<Path>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        opts: &crate::IngestExternalFileOptions,
+        paths: Vec<P>,
+    ) -> Result<(), Error> {
+        Ok(self
+            .engine()
+            .ingest_external_file_cf(cf.cf(), &paths, &opts.inner)?)
+    }
+
+    /// Refused: CairnDB keeps no database identity (RocksDB's `IDENTITY` file and DB id).
+    pub fn get_db_identity(&self) -> Result<Vec<u8>, Error> {
+        Err(Error::not_supported(
+            "get_db_identity: CairnDB keeps no database identity",
+        ))
+    }
+
+    /// Refused: CairnDB has no user-defined timestamps.
+    pub fn get_full_history_ts_low(&self, _cf: &impl AsColumnFamilyRef) -> Result<Vec<u8>, Error> {
+        Err(no_timestamps("get_full_history_ts_low"))
+    }
+
+    /// Refused: CairnDB has no user-defined timestamps.
+    pub fn increase_full_history_ts_low<S: AsRef<[u8]>>(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        _ts: S,
+    ) -> Result<(), Error> {
+        Err(no_timestamps("increase_full_history_ts_low"))
+    }
+
     /// Whether `key` may exist (CairnDB answers exactly: it reads the key).
     pub fn key_may_exist<K: AsRef<[u8]>>(&self, key: K) -> bool {
         self.key_may_exist_opt(key, &ReadOptions::default())
@@ -558,130 +677,10 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         !matches!(self.get_cf_opt(cf, key, &ReadOptions::default()), Ok(None))
     }
 
-    /// An iterator over the default column family.
-    pub fn iterator<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode<'_>,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        self.iterator_opt(mode, ReadOptions::default())
-    }
-
-    /// An iterator over the default column family, with read options.
-    pub fn iterator_opt<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode<'_>,
-        readopts: ReadOptions,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::new(self.raw_iter(None, readopts), mode)
-    }
-
-    /// An iterator over `cf`, with read options.
-    pub fn iterator_cf_opt<'a: 'b, 'b>(
-        &'a self,
-        cf: &impl AsColumnFamilyRef,
-        readopts: ReadOptions,
-        mode: IteratorMode<'_>,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        DBIteratorWithThreadMode::new(self.raw_iter(Some(cf.cf()), readopts), mode)
-    }
-
-    /// An iterator over the default column family that ignores the prefix extractor.
-    pub fn full_iterator<'a: 'b, 'b>(
-        &'a self,
-        mode: IteratorMode<'_>,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_opt(mode, opts)
-    }
-
-    /// An iterator over the keys of the default column family with `prefix`'s prefix.
-    pub fn prefix_iterator<'a: 'b, 'b, P: AsRef<[u8]>>(
-        &'a self,
-        prefix: P,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        self.iterator_opt(
-            IteratorMode::From(prefix.as_ref(), Direction::Forward),
-            opts,
-        )
-    }
-
-    /// An iterator over `cf`.
-    pub fn iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf: &impl AsColumnFamilyRef,
-        mode: IteratorMode<'_>,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        self.iterator_cf_opt(cf, ReadOptions::default(), mode)
-    }
-
-    /// An iterator over `cf` that ignores the prefix extractor.
-    pub fn full_iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf: &impl AsColumnFamilyRef,
-        mode: IteratorMode<'_>,
-    ) -> DBIteratorWithThreadMode<'b, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_total_order_seek(true);
-        self.iterator_cf_opt(cf, opts, mode)
-    }
-
-    /// An iterator over the keys of `cf` with `prefix`'s prefix.
-    pub fn prefix_iterator_cf<'a, P: AsRef<[u8]>>(
-        &'a self,
-        cf: &impl AsColumnFamilyRef,
-        prefix: P,
-    ) -> DBIteratorWithThreadMode<'a, Self> {
-        let mut opts = ReadOptions::default();
-        opts.set_prefix_same_as_start(true);
-        self.iterator_cf_opt(
-            cf,
-            opts,
-            IteratorMode::From(prefix.as_ref(), Direction::Forward),
-        )
-    }
-
-    /// A raw iterator over the default column family.
-    pub fn raw_iterator<'a: 'b, 'b>(&'a self) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iter(None, ReadOptions::default())
-    }
-
-    /// A raw iterator over `cf`.
-    pub fn raw_iterator_cf<'a: 'b, 'b>(
-        &'a self,
-        cf: &impl AsColumnFamilyRef,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iter(Some(cf.cf()), ReadOptions::default())
-    }
-
-    /// A raw iterator over the default column family, with read options.
-    pub fn raw_iterator_opt<'a: 'b, 'b>(
-        &'a self,
-        readopts: ReadOptions,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iter(None, readopts)
-    }
-
-    /// A raw iterator over `cf`, with read options.
-    pub fn raw_iterator_cf_opt<'a: 'b, 'b>(
-        &'a self,
-        cf: &impl AsColumnFamilyRef,
-        readopts: ReadOptions,
-    ) -> DBRawIteratorWithThreadMode<'b, Self> {
-        self.raw_iter(Some(cf.cf()), readopts)
-    }
-
-    /// A snapshot of the database.
-    pub fn snapshot(&self) -> SnapshotWithThreadMode<'_, Self> {
-        SnapshotWithThreadMode::new(self)
-    }
-
     fn write_with(
         &self,
         writeopts: &WriteOptions,
-        f: impl FnOnce(&cairndb::Db, &cairndb::options::WriteOptions) -> cairndb::Result<()>,
+        f: impl FnOnce(&Inner, &cairndb::options::WriteOptions) -> cairndb::Result<()>,
     ) -> Result<(), Error> {
         let o = writeopts.checked()?;
         Ok(f(&self.inner, o)?)
@@ -699,7 +698,14 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         value: V,
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
-        self.write_with(writeopts, |db, o| db.put(o, key.as_ref(), value.as_ref()))
+        self.write_with(writeopts, |db, o| {
+            db.put_cf(
+                o,
+                &db.db().default_column_family(),
+                key.as_ref(),
+                value.as_ref(),
+            )
+        })
     }
 
     /// Sets `key` to `value` in `cf`.
@@ -737,7 +743,14 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         value: V,
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
-        self.write_with(writeopts, |db, o| db.merge(o, key.as_ref(), value.as_ref()))
+        self.write_with(writeopts, |db, o| {
+            db.merge_cf(
+                o,
+                &db.db().default_column_family(),
+                key.as_ref(),
+                value.as_ref(),
+            )
+        })
     }
 
     /// Adds a merge operand for `key` in `cf`.
@@ -774,7 +787,9 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         key: K,
         writeopts: &WriteOptions,
     ) -> Result<(), Error> {
-        self.write_with(writeopts, |db, o| db.delete(o, key.as_ref()))
+        self.write_with(writeopts, |db, o| {
+            db.delete_cf(o, &db.db().default_column_family(), key.as_ref())
+        })
     }
 
     /// Deletes `key` in `cf`.
@@ -799,7 +814,7 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
     /// Deletes the single put of `key` (RocksDB's `SingleDelete`).
     pub fn single_delete<K: AsRef<[u8]>>(&self, key: K) -> Result<(), Error> {
         self.write_with(&WriteOptions::default(), |db, o| {
-            db.single_delete(o, key.as_ref())
+            db.single_delete_cf(o, &db.db().default_column_family(), key.as_ref())
         })
     }
 
@@ -838,18 +853,25 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
     }
 
     /// Applies `batch` atomically.
-    pub fn write(&self, batch: WriteBatch) -> Result<(), Error> {
+    pub fn write<const TX: bool>(&self, batch: WriteBatchWithTransaction<TX>) -> Result<(), Error> {
         self.write_opt(batch, &WriteOptions::default())
     }
 
     /// Applies `batch` atomically, with write options.
-    pub fn write_opt(&self, batch: WriteBatch, writeopts: &WriteOptions) -> Result<(), Error> {
+    pub fn write_opt<const TX: bool>(
+        &self,
+        batch: WriteBatchWithTransaction<TX>,
+        writeopts: &WriteOptions,
+    ) -> Result<(), Error> {
         batch.checked()?;
         self.write_with(writeopts, |db, o| db.write(o, batch.inner))
     }
 
     /// Applies `batch` atomically, without the WAL.
-    pub fn write_without_wal(&self, batch: WriteBatch) -> Result<(), Error> {
+    pub fn write_without_wal<const TX: bool>(
+        &self,
+        batch: WriteBatchWithTransaction<TX>,
+    ) -> Result<(), Error> {
         let mut o = WriteOptions::default();
         o.disable_wal(true);
         self.write_opt(batch, &o)
@@ -867,13 +889,13 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         let _ = opts
             .bottommost
             .unwrap_or(BottommostLevelCompaction::IfHaveCompactionFilter);
-        if opts.full_history_ts_low.is_some() {
+        if opts.full_history_ts_low.is_some() || opts.refused.is_some() {
             // RocksDB fails such a compaction on a family without timestamps (and CairnDB's
             // families have none); its binding drops the error, and so does this one.
             return;
         }
         let _ = self
-            .inner
+            .engine()
             .compact_range_cf(cf, range.0.as_deref(), range.1.as_deref());
     }
 
@@ -891,7 +913,7 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         end: Option<E>,
         opts: &CompactOptions,
     ) {
-        let cf = self.inner.default_column_family();
+        let cf = self.engine().default_column_family();
         self.compact(&cf, keys_of(&start, &end), opts);
     }
 
@@ -922,16 +944,16 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
             return Err(Error::not_supported(r));
         }
         if opts.flush {
-            for cf in self.inner.column_families() {
-                self.inner.flush_cf(&cf)?;
+            for cf in self.engine().column_families() {
+                self.engine().flush_cf(&cf)?;
             }
         }
-        Ok(self.inner.wait_for_compactions()?)
+        Ok(self.engine().wait_for_compactions()?)
     }
 
     /// Changes dynamic options of the default column family.
     pub fn set_options(&self, opts: &[(&str, &str)]) -> Result<(), Error> {
-        Ok(self.inner.set_options_default(opts)?)
+        Ok(self.engine().set_options_default(opts)?)
     }
 
     /// Changes dynamic options of `cf`.
@@ -940,12 +962,12 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         cf: &impl AsColumnFamilyRef,
         opts: &[(&str, &str)],
     ) -> Result<(), Error> {
-        Ok(self.inner.set_options(cf.cf(), opts)?)
+        Ok(self.engine().set_options(cf.cf(), opts)?)
     }
 
     /// A property of the default column family (`Ok(None)` for a name CairnDB does not know).
     pub fn property_value(&self, name: impl CStrLike) -> Result<Option<String>, Error> {
-        Ok(self.inner.property(&name.into_name()?))
+        Ok(self.engine().property(&name.into_name()?))
     }
 
     /// A property of `cf`.
@@ -954,12 +976,12 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         cf: &impl AsColumnFamilyRef,
         name: impl CStrLike,
     ) -> Result<Option<String>, Error> {
-        Ok(self.inner.property_cf(cf.cf(), &name.into_name()?))
+        Ok(self.engine().property_cf(cf.cf(), &name.into_name()?))
     }
 
     /// An integer property of the default column family.
     pub fn property_int_value(&self, name: impl CStrLike) -> Result<Option<u64>, Error> {
-        Ok(self.inner.property_int(&name.into_name()?))
+        Ok(self.engine().property_int(&name.into_name()?))
     }
 
     /// An integer property of `cf`.
@@ -968,20 +990,22 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         cf: &impl AsColumnFamilyRef,
         name: impl CStrLike,
     ) -> Result<Option<u64>, Error> {
-        Ok(self.inner.property_int_cf(cf.cf(), &name.into_name()?))
+        Ok(self.engine().property_int_cf(cf.cf(), &name.into_name()?))
     }
 
     /// The sequence number of the last write.
     pub fn latest_sequence_number(&self) -> u64 {
-        self.inner.latest_sequence()
+        self.engine().latest_sequence()
     }
 
     fn create_family(&self, name: &str, opts: &Options) -> Result<cairndb::ColumnFamily, Error> {
-        Ok(self.inner.create_column_family(name, opts.checked()?.cf)?)
+        Ok(self
+            .engine()
+            .create_column_family(name, opts.checked()?.cf)?)
     }
 }
 
-impl DBWithThreadMode<SingleThreaded> {
+impl<Inner: DBInner> DBCommon<SingleThreaded, Inner> {
     /// Creates column family `name`.
     pub fn create_cf<N: AsRef<str>>(&mut self, name: N, opts: &Options) -> Result<(), Error> {
         let cf = self.create_family(name.as_ref(), opts)?;
@@ -998,7 +1022,7 @@ impl DBWithThreadMode<SingleThreaded> {
             .cfs
             .get(name)
             .ok_or_else(|| Error::invalid(format!("Invalid column family: {name}")))?;
-        self.inner.drop_column_family(&cf.inner)?;
+        self.engine().drop_column_family(&cf.inner)?;
         self.cfs.cfs.remove(name);
         Ok(())
     }
@@ -1009,7 +1033,7 @@ impl DBWithThreadMode<SingleThreaded> {
     }
 }
 
-impl DBWithThreadMode<MultiThreaded> {
+impl<Inner: DBInner> DBCommon<MultiThreaded, Inner> {
     /// Creates column family `name`.
     pub fn create_cf<N: AsRef<str>>(&self, name: N, opts: &Options) -> Result<(), Error> {
         let cf = self.create_family(name.as_ref(), opts)?;
@@ -1026,7 +1050,7 @@ impl DBWithThreadMode<MultiThreaded> {
             .get(name)
             .cloned()
             .ok_or_else(|| Error::invalid(format!("Invalid column family: {name}")))?;
-        self.inner.drop_column_family(&cf)?;
+        self.engine().drop_column_family(&cf)?;
         self.cfs.cfs.write().remove(name);
         Ok(())
     }

@@ -36,6 +36,8 @@ pub struct Options {
     /// Setters CairnDB does not honour, with the reason; an open with these options fails.
     pub(crate) refused: Vec<String>,
     use_fsync: bool,
+    write_dbid_to_manifest: bool,
+    track_and_verify_wals_in_manifest: bool,
 }
 
 impl fmt::Debug for Options {
@@ -184,6 +186,7 @@ impl Options {
         table.comparator = self.inner.cf.table.comparator.clone();
         table.prefix_extractor = self.inner.cf.table.prefix_extractor.clone();
         table.compression = self.inner.cf.table.compression;
+        table.zstd_level = self.inner.cf.table.zstd_level;
         self.inner.cf.table = table;
         self.refused.extend(factory.refused.iter().cloned());
     }
@@ -498,6 +501,39 @@ impl Options {
     /// Turns statistics on (see [`Options::get_statistics`]).
     pub fn enable_statistics(&mut self) {
         self.inner.db.statistics = Some(Arc::new(Statistics::new()));
+    }
+
+    /// What the statistics record (they must be on: [`Options::enable_statistics`]; without
+    /// them there is nothing to set, as in RocksDB).
+    pub fn set_statistics_level(&self, level: crate::statistics::StatsLevel) {
+        if let Some(s) = &self.inner.db.statistics {
+            s.set_level(level);
+        }
+    }
+
+    /// A ticker's count (0 when statistics are off, as in RocksDB).
+    pub fn get_ticker_count(&self, ticker: crate::statistics::Ticker) -> u64 {
+        self.inner
+            .db
+            .statistics
+            .as_ref()
+            .map_or(0, |s| s.get_ticker_count(ticker))
+    }
+
+    /// A histogram's summary (empty when statistics are off).
+    pub fn get_histogram_data(
+        &self,
+        histogram: crate::statistics::Histogram,
+    ) -> crate::statistics::HistogramData {
+        crate::statistics::HistogramData {
+            inner: self
+                .inner
+                .db
+                .statistics
+                .as_ref()
+                .map(|s| s.histogram_data(histogram))
+                .unwrap_or_default(),
+        }
     }
 
     /// RocksDB's statistics dump, when statistics are on.
@@ -1066,8 +1102,8 @@ impl ReadOptions {
 
     /// Reads see the database as of `snapshot`.
     pub fn set_snapshot<D: DBAccess>(&mut self, snapshot: &SnapshotWithThreadMode<'_, D>) {
-        self.inner.snapshot = Some(snapshot.inner.sequence());
-        self.snapshot = Some(Arc::clone(&snapshot.inner));
+        self.inner.snapshot = snapshot.handle.seq;
+        self.snapshot = snapshot.handle.held.clone();
     }
 
     /// Iterators stop before `key` (exclusive).
@@ -1237,6 +1273,9 @@ pub enum BottommostLevelCompaction {
 pub struct CompactOptions {
     pub(crate) bottommost: Option<BottommostLevelCompaction>,
     pub(crate) full_history_ts_low: Option<Vec<u8>>,
+    /// A refused setter: a compaction with these options does nothing (its error cannot be
+    /// returned, as in RocksDB's binding).
+    pub(crate) refused: Option<&'static str>,
 }
 
 impl CompactOptions {
@@ -1310,5 +1349,391 @@ impl Options {
             "set_cuckoo_table_factory",
             "CairnDB has one table format (block-based)",
         );
+    }
+}
+
+/// Options of `ingest_external_file`.
+#[derive(Debug, Clone, Default)]
+pub struct IngestExternalFileOptions {
+    pub(crate) inner: cairndb::IngestExternalFileOptions,
+}
+
+impl IngestExternalFileOptions {
+    /// Move (hard-link) the files instead of copying them.
+    pub fn set_move_files(&mut self, v: bool) {
+        self.inner.move_files = v;
+    }
+
+    /// Ingested keys are invisible to snapshots taken before the ingestion.
+    pub fn set_snapshot_consistency(&mut self, v: bool) {
+        self.inner.snapshot_consistency = v;
+    }
+
+    /// Files that overlap the database may be given a sequence number.
+    pub fn set_allow_global_seqno(&mut self, v: bool) {
+        self.inner.allow_global_seqno = v;
+    }
+
+    /// The ingestion may flush an overlapping memtable first.
+    pub fn set_allow_blocking_flush(&mut self, v: bool) {
+        self.inner.allow_blocking_flush = v;
+    }
+
+    /// The files go to the last level, below every existing key.
+    pub fn set_ingest_behind(&mut self, v: bool) {
+        self.inner.ingest_behind = v;
+    }
+}
+
+/// A directory for table files with a target size (RocksDB's `DbPath`, for `db_paths` and
+/// `cf_paths`, which CairnDB refuses: every table lives in the database directory).
+#[derive(Debug, Clone)]
+pub struct DBPath {
+    path: std::path::PathBuf,
+    target_size: u64,
+}
+
+impl DBPath {
+    /// A path and its target size.
+    pub fn new<P: AsRef<std::path::Path>>(path: P, target_size: u64) -> Result<Self, Error> {
+        Ok(DBPath {
+            path: path.as_ref().to_path_buf(),
+            target_size,
+        })
+    }
+}
+
+/// Setters that either map to CairnDB or are refused, and the few accepted with no effect
+/// (each says why; `docs/design/rocksdb_facade.md` lists them).
+impl Options {
+    fn refuse_if(&mut self, cond: bool, setter: impl fmt::Display, why: &str) {
+        if cond {
+            self.refuse(setter, why);
+        }
+    }
+
+    /// Refused when true: CairnDB keeps no database identity in its MANIFEST.
+    pub fn set_write_dbid_to_manifest(&mut self, val: bool) {
+        self.write_dbid_to_manifest = val;
+        self.refuse_if(
+            val,
+            "set_write_dbid_to_manifest(true)",
+            "CairnDB keeps no database identity in its MANIFEST",
+        );
+    }
+
+    /// The value given to [`Options::set_write_dbid_to_manifest`] (false by default).
+    pub fn get_write_dbid_to_manifest(&self) -> bool {
+        self.write_dbid_to_manifest
+    }
+
+    /// Refused when true: CairnDB's MANIFEST does not record WAL sizes.
+    pub fn set_track_and_verify_wals_in_manifest(&mut self, val: bool) {
+        self.track_and_verify_wals_in_manifest = val;
+        self.refuse_if(
+            val,
+            "set_track_and_verify_wals_in_manifest(true)",
+            "CairnDB's MANIFEST does not record WAL sizes",
+        );
+    }
+
+    /// The value given to [`Options::set_track_and_verify_wals_in_manifest`].
+    pub fn get_track_and_verify_wals_in_manifest(&self) -> bool {
+        self.track_and_verify_wals_in_manifest
+    }
+
+    /// WAL compression: `None` (CairnDB's WAL is not compressed); the others are refused.
+    pub fn set_wal_compression_type(&mut self, t: DBCompressionType) {
+        self.refuse_if(
+            t != DBCompressionType::None,
+            format!("set_wal_compression_type({t:?})"),
+            "CairnDB's WAL is not compressed",
+        );
+    }
+
+    /// Compression parameters: `level` is the zstd level (CairnDB's LZ4 and Snappy have no
+    /// levels, as RocksDB's defaults); `w_bits` and `strategy` are zlib's, which is refused, so
+    /// they change nothing; `max_dict_bytes` above 0 is refused (no compression dictionaries).
+    pub fn set_compression_options(
+        &mut self,
+        w_bits: i32,
+        level: i32,
+        strategy: i32,
+        max_dict_bytes: i32,
+    ) {
+        self.inner.cf.table.zstd_level = level;
+        self.refuse_if(
+            max_dict_bytes > 0,
+            format!("set_compression_options({w_bits}, {level}, {strategy}, {max_dict_bytes})"),
+            "compression dictionaries are not built",
+        );
+    }
+
+    /// 0 is honoured; above 0 refused (compression dictionaries are not built).
+    pub fn set_zstd_max_train_bytes(&mut self, value: i32) {
+        self.refuse_if(
+            value > 0,
+            format!("set_zstd_max_train_bytes({value})"),
+            "compression dictionaries are not built",
+        );
+    }
+
+    /// Refused: CairnDB has no row cache.
+    pub fn set_row_cache(&mut self, _cache: &Cache) {
+        self.refuse("set_row_cache", "CairnDB has no row cache");
+    }
+
+    /// 0 (off) is honoured; other thresholds are refused (no memtable garbage collection).
+    pub fn set_experimental_mempurge_threshold(&mut self, threshold: f64) {
+        self.refuse_if(
+            threshold != 0.0,
+            format!("set_experimental_mempurge_threshold({threshold})"),
+            "CairnDB has no memtable garbage collection (mempurge)",
+        );
+    }
+
+    /// Refused when true: key-value separation (BlobDB) is not built.
+    pub fn set_enable_blob_files(&mut self, val: bool) {
+        self.refuse_if(
+            val,
+            "set_enable_blob_files(true)",
+            "key-value separation (blob files) is not built",
+        );
+    }
+
+    /// The value size from which values go to blob files. Blob files are refused
+    /// ([`Options::set_enable_blob_files`]), and without them RocksDB does not use this size
+    /// either.
+    pub fn set_min_blob_size(&mut self, _val: u64) {}
+
+    /// The cache of blob values: as [`Options::set_min_blob_size`], used only with blob files.
+    pub fn set_blob_cache(&mut self, _cache: &Cache) {}
+
+    /// Refused unless empty: every table lives in the database directory.
+    pub fn set_db_paths(&mut self, paths: &[DBPath]) {
+        if let Some(p) = paths.first() {
+            self.refuse(
+                format!("set_db_paths({}, {})", p.path.display(), p.target_size),
+                "every table lives in the database directory",
+            );
+        }
+    }
+
+    /// Refused unless empty: every table lives in the database directory.
+    pub fn set_cf_paths(&mut self, paths: &[DBPath]) {
+        if let Some(p) = paths.first() {
+            self.refuse(
+                format!("set_cf_paths({}, {})", p.path.display(), p.target_size),
+                "every table lives in the database directory",
+            );
+        }
+    }
+
+    /// Refused when true.
+    pub fn set_avoid_unnecessary_blocking_io(&mut self, val: bool) {
+        self.refuse_if(
+            val,
+            "set_avoid_unnecessary_blocking_io(true)",
+            "CairnDB deletes obsolete files on the thread that releases them",
+        );
+    }
+
+    /// Refused: the auto-tuned rate limiter is not built (the fixed one is,
+    /// [`Options::set_ratelimiter`]).
+    pub fn set_auto_tuned_ratelimiter(
+        &mut self,
+        rate_bytes_per_sec: i64,
+        refill_period_us: i64,
+        fairness: i32,
+    ) {
+        self.refuse(
+            format!(
+                "set_auto_tuned_ratelimiter({rate_bytes_per_sec}, {refill_period_us}, {fairness})"
+            ),
+            "the auto-tuned rate limiter is not built",
+        );
+    }
+
+    /// Accepted with no effect: CairnDB's WAL and table writers assemble records and blocks in
+    /// buffers of their own and hand each to the OS whole, so there is no file buffer to size.
+    pub fn set_writable_file_max_buffer_size(&mut self, _nbytes: u64) {}
+
+    /// Accepted with no effect: CairnDB's mutexes (parking_lot) always spin briefly before
+    /// they block, which is what this option turns on in RocksDB.
+    pub fn set_use_adaptive_mutex(&mut self, _enabled: bool) {}
+
+    /// Refused when true: writes are inserted in WAL order.
+    pub fn set_unordered_write(&mut self, unordered: bool) {
+        self.refuse_if(
+            unordered,
+            "set_unordered_write(true)",
+            "CairnDB inserts writes into the memtable in WAL order",
+        );
+    }
+
+    /// 0 is honoured (statistics are not persisted); other periods are refused.
+    pub fn set_stats_persist_period_sec(&mut self, period: u32) {
+        self.refuse_if(
+            period != 0,
+            format!("set_stats_persist_period_sec({period})"),
+            "CairnDB does not persist statistics in the database",
+        );
+    }
+
+    /// Refused when true: the memtable's Bloom filter holds prefixes only.
+    pub fn set_memtable_whole_key_filtering(&mut self, whole_key_filter: bool) {
+        self.refuse_if(
+            whole_key_filter,
+            "set_memtable_whole_key_filtering(true)",
+            "CairnDB's memtable Bloom filter holds prefixes only",
+        );
+    }
+
+    /// Accepted with no effect: CairnDB allocates through Rust's global allocator, which keeps
+    /// no statistics to dump into the LOG.
+    pub fn set_dump_malloc_stats(&mut self, _enabled: bool) {}
+
+    /// Refused: the LOG is always written in the database directory.
+    pub fn set_db_log_dir<P: AsRef<std::path::Path>>(&mut self, path: P) {
+        self.refuse(
+            format!("set_db_log_dir({})", path.as_ref().display()),
+            "the LOG is always written in the database directory",
+        );
+    }
+
+    /// Refused when true: atomic flush of several families is not built.
+    pub fn set_atomic_flush(&mut self, atomic_flush: bool) {
+        self.refuse_if(
+            atomic_flush,
+            "set_atomic_flush(true)",
+            "atomic flush of several column families is not built",
+        );
+    }
+
+    /// The options of the database at `path` from its newest OPTIONS file, and a descriptor
+    /// per column family. Unknown options fail unless `ignore_unknown_options`; every family is
+    /// given `cache` as its block cache and `env` as the file system.
+    pub fn load_latest<P: AsRef<std::path::Path>>(
+        path: P,
+        env: Env,
+        ignore_unknown_options: bool,
+        cache: Cache,
+    ) -> Result<(Options, Vec<crate::ColumnFamilyDescriptor>), Error> {
+        use cairndb::options::{OptionsFile, ParseConfig};
+        let dir = path.as_ref();
+        let latest = OptionsFile::latest(&*env.fs, dir)?
+            .ok_or_else(|| Error::new(format!("NotFound: no OPTIONS file in {}", dir.display())))?;
+        let cfg = ParseConfig {
+            ignore_unknown_options,
+        };
+        let (file, _warnings) = OptionsFile::load(&*env.fs, &latest, &cfg)?;
+        let wrap = |db: &cairndb::options::DbOptions, cf: &cairndb::options::CfOptions| {
+            let mut o = Options::default();
+            o.inner.db = db.clone();
+            o.inner.cf = cf.clone();
+            o.inner.cf.table.block_cache = Some(std::sync::Arc::clone(&cache.inner));
+            o.set_env(&env);
+            o
+        };
+        let db_opts = file.to_options();
+        let options = wrap(&db_opts.db, &db_opts.cf);
+        let descriptors = file
+            .families
+            .iter()
+            .map(|(name, cf)| crate::ColumnFamilyDescriptor::new(name.clone(), wrap(&file.db, cf)))
+            .collect();
+        Ok((options, descriptors))
+    }
+}
+
+impl BlockBasedOptions {
+    /// `Fallback` and `None` (nothing pinned: CairnDB's cache pins no blocks beyond those in
+    /// use) are honoured; `FlushAndSimilar` and `All` are refused.
+    fn pinning(&mut self, setter: &str, tier: BlockBasedTablePinningTier) {
+        if matches!(
+            tier,
+            BlockBasedTablePinningTier::FlushAndSimilar | BlockBasedTablePinningTier::All
+        ) {
+            self.refuse(
+                format!("{setter}({tier:?})"),
+                "CairnDB does not pin index or filter blocks in the cache",
+            );
+        }
+    }
+
+    /// See [`BlockBasedTablePinningTier`].
+    pub fn set_top_level_index_pinning_tier(&mut self, tier: BlockBasedTablePinningTier) {
+        self.pinning("set_top_level_index_pinning_tier", tier);
+    }
+
+    /// See [`BlockBasedTablePinningTier`].
+    pub fn set_partition_pinning_tier(&mut self, tier: BlockBasedTablePinningTier) {
+        self.pinning("set_partition_pinning_tier", tier);
+    }
+
+    /// See [`BlockBasedTablePinningTier`].
+    pub fn set_unpartitioned_pinning_tier(&mut self, tier: BlockBasedTablePinningTier) {
+        self.pinning("set_unpartitioned_pinning_tier", tier);
+    }
+
+    /// Refused when true: CairnDB does not pin index or filter blocks in the cache.
+    pub fn set_pin_l0_filter_and_index_blocks_in_cache(&mut self, v: bool) {
+        if v {
+            self.refuse(
+                "set_pin_l0_filter_and_index_blocks_in_cache(true)",
+                "CairnDB does not pin index or filter blocks in the cache",
+            );
+        }
+    }
+
+    /// Accepted with no effect: CairnDB writes its own table format (docs/format/sstable.md),
+    /// which has one version; RocksDB's format versions do not apply to it.
+    pub fn set_format_version(&mut self, _version: i32) {}
+
+    /// The hash index's load factor, used only with `DataBlockIndexType::BinaryAndHash`, which
+    /// is refused (as in RocksDB, where it does nothing without the hash index).
+    pub fn set_data_block_hash_ratio(&mut self, _ratio: f64) {}
+
+    /// Accepted with no effect: CairnDB's block cache has no priority pools, so index and
+    /// filter blocks have the priority of every other block either way.
+    pub fn set_cache_index_and_filter_blocks_with_high_priority(&mut self, _v: bool) {}
+}
+
+impl ReadOptions {
+    /// 0 (no deadline) is honoured; other deadlines are refused.
+    pub fn set_deadline(&mut self, microseconds: u64) {
+        if microseconds != 0 {
+            self.refuse(
+                format!("set_deadline({microseconds})"),
+                "CairnDB reads have no deadline",
+            );
+        }
+    }
+
+    /// 0 (no timeout) is honoured; other timeouts are refused.
+    pub fn set_io_timeout(&mut self, microseconds: u64) {
+        if microseconds != 0 {
+            self.refuse(
+                format!("set_io_timeout({microseconds})"),
+                "CairnDB reads have no I/O timeout",
+            );
+        }
+    }
+}
+
+impl CompactOptions {
+    /// Refused (the compaction is not run): CairnDB's manual compaction writes to the last
+    /// level and cannot move the result to another.
+    pub fn set_change_level(&mut self, v: bool) {
+        if v {
+            self.refused = Some("set_change_level(true)");
+        }
+    }
+
+    /// Refused (the compaction is not run) for any level but -1 (the default).
+    pub fn set_target_level(&mut self, lvl: i32) {
+        if lvl != -1 {
+            self.refused = Some("set_target_level");
+        }
     }
 }

@@ -32,6 +32,7 @@
 //! refused setters and missing parts is in `docs/design/rocksdb_facade.md`; rust-rocksdb's own
 //! integration tests run against this crate with `scripts/rust-rocksdb-tests.sh`.
 
+pub mod checkpoint;
 mod column_family;
 pub mod compaction_filter;
 mod comparator;
@@ -44,8 +45,12 @@ mod error;
 mod iter_range;
 pub mod merge_operator;
 pub mod properties;
+mod read_methods;
 mod slice_transform;
 mod snapshot;
+mod sst_file_writer;
+pub mod statistics;
+mod transactions;
 mod write_batch;
 
 pub use crate::column_family::{
@@ -61,9 +66,10 @@ pub use crate::db_iterator::{
 pub use crate::db_options::{
     BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, BottommostLevelCompaction,
     Cache, ChecksumType, CompactOptions, CompactionPri, CuckooTableOptions, DBCompactionStyle,
-    DBCompressionType, DBRecoveryMode, DataBlockIndexType, FifoCompactOptions, FlushOptions,
-    LogLevel, LruCacheOptions, MemtableFactory, Options, ReadOptions, ReadTier,
-    UniversalCompactOptions, UniversalCompactionStopStyle, WaitForCompactOptions, WriteOptions,
+    DBCompressionType, DBPath, DBRecoveryMode, DataBlockIndexType, FifoCompactOptions,
+    FlushOptions, IngestExternalFileOptions, LogLevel, LruCacheOptions, MemtableFactory, Options,
+    ReadOptions, ReadTier, UniversalCompactOptions, UniversalCompactionStopStyle,
+    WaitForCompactOptions, WriteOptions,
 };
 pub use crate::db_pinnable_slice::DBPinnableSlice;
 pub use crate::env::Env;
@@ -73,6 +79,11 @@ pub use crate::merge_operator::MergeOperands;
 pub use crate::properties::CStrLike;
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
+pub use crate::sst_file_writer::SstFileWriter;
+pub use crate::transactions::{
+    OptimisticTransactionDB, OptimisticTransactionDBInner, OptimisticTransactionOptions,
+    Transaction, TransactionDB, TransactionDBInner, TransactionDBOptions, TransactionOptions,
+};
 pub use crate::write_batch::{
     WriteBatch, WriteBatchIterator, WriteBatchIteratorCf, WriteBatchWithTransaction,
 };

@@ -14,13 +14,23 @@ pub type Snapshot<'a> = SnapshotWithThreadMode<'a, DB>;
 /// A snapshot, which cannot outlive its database. Dropping it releases it.
 pub struct SnapshotWithThreadMode<'a, D: DBAccess> {
     db: &'a D,
-    pub(crate) inner: Arc<cairndb::Snapshot>,
+    pub(crate) handle: SnapshotHandle,
+}
+
+/// A snapshot's sequence number and what keeps it registered: a database snapshot, or nothing
+/// for a transaction's (the transaction holds it) or for a transaction without one (reads see
+/// the latest data, as RocksDB's null snapshot).
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct SnapshotHandle {
+    pub(crate) seq: Option<u64>,
+    pub(crate) held: Option<Arc<cairndb::Snapshot>>,
 }
 
 impl<D: DBAccess> fmt::Debug for SnapshotWithThreadMode<'_, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Snapshot")
-            .field("sequence", &self.inner.sequence())
+            .field("sequence", &self.handle.seq)
             .finish()
     }
 }
@@ -30,13 +40,13 @@ impl<'a, D: DBAccess> SnapshotWithThreadMode<'a, D> {
     pub fn new(db: &'a D) -> Self {
         SnapshotWithThreadMode {
             db,
-            inner: Arc::new(db.take_snapshot()),
+            handle: db.take_snapshot(),
         }
     }
 
-    /// The snapshot's sequence number.
+    /// The snapshot's sequence number (0 for a transaction without a snapshot).
     pub fn sequence_number(&self) -> u64 {
-        self.inner.sequence()
+        self.handle.seq.unwrap_or(0)
     }
 
     fn at(&self, mut readopts: ReadOptions) -> ReadOptions {

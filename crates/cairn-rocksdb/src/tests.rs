@@ -103,3 +103,70 @@ fn read_options_keep_their_snapshot() {
     // kept the old version.
     assert_eq!(db.get_opt(b"k", &r).unwrap(), Some(b"old".to_vec()));
 }
+
+#[test]
+fn transactions_read_their_writes_and_commit_atomically() {
+    use crate::{OptimisticTransactionDB, TransactionDB};
+    let dir = tempfile::tempdir().unwrap();
+    let db: TransactionDB = TransactionDB::open_default(dir.path()).unwrap();
+    db.put(b"a", b"1").unwrap();
+    let txn = db.transaction();
+    txn.put(b"b", b"2").unwrap();
+    assert_eq!(txn.get(b"b").unwrap(), Some(b"2".to_vec()));
+    assert_eq!(db.get(b"b").unwrap(), None, "invisible before commit");
+    let keys: Vec<_> = txn
+        .iterator(IteratorMode::Start)
+        .map(|kv| kv.unwrap().0)
+        .collect();
+    assert_eq!(keys, [&b"a"[..], b"b"].map(Box::from));
+    txn.commit().unwrap();
+    assert_eq!(db.get(b"b").unwrap(), Some(b"2".to_vec()));
+    // Writes outside transactions cannot lock what they delete in ranges: refused.
+    assert_eq!(
+        db.single_delete(b"a").unwrap_err().kind(),
+        ErrorKind::NotSupported
+    );
+    drop(db);
+
+    let dir = tempfile::tempdir().unwrap();
+    let db: OptimisticTransactionDB = OptimisticTransactionDB::open_default(dir.path()).unwrap();
+    let txn = db.transaction();
+    txn.get_for_update(b"k", true).unwrap();
+    db.put(b"k", b"theirs").unwrap();
+    txn.put(b"k", b"mine").unwrap();
+    assert_eq!(txn.commit().unwrap_err().kind(), ErrorKind::Busy);
+    assert_eq!(db.get(b"k").unwrap(), Some(b"theirs".to_vec()));
+}
+
+#[test]
+fn a_checkpoint_opens_with_every_acknowledged_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = DB::open(&open_opts(), dir.path().join("db")).unwrap();
+    db.put(b"k", b"v").unwrap();
+    let cp = crate::checkpoint::Checkpoint::new(&db).unwrap();
+    cp.create_checkpoint(dir.path().join("cp")).unwrap();
+    assert_eq!(
+        cp.create_checkpoint_with_log_size(dir.path().join("cp2"), 1 << 20)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::NotSupported
+    );
+    let copy = DB::open(&Options::default(), dir.path().join("cp")).unwrap();
+    assert_eq!(copy.get(b"k").unwrap(), Some(b"v".to_vec()));
+}
+
+#[test]
+fn statistics_levels_and_tickers_through_the_options() {
+    use crate::statistics::{Histogram, StatsLevel, Ticker};
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = open_opts();
+    o.enable_statistics();
+    o.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
+    let db = DB::open(&o, dir.path()).unwrap();
+    db.put(b"k", b"v").unwrap();
+    assert!(o.get_ticker_count(Ticker::BytesWritten) > 0);
+    assert_eq!(o.get_histogram_data(Histogram::DbWrite).count(), 0);
+    o.set_statistics_level(StatsLevel::All);
+    db.put(b"k", b"v").unwrap();
+    assert_eq!(o.get_histogram_data(Histogram::DbWrite).count(), 1);
+}

@@ -103,7 +103,7 @@ pub mod options;
 pub(crate) mod test_util;
 mod txn;
 
-pub use batch::{BaseDeltaIter, BatchLookup, WriteBatch, WriteBatchWithIndex};
+pub use batch::{BaseDeltaIter, BatchLookup, OwnedBaseDeltaIter, WriteBatch, WriteBatchWithIndex};
 pub use compaction::{
     CompactionFilter, CompactionFilterContext, CompactionFilterFactory, FilterDecision,
 };

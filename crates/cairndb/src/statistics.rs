@@ -15,7 +15,7 @@
 //! percentiles interpolate linearly inside a bucket and are clamped to the observed min and max.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 macro_rules! named_enum {
@@ -279,11 +279,44 @@ fn percentile(counts: &[u64], count: u64, min: u64, max: u64, p: f64) -> f64 {
     max as f64
 }
 
+/// What a [`Statistics`] records (RocksDB's `StatsLevel`), from least to most. CairnDB measures
+/// no mutex waits and no compression times (RocksDB's "detailed timers"), so the last three
+/// levels record the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StatsLevel {
+    /// Nothing.
+    DisableAll,
+    /// Tickers only.
+    ExceptHistogramOrTimers,
+    /// Tickers and the histograms that are not times; every histogram CairnDB keeps is a time,
+    /// so tickers only.
+    ExceptTimers,
+    /// Everything CairnDB measures (RocksDB's default level).
+    ExceptDetailedTimers,
+    /// Everything CairnDB measures.
+    ExceptTimeForMutex,
+    /// Everything CairnDB measures.
+    All,
+}
+
+impl StatsLevel {
+    const ALL: [StatsLevel; 6] = [
+        StatsLevel::DisableAll,
+        StatsLevel::ExceptHistogramOrTimers,
+        StatsLevel::ExceptTimers,
+        StatsLevel::ExceptDetailedTimers,
+        StatsLevel::ExceptTimeForMutex,
+        StatsLevel::All,
+    ];
+}
+
 /// Tickers and histograms of one or more databases (RocksDB's `Statistics`). Create one, put
 /// it in `DbOptions::statistics`, open, and read it at any time.
 pub struct Statistics {
     tickers: Box<[AtomicU64]>,
     histograms: Box<[Histogram]>,
+    /// A [`StatsLevel`] as its index in `StatsLevel::ALL`.
+    level: AtomicU8,
 }
 
 impl Default for Statistics {
@@ -315,11 +348,25 @@ impl Statistics {
                 .iter()
                 .map(|_| Histogram::new())
                 .collect(),
+            level: AtomicU8::new(StatsLevel::ExceptDetailedTimers as u8),
         }
+    }
+
+    /// What is recorded from now on (RocksDB's `set_stats_level`).
+    pub fn set_level(&self, level: StatsLevel) {
+        self.level.store(level as u8, Ordering::Relaxed);
+    }
+
+    /// What is recorded.
+    pub fn level(&self) -> StatsLevel {
+        StatsLevel::ALL[usize::from(self.level.load(Ordering::Relaxed))]
     }
 
     /// Adds `n` to `ticker`.
     pub fn record_tick(&self, ticker: Ticker, n: u64) {
+        if self.level() == StatsLevel::DisableAll {
+            return;
+        }
         self.tickers[ticker as usize].fetch_add(n, Ordering::Relaxed);
     }
 
@@ -335,6 +382,11 @@ impl Statistics {
 
     /// Records `value` in `histogram` (RocksDB's `measureTime`/`reportTimeToHistogram`).
     pub fn record_in_histogram(&self, histogram: HistogramType, value: u64) {
+        let level = self.level();
+        // Every histogram CairnDB keeps is a time (`ExceptTimers` skips them too).
+        if level <= StatsLevel::ExceptTimers {
+            return;
+        }
         self.histograms[histogram as usize].add(value);
     }
 
@@ -429,6 +481,35 @@ mod tests {
         assert!(d.percentile99 <= 100.0 && d.percentile99 >= d.percentile95);
         let empty = s.histogram_data(HistogramType::DbWrite);
         assert_eq!(empty, HistogramData::default());
+    }
+
+    #[test]
+    fn levels_decide_what_is_recorded() {
+        let s = Statistics::new();
+        assert_eq!(s.level(), StatsLevel::ExceptDetailedTimers);
+        let record = |s: &Statistics| {
+            s.record_tick(Ticker::BytesWritten, 1);
+            s.record_in_histogram(HistogramType::DbWrite, 5);
+        };
+        let counts = |s: &Statistics| {
+            (
+                s.get_ticker_count(Ticker::BytesWritten),
+                s.histogram_data(HistogramType::DbWrite).count,
+            )
+        };
+        for (level, want) in [
+            (StatsLevel::DisableAll, (0, 0)),
+            (StatsLevel::ExceptHistogramOrTimers, (1, 0)),
+            (StatsLevel::ExceptTimers, (1, 0)),
+            (StatsLevel::ExceptDetailedTimers, (1, 1)),
+            (StatsLevel::All, (1, 1)),
+        ] {
+            s.reset();
+            s.set_level(level);
+            assert_eq!(s.level(), level);
+            record(&s);
+            assert_eq!(counts(&s), want, "{level:?}");
+        }
     }
 
     #[test]

@@ -358,3 +358,29 @@ fn a_crash_at_every_file_operation_leaves_the_ingestion_whole_or_absent() {
     );
     assert!(points > 5, "{points} crash points");
 }
+
+/// `file_size` grows while the file is written and, after `finish`, is the finished file's size
+/// (RocksDB's `FileSize`); a new `open` starts counting the new file.
+#[test]
+fn file_size_reports_the_finished_file() {
+    let mem = MemFs::new();
+    let fs = mem.shared();
+    let o = opts();
+    let mut wr = SstFileWriter::for_family(Arc::clone(&fs), &o.db, &o.cf);
+    assert_eq!(wr.file_size(), 0);
+    wr.open("/ext1.sst").expect("open");
+    for i in 0..2000 {
+        wr.put(&key(i), &[b'v'; 100]).expect("put");
+    }
+    let growing = wr.file_size();
+    assert!(growing > 0, "data blocks written so far");
+    let info = wr.finish().expect("finish");
+    assert_eq!(wr.file_size(), info.file_size);
+    assert!(info.file_size >= growing);
+    assert_eq!(
+        fs.size(Path::new("/ext1.sst")).expect("size"),
+        info.file_size
+    );
+    wr.open("/ext2.sst").expect("open again");
+    assert!(wr.file_size() < growing);
+}

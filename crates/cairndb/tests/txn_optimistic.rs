@@ -176,3 +176,50 @@ fn merges_and_iterators_see_the_transactions_writes() {
         Some(7u64.to_le_bytes().to_vec())
     );
 }
+
+#[test]
+fn savepoints_roll_back_the_writes_since_them() {
+    let db = open();
+    let mut t = db.begin_transaction(&w(), &OptimisticTransactionOptions::default());
+    t.put(b"a", b"1").expect("put");
+    t.set_savepoint().expect("savepoint");
+    t.put(b"b", b"2").expect("put");
+    t.set_savepoint().expect("savepoint");
+    t.delete(b"a").expect("delete");
+    t.rollback_to_savepoint().expect("to the second");
+    assert_eq!(t.get(&r(), b"a").expect("get"), Some(b"1".to_vec()));
+    t.rollback_to_savepoint().expect("to the first");
+    assert_eq!(t.get(&r(), b"b").expect("get"), None);
+    assert!(matches!(t.rollback_to_savepoint(), Err(Error::NotFound(_))));
+    t.set_savepoint().expect("savepoint");
+    t.put(b"c", b"3").expect("put");
+    t.pop_savepoint().expect("pop keeps the writes");
+    t.commit().expect("commit");
+    let db = db.db();
+    assert_eq!(db.get(&r(), b"a").expect("get"), Some(b"1".to_vec()));
+    assert_eq!(db.get(&r(), b"b").expect("get"), None);
+    assert_eq!(db.get(&r(), b"c").expect("get"), Some(b"3".to_vec()));
+}
+
+#[test]
+fn rollback_clears_the_transaction_and_leaves_it_open() {
+    let db = open();
+    let mut t = db.begin_transaction(&w(), &OptimisticTransactionOptions::default());
+    t.put(b"k", b"mine").expect("put");
+    // Another writer changes the tracked key: committing now would conflict.
+    db.db().put(&w(), b"k", b"theirs").expect("put");
+    t.rollback().expect("rollback");
+    assert_eq!(t.get(&r(), b"k").expect("get"), Some(b"theirs".to_vec()));
+    // The rollback dropped the write and its tracking; the transaction goes on.
+    t.put(b"j", b"after").expect("put after rollback");
+    t.commit().expect("no conflict left");
+    assert_eq!(
+        db.db().get(&r(), b"j").expect("get"),
+        Some(b"after".to_vec())
+    );
+    assert_eq!(
+        db.db().get(&r(), b"k").expect("get"),
+        Some(b"theirs".to_vec())
+    );
+    assert!(matches!(t.rollback(), Err(Error::InvalidArgument(_))));
+}

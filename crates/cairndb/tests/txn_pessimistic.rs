@@ -646,8 +646,17 @@ fn ended_transactions_refuse_every_call() {
     let mut t = db
         .begin_transaction(&w(), &TransactionOptions::default())
         .expect("begin");
+    // Rolling back a started transaction clears it and leaves it open (RocksDB's `Rollback`):
+    // it takes writes again and commits them.
+    t.put(b"dropped", b"x").expect("put");
     t.rollback().expect("rollback");
-    assert!(matches!(t.commit(), Err(Error::InvalidArgument(_))));
+    assert_eq!(t.get(&r(), b"dropped").expect("get"), None);
+    assert!(db.lock_status().is_empty(), "rollback releases every lock");
+    t.put(b"kept", b"y").expect("put after rollback");
+    t.commit().expect("commit after rollback");
+    assert_eq!(get(&db, b"dropped"), None);
+    assert_eq!(get(&db, b"kept"), Some(b"y".to_vec()));
+    assert!(matches!(t.rollback(), Err(Error::InvalidArgument(_))));
 }
 
 #[test]

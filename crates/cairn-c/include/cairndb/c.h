@@ -28,7 +28,7 @@
    - Differences that remain: rocksdb_flush with wait = 0 and rocksdb_checkpoint_create with
      log_size_for_flush != 0 are refused ("Not implemented"); rocksdb_key_may_exist answers with
      a full read; a transaction's iterator sees the transaction's writes made before it, not
-     later ones; optimistic transactions have no save points; a batch that refused a record
+     later ones; a batch that refused a record
      (rather than dropping it, as RocksDB does) fails its writes until the record is rolled back
      or the batch cleared; rocksdb_transactiondb_get_prepared_transactions returns the prepared
      transactions no handle holds. A comparator must be a consistent total order: one that is
@@ -480,9 +480,7 @@ extern CAIRNDB_API void rocksdb_transaction_multi_get(rocksdb_transaction_t* txn
    the iterator (a copy of them; later writes to the transaction are not seen, unlike in RocksDB).
    On an ended transaction it is never valid and reports the error. */
 extern CAIRNDB_API rocksdb_iterator_t* rocksdb_transaction_create_iterator(rocksdb_transaction_t* txn, const rocksdb_readoptions_t* options);
-/* Remembers the transaction's writes so far. Pessimistic transactions only: CairnDB's optimistic
-   transactions have no save points, and since this call cannot report an error, it does nothing
-   for them and their rocksdb_transaction_rollback_to_savepoint reports Not implemented. */
+/* Remembers the transaction's writes so far (pessimistic and optimistic transactions). */
 extern CAIRNDB_API void rocksdb_transaction_set_savepoint(rocksdb_transaction_t* txn);
 extern CAIRNDB_API void rocksdb_transaction_rollback_to_savepoint(rocksdb_transaction_t* txn, char** errptr);
 /* Names the transaction for two-phase commit (pessimistic transactions only). */

@@ -1513,8 +1513,15 @@ static void test_transactions(void) {
   check_iter(it, "o", "ok");
   rocksdb_iter_destroy(it);
   rocksdb_transaction_set_savepoint(ot);
+  rocksdb_transaction_put(ot, "sp", 2, "1", 1, &err);
+  CHECK_OK(err);
   rocksdb_transaction_rollback_to_savepoint(ot, &err);
-  CHECK_ERR(err, "Not implemented: ");
+  CHECK_OK(err);
+  v = rocksdb_transaction_get(ot, ro, "sp", 2, &len, &err);
+  CHECK_OK(err);
+  CHECK(v == NULL);
+  rocksdb_transaction_rollback_to_savepoint(ot, &err);
+  CHECK_ERR(err, "NotFound: ");
   rocksdb_transaction_set_name(ot, "x", 1, &err);
   CHECK_ERR(err, "Not implemented: ");
   rocksdb_transaction_prepare(ot, &err);

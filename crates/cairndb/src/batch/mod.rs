@@ -23,6 +23,7 @@
 //!    checked against the bytes actually present and against [`MAX_KEY_LEN`]/[`MAX_VALUE_LEN`].
 
 mod format;
+mod owned_iter;
 #[cfg(test)]
 mod tests;
 mod with_index;
@@ -36,6 +37,7 @@ pub use format::{
 };
 use format::{value_limit, RecordDecoder};
 pub use with_index::{BatchLookup, WriteBatchWithIndex};
+pub use owned_iter::OwnedBaseDeltaIter;
 pub use with_index_iter::BaseDeltaIter;
 
 use crate::error::{Error, Result};

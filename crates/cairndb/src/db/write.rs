@@ -118,6 +118,21 @@ impl Db {
         result
     }
 
+    /// Makes every write acknowledged so far durable (RocksDB's `SyncWAL`, and `FlushWAL(true)`):
+    /// an empty synced write, which syncs the older live WALs, the current WAL's directory entry
+    /// when it is not durable yet, and the current WAL, as any synced write does. CairnDB hands
+    /// each write to the OS before acknowledging it, so there is no WAL buffer to flush first.
+    ///
+    /// # Errors
+    /// As [`Db::write`]: a failed sync poisons the database.
+    pub fn sync_wal(&self) -> Result<()> {
+        let opts = WriteOptions {
+            sync: true,
+            ..WriteOptions::default()
+        };
+        self.write(&opts, WriteBatch::new())
+    }
+
     /// Sets `key` to `value` in the default column family.
     ///
     /// # Errors
@@ -263,7 +278,10 @@ impl DbInner {
     /// (invariant 4). The wait is `writer.rs`'s: spin, yield, then park, on this call's own
     /// [`Writer`].
     fn commit(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
-        if batch.count() == 0 {
+        // An empty batch changes nothing, unless it is synced: then, as in RocksDB, it goes
+        // through the commit path for its sync (an empty record makes every earlier write
+        // durable; `Db::sync_wal` relies on it).
+        if batch.count() == 0 && (!opts.sync || opts.disable_wal) {
             return self.check_writable(&self.state.lock());
         }
         self.enqueue(Queued {

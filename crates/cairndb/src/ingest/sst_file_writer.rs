@@ -69,7 +69,10 @@ pub struct SstFileWriter {
 }
 
 enum State {
-    Idle,
+    /// No file open; `finished` is the size of the last file finished, if any.
+    Idle {
+        finished: u64,
+    },
     Open {
         path: PathBuf,
         builder: Box<TableBuilder>,
@@ -86,7 +89,7 @@ enum State {
 impl std::fmt::Debug for SstFileWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &self.state {
-            State::Idle => "idle",
+            State::Idle { .. } => "idle",
             State::Open { .. } => "open",
             State::Failed => "failed",
         };
@@ -111,7 +114,7 @@ impl SstFileWriter {
             fs,
             order: cf.comparator.clone(),
             options,
-            state: State::Idle,
+            state: State::Idle { finished: 0 },
         }
     }
 
@@ -121,7 +124,7 @@ impl SstFileWriter {
     /// [`Error::InvalidArgument`] when a file is already open or the options do not validate;
     /// I/O errors creating the file (an existing file is an error, not overwritten).
     pub fn open(&mut self, path: impl AsRef<Path>) -> Result<()> {
-        if !matches!(self.state, State::Idle) {
+        if !matches!(self.state, State::Idle { .. }) {
             return Err(Error::InvalidArgument(
                 "SstFileWriter::open: a file is already open".into(),
             ));
@@ -209,12 +212,13 @@ impl SstFileWriter {
         Ok(())
     }
 
-    /// Bytes written so far (RocksDB's `FileSize`): data blocks, not yet the index, filter and
-    /// properties.
+    /// Bytes written so far (RocksDB's `FileSize`): while a file is open, its data blocks (not
+    /// yet the index, filter and properties); after `finish`, the finished file's size.
     pub fn file_size(&self) -> u64 {
         match &self.state {
             State::Open { builder, .. } => builder.estimated_file_size(),
-            _ => 0,
+            State::Idle { finished } => *finished,
+            State::Failed => 0,
         }
     }
 
@@ -225,7 +229,7 @@ impl SstFileWriter {
     /// [`Error::InvalidArgument`] when no file is open or nothing was added (RocksDB refuses
     /// empty files too); I/O errors, after which the file is deleted.
     pub fn finish(&mut self) -> Result<ExternalSstFileInfo> {
-        let state = std::mem::replace(&mut self.state, State::Idle);
+        let state = std::mem::replace(&mut self.state, State::Idle { finished: 0 });
         let State::Open {
             path,
             builder,
@@ -252,6 +256,9 @@ impl SstFileWriter {
                 let _ = self.fs.remove(&path);
                 return Err(e);
             }
+        };
+        self.state = State::Idle {
+            finished: built.file_size,
         };
         Ok(ExternalSstFileInfo {
             file_path: path,
@@ -312,7 +319,9 @@ impl SstFileWriter {
 impl Drop for SstFileWriter {
     /// A file never finished is deleted (invariant 3).
     fn drop(&mut self) {
-        if let State::Open { path, .. } = std::mem::replace(&mut self.state, State::Idle) {
+        if let State::Open { path, .. } =
+            std::mem::replace(&mut self.state, State::Idle { finished: 0 })
+        {
             let _ = self.fs.remove(&path);
         }
     }

@@ -39,7 +39,7 @@ mod read_write;
 #[cfg(test)]
 mod tests;
 
-pub use crate::statistics::{HistogramData, HistogramType, Statistics, Ticker};
+pub use crate::statistics::{HistogramData, HistogramType, Statistics, StatsLevel, Ticker};
 pub use cf::{CfOptions, TTL_AUTO};
 pub use db::{Clock, DbOptions, ManualClock, RateLimiter, RateLimiterMode, SystemClock};
 pub use file::OptionsFile;

@@ -363,21 +363,62 @@ impl OptimisticTransaction<'_> {
         otdb.db.write(&self.write_options, batch)
     }
 
-    /// Discards the transaction's writes.
+    /// Discards the transaction's writes, savepoints and tracked keys (RocksDB's `Rollback`,
+    /// which `Clear`s an optimistic transaction): the transaction stays open, with its snapshot,
+    /// and may be written and committed again.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when the transaction already ended.
+    /// [`Error::InvalidArgument`] when the transaction was committed.
     pub fn rollback(&mut self) -> Result<()> {
         self.check_open()?;
-        self.ended = true;
-        self.batch.clear();
+        self.batch = WriteBatchWithIndex::with_comparator(
+            self.otdb
+                .db
+                .default_column_family()
+                .options()
+                .comparator
+                .clone(),
+        );
+        self.tracked.clear();
         Ok(())
+    }
+
+    /// Marks a savepoint in the transaction's writes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] when the transaction was committed.
+    pub fn set_savepoint(&mut self) -> Result<()> {
+        self.check_open()?;
+        self.batch.set_savepoint();
+        Ok(())
+    }
+
+    /// Discards the writes since the last savepoint, and that savepoint. Keys read for update
+    /// or written since stay tracked (RocksDB untracks them): a commit may then fail with
+    /// `Busy` where RocksDB's would succeed, never the other way round.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] without a savepoint; [`Error::InvalidArgument`] when the transaction
+    /// was committed.
+    pub fn rollback_to_savepoint(&mut self) -> Result<()> {
+        self.check_open()?;
+        self.batch.rollback_to_savepoint()
+    }
+
+    /// Forgets the last savepoint, keeping its writes.
+    ///
+    /// # Errors
+    /// [`Error::NotFound`] without a savepoint; [`Error::InvalidArgument`] when the transaction
+    /// was committed.
+    pub fn pop_savepoint(&mut self) -> Result<()> {
+        self.check_open()?;
+        self.batch.pop_savepoint()
     }
 
     fn check_open(&self) -> Result<()> {
         if self.ended {
             return Err(Error::InvalidArgument(
-                "the optimistic transaction has already been committed or rolled back".into(),
+                "the optimistic transaction has already been committed".into(),
             ));
         }
         Ok(())

@@ -558,10 +558,14 @@ impl<'db> Transaction<'db> {
         written
     }
 
-    /// Discards the transaction's writes and releases its locks.
+    /// Discards the transaction's writes and savepoints and releases its locks. A prepared
+    /// transaction is rolled back for good (its rollback marker is written) and ends; a started
+    /// one stays open, with its name and snapshot, and may be written and committed again
+    /// (RocksDB's `Rollback`, which `Clear`s a transaction that was not prepared).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when the transaction already ended.
+    /// [`Error::InvalidArgument`] when the transaction was committed or rolled back after
+    /// prepare.
     pub fn rollback(&mut self) -> Result<()> {
         if self.state == TransactionState::Prepared {
             let name = self
@@ -580,8 +584,8 @@ impl<'db> Transaction<'db> {
         self.check_started()?;
         self.batch.clear();
         self.commit_time.clear();
-        self.release_all();
-        self.state = TransactionState::RolledBack;
+        self.savepoints.clear();
+        self.release_locks();
         Ok(())
     }
 
@@ -700,13 +704,17 @@ impl<'db> Transaction<'db> {
         &mut self.locks[i].1
     }
 
-    fn release_all(&mut self) {
+    fn release_locks(&mut self) {
         let locks = self.txn_db.locks();
         for (cf, map) in self.locks.drain(..) {
             for key in map.into_keys() {
                 locks.unlock(self.shared.id, cf, &key);
             }
         }
+    }
+
+    fn release_all(&mut self) {
+        self.release_locks();
         self.savepoints.clear();
         self.snapshot = None;
         if let Some(name) = self.name.take() {
