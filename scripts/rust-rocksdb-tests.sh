@@ -20,7 +20,7 @@ ROOT=$PWD
 VERSION=0.25.0
 SHA256=d8d90add70d1d420ee487bce4a1449880a8d147451c6051b2ee5f8354553dcbf
 # The floor of passing tests; raise it as the facade grows.
-MIN_PASSED=${MIN_PASSED:-95}
+MIN_PASSED=${MIN_PASSED:-97}
 
 OUT=$ROOT/target/rust-rocksdb-tests
 mkdir -p "$OUT"
@@ -104,6 +104,8 @@ KNOWN_FAILING=(
   "test_transaction_db:cuckoo needs the cuckoo table format"
   "test_transaction_db:destroy_on_open expects a locked database reported as an IO error; CairnDB reports Resource busy"
   "test_sst_file_writer:sst_file_writer_with_ts_works needs user-defined timestamps"
+  "test_transaction_db_memory_usage:test_transaction_db_memory_usage expects bytes in a block cache no block was read into (RocksDB's cache holds reservations from the start; CairnDB's is empty until a block is read)"
+  "test_optimistic_transaction_db_memory_usage:test_optimistic_transaction_db_memory_usage expects bytes in a block cache no block was read into (as above)"
   "test_rocksdb_options:set_compression_options_zstd_max_train_bytes needs compression dictionaries"
   "test_rocksdb_options:set_wal_compression_unsupported expects the setter to panic; CairnDB refuses the option when the database opens"
   "test_rocksdb_options:set_wal_compression_zstd needs WAL compression"

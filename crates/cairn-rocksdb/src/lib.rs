@@ -44,6 +44,7 @@ mod env;
 mod error;
 mod iter_range;
 pub mod merge_operator;
+pub mod perf;
 pub mod properties;
 mod read_methods;
 mod slice_transform;
@@ -58,7 +59,13 @@ pub use crate::column_family::{
     ColumnFamilyTtl, DEFAULT_COLUMN_FAMILY_NAME,
 };
 pub use crate::compaction_filter::Decision as CompactionDecision;
-pub use crate::db::{DBAccess, DBWithThreadMode, MultiThreaded, SingleThreaded, ThreadMode, DB};
+pub use crate::db::{
+    DBAccess, DBCommon, DBInner, DBWithThreadMode, DBWithThreadModeInner, MultiThreaded,
+    SingleThreaded, ThreadMode, DB,
+};
+
+/// The thread mode of [`DB`] and the transaction databases when none is named.
+pub type DefaultThreadMode = SingleThreaded;
 pub use crate::db_iterator::{
     DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode, Direction,
     IteratorMode,

@@ -170,3 +170,38 @@ fn statistics_levels_and_tickers_through_the_options() {
     db.put(b"k", b"v").unwrap();
     assert_eq!(o.get_histogram_data(Histogram::DbWrite).count(), 1);
 }
+
+#[test]
+fn memory_usage_counts_memtables_table_readers_and_caches_once() {
+    use crate::perf::MemoryUsageBuilder;
+    use crate::{BlockBasedOptions, Cache};
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::new_lru_cache(8 << 20);
+    let mut table = BlockBasedOptions::default();
+    table.set_block_cache(&cache);
+    let mut o = open_opts();
+    o.set_block_based_table_factory(&table);
+    let db = DB::open(&o, dir.path()).unwrap();
+    // More than one arena block (the memtable's allocation unit) of entries.
+    for i in 0..20_000u32 {
+        db.put(format!("key{i:05}"), [b'v'; 100]).unwrap();
+    }
+    let before = {
+        let mut b = MemoryUsageBuilder::new().unwrap();
+        b.add_db(&db);
+        b.build().unwrap()
+    };
+    assert!(before.approximate_mem_table_unflushed() > 2_000_000);
+    assert_eq!(before.approximate_mem_table_readers_total(), 0);
+    db.flush().unwrap();
+    assert_eq!(db.get(b"key00001").unwrap(), Some(vec![b'v'; 100]));
+    let mut b = MemoryUsageBuilder::new().unwrap();
+    b.add_db(&db);
+    b.add_cache(&cache);
+    let after = b.build().unwrap();
+    assert!(after.approximate_mem_table_unflushed() < before.approximate_mem_table_unflushed());
+    assert!(after.approximate_mem_table_readers_total() > 0);
+    // The database's cache and the one added are the same cache: counted once.
+    assert_eq!(after.approximate_cache_total(), cache.get_usage() as u64);
+    assert!(after.approximate_cache_total() > 0);
+}

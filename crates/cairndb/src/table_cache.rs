@@ -32,7 +32,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -75,6 +75,9 @@ pub struct TableCache {
     misses: AtomicU64,
     /// Opt-in statistics the tables count block cache hits and misses in.
     statistics: Option<Arc<crate::statistics::Statistics>>,
+    /// Bytes held by the tables this cache opened that are still alive, resident or not
+    /// (`Table::count_memory_in`).
+    readers_memory: Arc<AtomicUsize>,
 }
 
 impl TableCache {
@@ -100,6 +103,7 @@ impl TableCache {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             statistics: None,
+            readers_memory: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -157,6 +161,13 @@ impl TableCache {
     /// the file obsolete. Readers holding its `Arc` keep using it.
     pub fn evict(&self, file_number: u64) {
         self.tables.erase(&cache_key(file_number));
+    }
+
+    /// Bytes held outside the block cache by the tables this cache opened and that are still
+    /// open, including evicted ones a reader still holds (RocksDB's
+    /// `estimate-table-readers-mem`; see `Table::memory_usage`).
+    pub fn readers_memory(&self) -> usize {
+        self.readers_memory.load(Ordering::Relaxed)
     }
 
     /// Number of tables resident in the cache.
@@ -222,6 +233,7 @@ impl TableCache {
         let file = self.fs.open_read(path).map_err(wrap)?;
         let mut table = Table::open(file, path, file_size, &self.options).map_err(wrap)?;
         table.set_statistics(self.statistics.clone());
+        table.count_memory_in(Arc::clone(&self.readers_memory));
         Ok(table)
     }
 

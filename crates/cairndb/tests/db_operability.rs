@@ -128,6 +128,58 @@ fn block_cache_usage_grows_with_reads() {
     db.close().expect("close");
 }
 
+/// `estimate-table-readers-mem` counts the open tables' index and filter blocks when the tables
+/// hold them, much less when they live in the block cache, and gives the bytes back when the
+/// tables are retired and closed.
+#[test]
+fn table_readers_memory_follows_open_tables() {
+    let readers = |db: &Db| {
+        db.property_int("rocksdb.estimate-table-readers-mem")
+            .unwrap()
+    };
+    let mut held = 0;
+    for in_cache in [false, true] {
+        let mut o = opts_no_auto_compactions();
+        o.cf.table.block_cache = Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(
+            8 << 20,
+        ))));
+        o.cf.table.cache_index_and_filter_blocks = in_cache;
+        let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+        assert_eq!(readers(&db), 0, "no table open yet");
+        for part in 0..3 {
+            put_range(&db, part * 2000..(part + 1) * 2000);
+            db.flush().expect("flush");
+        }
+        assert_eq!(scan(&db).len(), 6000, "every table opened by the scan");
+        let three = readers(&db);
+        assert!(three > 0);
+        if in_cache {
+            assert!(
+                three < held,
+                "index and filter in the cache: {three} >= {held}"
+            );
+        } else {
+            held = three;
+        }
+        // Deleting everything and compacting retires every table: their bytes come back.
+        db.delete_range(&WriteOptions::default(), &key(0), &key(6000))
+            .expect("delete_range");
+        db.compact_range(None, None).expect("compact");
+        assert_eq!(scan(&db).len(), 0);
+        // The retired tables are closed when their files are purged, at the latest by the next
+        // install: a flush of one key, whose small table is then the only one open.
+        put_range(&db, 0..1);
+        db.flush().expect("flush");
+        assert_eq!(scan(&db).len(), 1);
+        let small = readers(&db);
+        assert!(
+            small > 0 && small * 2 < three,
+            "retired tables closed: {three} -> {small}"
+        );
+        db.close().expect("close");
+    }
+}
+
 #[test]
 fn stats_show_the_compaction_table_and_cumulative_lines() {
     let db =

@@ -36,6 +36,7 @@ pub const PROPERTY_NAMES: &[&str] = &[
     "total-sst-files-size",
     "live-sst-files-size",
     "estimate-live-data-size",
+    "estimate-table-readers-mem",
     "cur-size-all-mem-tables",
     "cur-size-active-mem-table",
     "size-all-mem-tables",
@@ -120,6 +121,8 @@ impl Db {
             // RocksDB discounts the key ranges a lower level repeats; CairnDB's estimate is the
             // bytes of the live tables, the upper bound of the live data.
             "estimate-live-data-size" => view.version.total_bytes(),
+            // Index and filter blocks held outside the block cache, and the tables themselves.
+            "estimate-table-readers-mem" => cf.data.table_cache.readers_memory() as u64,
             "cur-size-active-mem-table" => mem_usage(&view.mem),
             "cur-size-all-mem-tables" | "size-all-mem-tables" => {
                 mem_usage(&view.mem) + view.imms.iter().map(|m| mem_usage(m)).sum::<u64>()

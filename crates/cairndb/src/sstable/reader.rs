@@ -29,6 +29,7 @@
 //!    metaindex, properties, index, filter, range deletions) are always verified.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::block::{Block, BlockCache, BlockIter, BlockKind, BlockRef};
@@ -118,6 +119,22 @@ pub struct Table {
     range_deletions: Arc<[RangeTombstone]>,
     /// The order of the table's keys (checked against the properties at open).
     order: KeyOrder,
+    /// Where this table's memory is counted while it lives (`Table::count_memory_in`).
+    memory: Option<MemoryAccount>,
+}
+
+/// Bytes an open table holds, added to a shared total when it opens and taken back when it is
+/// dropped (the last `Arc` gone, evicted or not): RocksDB's `estimate-table-readers-mem`.
+#[derive(Debug)]
+struct MemoryAccount {
+    total: Arc<AtomicUsize>,
+    bytes: usize,
+}
+
+impl Drop for MemoryAccount {
+    fn drop(&mut self) {
+        self.total.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
 }
 
 impl Table {
@@ -216,6 +233,7 @@ impl Table {
             prefix_extractor,
             range_deletions,
             order,
+            memory: None,
         };
         // Read index and filter now: damage shows at open, and the first lookup does not pay for
         // them. As in RocksDB, the table holds them for its lifetime unless they are to live in the
@@ -459,6 +477,32 @@ impl Table {
             // A strict capacity limit refused the block (and dropped it): serve it uncached.
             Err(_) => Ok(self.src.read_block(handle, kind, verify)?.into()),
         }
+    }
+
+    /// Bytes of memory the open table holds outside the block cache: its index and filter
+    /// blocks when they are not in the cache, its range tombstones and properties, and itself.
+    pub fn memory_usage(&self) -> usize {
+        let held = |b: &Option<BlockRef>| b.as_ref().map_or(0, |b| b.charge());
+        let tombstones: usize = self
+            .range_deletions
+            .iter()
+            .map(|t| t.begin.len() + t.end.len() + std::mem::size_of::<RangeTombstone>())
+            .sum();
+        let properties: usize = self
+            .properties
+            .user_properties
+            .iter()
+            .map(|(k, v)| k.len() + v.len())
+            .sum();
+        std::mem::size_of::<Table>() + held(&self.index) + held(&self.filter) + tombstones + properties
+    }
+
+    /// Adds this table's [`memory_usage`](Self::memory_usage) to `total`, and takes it back
+    /// when the table is dropped.
+    pub(crate) fn count_memory_in(&mut self, total: Arc<AtomicUsize>) {
+        let bytes = self.memory_usage();
+        total.fetch_add(bytes, Ordering::Relaxed);
+        self.memory = Some(MemoryAccount { total, bytes });
     }
 
     /// Counts this table's block cache hits and misses in `statistics` from now on.
