@@ -55,8 +55,8 @@ pub enum ColumnFamilyTtl {
     /// The database's TTL.
     #[default]
     SameAsDb,
-    /// Entries expire this many seconds after they were written.
-    Duration(u64),
+    /// Entries expire this long after they were written.
+    Duration(std::time::Duration),
     /// Entries never expire.
     Disabled,
 }

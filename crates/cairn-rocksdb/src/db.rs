@@ -86,6 +86,17 @@ fn prepare_open(
     Ok((fs, options, descriptors))
 }
 
+/// The sizes of `ranges` in `cf`'s table files; 0 for each when they cannot be read.
+fn approximate_sizes(
+    db: &cairndb::Db,
+    cf: &cairndb::ColumnFamily,
+    ranges: &[crate::Range<'_>],
+) -> Vec<u64> {
+    let pairs: Vec<(&[u8], &[u8])> = ranges.iter().map(|r| (r.start_key, r.end_key)).collect();
+    db.get_approximate_sizes_cf(cf, &pairs, cairndb::SizeApproximation::default())
+        .unwrap_or_else(|_| vec![0; ranges.len()])
+}
+
 /// How a database shares its column-family handles between threads.
 pub trait ThreadMode: Send + Sync {
     #[doc(hidden)]
@@ -479,6 +490,105 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
 }
 
 impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
+    /// Refused: CairnDB has no TTL database.
+    pub fn open_cf_with_ttl<P, I, N>(
+        _opts: &Options,
+        _path: P,
+        _cfs: I,
+        _ttl: std::time::Duration,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        Err(Error::not_supported(
+            "open_cf_with_ttl: CairnDB has no TTL database",
+        ))
+    }
+
+    /// Refused: CairnDB has no TTL database.
+    pub fn open_cf_descriptors_with_ttl<P, I>(
+        _opts: &Options,
+        _path: P,
+        _cfs: I,
+        _ttl: std::time::Duration,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Err(Error::not_supported(
+            "open_cf_descriptors_with_ttl: CairnDB has no TTL database",
+        ))
+    }
+
+    /// Refused: CairnDB has no read-only open yet.
+    pub fn open_cf_for_read_only<P, I, N>(
+        _opts: &Options,
+        _path: P,
+        _cfs: I,
+        _error_if_log_file_exist: bool,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        Err(Error::not_supported(
+            "open_cf_for_read_only: CairnDB has no read-only open yet",
+        ))
+    }
+
+    /// Refused: CairnDB has no read-only open yet.
+    pub fn open_cf_descriptors_read_only<P, I>(
+        _opts: &Options,
+        _path: P,
+        _cfs: I,
+        _error_if_log_file_exist: bool,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Err(Error::not_supported(
+            "open_cf_descriptors_read_only: CairnDB has no read-only open yet",
+        ))
+    }
+
+    /// Refused: CairnDB has no secondary instances yet.
+    pub fn open_cf_as_secondary<P, I, N>(
+        _opts: &Options,
+        _primary_path: P,
+        _secondary_path: P,
+        _cfs: I,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        Err(Error::not_supported(
+            "open_cf_as_secondary: CairnDB has no secondary instances yet",
+        ))
+    }
+
+    /// Refused: CairnDB has no secondary instances yet.
+    pub fn open_cf_descriptors_as_secondary<P, I>(
+        _opts: &Options,
+        _path: P,
+        _secondary_path: P,
+        _cfs: I,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Err(Error::not_supported(
+            "open_cf_descriptors_as_secondary: CairnDB has no secondary instances yet",
+        ))
+    }
+
     /// The names of the column families of the database at `path`.
     pub fn list_cf<P: AsRef<Path>>(opts: &Options, path: P) -> Result<Vec<String>, Error> {
         Ok(cairndb::Db::list_column_families_with_fs(
@@ -639,6 +749,142 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
         Ok(self
             .engine()
             .ingest_external_file_cf(cf.cf(), &paths, &opts.inner)?)
+    }
+
+    /// The live table files of every column family.
+    pub fn live_files(&self) -> Result<Vec<crate::LiveFile>, Error> {
+        crate::metadata::live_files(self.engine())
+    }
+
+    /// The default family's size and file count.
+    pub fn get_column_family_metadata(&self) -> crate::ColumnFamilyMetaData {
+        let db = self.engine();
+        crate::metadata::family_metadata(db, &db.default_column_family())
+    }
+
+    /// `cf`'s size and file count.
+    pub fn get_column_family_metadata_cf(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+    ) -> crate::ColumnFamilyMetaData {
+        crate::metadata::family_metadata(self.engine(), cf.cf())
+    }
+
+    /// The approximate bytes of table files each range of the default family takes.
+    /// RocksDB's binding has no error channel here; a range whose size cannot be read (a
+    /// damaged index) gives 0, as RocksDB's leaves its slot unset.
+    pub fn get_approximate_sizes(&self, ranges: &[crate::Range<'_>]) -> Vec<u64> {
+        let db = self.engine();
+        approximate_sizes(db, &db.default_column_family(), ranges)
+    }
+
+    /// [`DBCommon::get_approximate_sizes`] in `cf`.
+    pub fn get_approximate_sizes_cf(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        ranges: &[crate::Range<'_>],
+    ) -> Vec<u64> {
+        approximate_sizes(self.engine(), cf.cf(), ranges)
+    }
+
+    /// Whether `key` may exist in `cf`, with read options (CairnDB reads the key).
+    pub fn key_may_exist_cf_opt<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        readopts: &ReadOptions,
+    ) -> bool {
+        !matches!(self.get_cf_opt(cf, key, readopts), Ok(None))
+    }
+
+    /// Whether `key` may exist in `cf`, and its value when found (CairnDB reads the key, so a
+    /// key that exists always comes with its value).
+    pub fn key_may_exist_cf_opt_value<K: AsRef<[u8]>>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        key: K,
+        readopts: &ReadOptions,
+    ) -> (bool, Option<crate::CSlice>) {
+        match self.get_cf_opt(cf, key, readopts) {
+            Ok(Some(v)) => (true, Some(crate::CSlice(v))),
+            Ok(None) => (false, None),
+            Err(_) => (true, None),
+        }
+    }
+
+    /// The values of `keys` in `cf`, without copies.
+    pub fn batched_multi_get_cf<'a, K, I>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        keys: I,
+        sorted_input: bool,
+    ) -> Vec<Result<Option<DBPinnableSlice<'_>>, Error>>
+    where
+        K: AsRef<[u8]> + 'a + ?Sized,
+        I: IntoIterator<Item = &'a K>,
+    {
+        self.batched_multi_get_cf_opt(cf, keys, sorted_input, &ReadOptions::default())
+    }
+
+    /// [`DBCommon::batched_multi_get_cf`] with read options. `sorted_input` is a hint CairnDB
+    /// does not need: each key is looked up on its own.
+    pub fn batched_multi_get_cf_opt<'a, K, I>(
+        &self,
+        cf: &impl AsColumnFamilyRef,
+        keys: I,
+        _sorted_input: bool,
+        readopts: &ReadOptions,
+    ) -> Vec<Result<Option<DBPinnableSlice<'_>>, Error>>
+    where
+        K: AsRef<[u8]> + 'a + ?Sized,
+        I: IntoIterator<Item = &'a K>,
+    {
+        keys.into_iter()
+            .map(|k| self.get_pinned_at(Some(cf.cf()), k.as_ref(), readopts))
+            .collect()
+    }
+
+    /// Keeps obsolete files until as many [`DBCommon::enable_file_deletions`] calls.
+    pub fn disable_file_deletions(&self) -> Result<(), Error> {
+        Ok(self.engine().disable_file_deletions()?)
+    }
+
+    /// Undoes one [`DBCommon::disable_file_deletions`].
+    pub fn enable_file_deletions(&self) -> Result<(), Error> {
+        Ok(self.engine().enable_file_deletions()?)
+    }
+
+    /// Refused: CairnDB has no WAL iterator yet (RocksDB's `GetUpdatesSince`).
+    pub fn get_updates_since(&self, seq_number: u64) -> Result<crate::DBWALIterator, Error> {
+        Err(Error::not_supported(format!(
+            "get_updates_since({seq_number}): CairnDB has no WAL iterator yet"
+        )))
+    }
+
+    /// Refused: CairnDB has no secondary instances.
+    pub fn try_catch_up_with_primary(&self) -> Result<(), Error> {
+        Err(Error::not_supported(
+            "try_catch_up_with_primary: CairnDB has no secondary instances",
+        ))
+    }
+
+    /// Refused: CairnDB cannot drop whole files of a key range yet.
+    pub fn delete_file_in_range<K: AsRef<[u8]>>(&self, _from: K, _to: K) -> Result<(), Error> {
+        Err(Error::not_supported(
+            "delete_file_in_range: CairnDB cannot drop whole files of a range yet",
+        ))
+    }
+
+    /// Refused, as [`DBCommon::delete_file_in_range`].
+    pub fn delete_file_in_range_cf<K: AsRef<[u8]>>(
+        &self,
+        _cf: &impl AsColumnFamilyRef,
+        _from: K,
+        _to: K,
+    ) -> Result<(), Error> {
+        Err(Error::not_supported(
+            "delete_file_in_range: CairnDB cannot drop whole files of a range yet",
+        ))
     }
 
     /// Refused: CairnDB keeps no database identity (RocksDB's `IDENTITY` file and DB id).

@@ -31,3 +31,21 @@ impl Deref for DBPinnableSlice<'_> {
         &self.inner
     }
 }
+
+/// A value owned by the caller (rust-rocksdb's `CSlice`, which frees RocksDB's allocation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CSlice(pub(crate) Vec<u8>);
+
+impl AsRef<[u8]> for CSlice {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Deref for CSlice {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}

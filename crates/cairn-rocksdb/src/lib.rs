@@ -44,6 +44,7 @@ mod env;
 mod error;
 mod iter_range;
 pub mod merge_operator;
+mod metadata;
 pub mod perf;
 pub mod properties;
 mod read_methods;
@@ -67,8 +68,8 @@ pub use crate::db::{
 /// The thread mode of [`DB`] and the transaction databases when none is named.
 pub type DefaultThreadMode = SingleThreaded;
 pub use crate::db_iterator::{
-    DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode, Direction,
-    IteratorMode,
+    DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode,
+    DBWALIterator, Direction, IteratorMode,
 };
 pub use crate::db_options::{
     BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, BottommostLevelCompaction,
@@ -78,11 +79,13 @@ pub use crate::db_options::{
     ReadOptions, ReadTier, UniversalCompactOptions, UniversalCompactionStopStyle,
     WaitForCompactOptions, WriteOptions,
 };
-pub use crate::db_pinnable_slice::DBPinnableSlice;
+pub use crate::db_pinnable_slice::{CSlice, DBPinnableSlice};
 pub use crate::env::Env;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::iter_range::{IterateBounds, PrefixRange};
 pub use crate::merge_operator::MergeOperands;
+pub use crate::metadata::{ColumnFamilyMetaData, LiveFile, Range};
+pub use crate::perf::{PerfContext, PerfMetric, PerfStatsLevel};
 pub use crate::properties::CStrLike;
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};

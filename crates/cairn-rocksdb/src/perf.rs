@@ -1,14 +1,76 @@
-//! Memory usage by consumer: memtables, table readers and block caches of one or more databases
-//! (RocksDB's `MemoryUtil::GetApproximateMemoryUsageByType`).
+//! The calling thread's operation counters (`PerfContext`, `set_perf_stats`) and memory usage by
+//! consumer: memtables, table readers and block caches of one or more databases (RocksDB's
+//! `MemoryUtil::GetApproximateMemoryUsageByType`).
 //!
-//! RocksDB's perf context (`PerfContext`, `set_perf_stats`) is not offered: CairnDB keeps no
-//! per-thread operation counters yet.
+//! [`PerfMetric`] lists what CairnDB counts (a subset of RocksDB's metrics, and no times: a
+//! program that names another metric does not compile, rather than read a count never kept).
 
 use std::collections::HashSet;
 use std::marker::PhantomData;
 
 use crate::db::{DBCommon, DBInner};
+use cairndb::perf_context::{self, PerfLevel};
+
 use crate::{Cache, DBAccess, Error, ThreadMode, DB};
+
+pub use cairndb::perf_context::PerfMetric;
+
+/// How much the calling thread's operations are measured (RocksDB's `PerfLevel`).
+#[derive(Debug, Copy, Clone, PartialEq, Eq)]
+#[repr(i32)]
+pub enum PerfStatsLevel {
+    /// Not a level (changes nothing).
+    Uninitialized = 0,
+    /// Nothing is counted.
+    Disable,
+    /// Counters are counted (the default).
+    EnableCount,
+    /// Counters and times except mutex waits: CairnDB keeps no times, so counters only.
+    EnableTimeExceptForMutex,
+    /// As `EnableTimeExceptForMutex`, with CPU times: counters only.
+    EnableTimeAndCPUTimeExceptForMutex,
+    /// Counters and every time: counters only.
+    EnableTime,
+    /// Not a level (changes nothing).
+    OutOfBound,
+}
+
+/// Sets the calling thread's level. The time levels count what `EnableCount` counts (CairnDB
+/// keeps no per-operation times, and [`PerfMetric`] has none to read); `Uninitialized` and
+/// `OutOfBound` change nothing.
+pub fn set_perf_stats(lvl: PerfStatsLevel) {
+    match lvl {
+        PerfStatsLevel::Disable => perf_context::set_perf_level(PerfLevel::Disable),
+        PerfStatsLevel::EnableCount
+        | PerfStatsLevel::EnableTimeExceptForMutex
+        | PerfStatsLevel::EnableTimeAndCPUTimeExceptForMutex
+        | PerfStatsLevel::EnableTime => perf_context::set_perf_level(PerfLevel::EnableCount),
+        PerfStatsLevel::Uninitialized | PerfStatsLevel::OutOfBound => {}
+    }
+}
+
+/// The calling thread's counters.
+#[derive(Debug, Default)]
+pub struct PerfContext {
+    _thread: PhantomData<*const ()>,
+}
+
+impl PerfContext {
+    /// Sets the calling thread's counters to 0.
+    pub fn reset(&mut self) {
+        perf_context::reset();
+    }
+
+    /// The counters as `name = value` pairs (RocksDB's `PerfContext::ToString`).
+    pub fn report(&self, exclude_zero_counters: bool) -> String {
+        perf_context::report(exclude_zero_counters)
+    }
+
+    /// One counter.
+    pub fn metric(&self, id: PerfMetric) -> u64 {
+        perf_context::get(id)
+    }
+}
 
 /// The memory of the databases and caches given to a [`MemoryUsageBuilder`], when it was built.
 #[derive(Debug, Clone, Copy, Default)]

@@ -205,3 +205,46 @@ fn memory_usage_counts_memtables_table_readers_and_caches_once() {
     assert_eq!(after.approximate_cache_total(), cache.get_usage() as u64);
     assert!(after.approximate_cache_total() > 0);
 }
+
+#[test]
+fn live_files_metadata_sizes_and_the_perf_context() {
+    use crate::perf::{set_perf_stats, PerfStatsLevel};
+    use crate::{PerfContext, PerfMetric, Range};
+    let dir = tempfile::tempdir().unwrap();
+    let db = DB::open(&open_opts(), dir.path()).unwrap();
+    for i in 0..1000u32 {
+        db.put(format!("k{i:04}"), [b'v'; 64]).unwrap();
+    }
+    db.delete(b"k0001").unwrap();
+    db.flush().unwrap();
+    let files = db.live_files().unwrap();
+    assert_eq!(files.len(), 1);
+    let f = &files[0];
+    assert_eq!(f.column_family_name, "default");
+    assert!(
+        f.name.starts_with('/') && f.name.ends_with(".sst"),
+        "{}",
+        f.name
+    );
+    assert_eq!(
+        (f.start_key.as_deref(), f.end_key.as_deref()),
+        (Some(&b"k0000"[..]), Some(&b"k0999"[..]))
+    );
+    // The deletion shadows its put in the memtable: 999 puts and the deletion reach the table.
+    assert_eq!((f.num_entries, f.num_deletions), (1000, 1));
+    let meta = db.get_column_family_metadata();
+    assert_eq!((meta.name.as_str(), meta.file_count), ("default", 1));
+    assert_eq!(meta.size, f.size as u64);
+    let sizes = db.get_approximate_sizes(&[Range::new(b"k0000", b"k0500"), Range::new(b"x", b"y")]);
+    assert!(sizes[0] > 0 && sizes[1] == 0, "{sizes:?}");
+
+    let mut ctx = PerfContext::default();
+    ctx.reset();
+    db.get(b"k0500").unwrap();
+    assert!(ctx.metric(PerfMetric::BlockReadCount) > 0);
+    set_perf_stats(PerfStatsLevel::Disable);
+    ctx.reset();
+    db.get(b"k0700").unwrap();
+    assert_eq!(ctx.metric(PerfMetric::BlockReadCount), 0);
+    set_perf_stats(PerfStatsLevel::EnableCount);
+}

@@ -99,6 +99,7 @@ pub mod comparator;
 pub mod fs;
 pub mod ingest;
 pub mod options;
+pub mod perf_context;
 #[cfg(test)]
 pub(crate) mod test_util;
 mod txn;

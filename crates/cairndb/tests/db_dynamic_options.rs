@@ -333,3 +333,20 @@ fn concurrent_writes_while_options_change() {
         db.close().expect("close");
     }
 }
+
+/// Setting nothing is an error, as in RocksDB, for family and database options alike.
+#[test]
+fn an_empty_change_is_refused() {
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, opts()).expect("open");
+    let cf = db.default_column_family();
+    assert!(matches!(
+        db.set_options(&cf, &[]),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        db.set_db_options(&[]),
+        Err(Error::InvalidArgument(_))
+    ));
+    db.set_options(&cf, &[("disable_auto_compactions", "true")])
+        .expect("a change");
+}

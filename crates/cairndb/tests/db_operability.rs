@@ -1020,3 +1020,88 @@ fn destroy_goes_on_past_a_failed_delete_and_removes_wals_and_current_first() {
     let db = Db::open_with_fs(mem.clone(), dir, common::opts()).expect("create");
     assert!(scan(&db).is_empty());
 }
+
+/// The calling thread's perf context counts the blocks its reads take from the table files
+/// and from the block cache, and nothing while its level is `Disable`.
+#[test]
+fn perf_context_counts_this_threads_block_reads() {
+    use cairndb::perf_context::{self, PerfLevel, PerfMetric};
+    let mut o = opts_no_auto_compactions();
+    o.cf.table.block_cache = Some(Arc::new(BlockCache::new(CacheOptions::with_capacity(
+        8 << 20,
+    ))));
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    put_range(&db, 0..500);
+    db.flush().expect("flush");
+    let r = ReadOptions::default();
+    // The first read opens the table (footer, properties, index and filter blocks) and reads a
+    // data block.
+    perf_context::reset();
+    db.get(&r, &key(7)).expect("get").expect("found");
+    assert!(perf_context::get(PerfMetric::BlockReadCount) >= 2);
+    assert!(perf_context::get(PerfMetric::BlockReadByte) > 0);
+    // The same data block again: from the cache.
+    perf_context::reset();
+    db.get(&r, &key(8)).expect("get").expect("found");
+    assert_eq!(perf_context::get(PerfMetric::BlockReadCount), 0);
+    assert_eq!(perf_context::get(PerfMetric::BlockCacheHitCount), 1);
+    // Another data block: one read.
+    db.get(&r, &key(499)).expect("get").expect("found");
+    assert_eq!(perf_context::get(PerfMetric::BlockReadCount), 1);
+    assert_eq!(perf_context::get(PerfMetric::BlockCacheHitCount), 1);
+    perf_context::set_perf_level(PerfLevel::Disable);
+    db.get(&r, &key(8)).expect("get").expect("found");
+    assert_eq!(perf_context::get(PerfMetric::BlockCacheHitCount), 1);
+    perf_context::set_perf_level(PerfLevel::EnableCount);
+    db.close().expect("close");
+}
+
+/// While file deletions are disabled, tables that compaction makes obsolete stay in the
+/// directory; the last enable deletes them, and an enable without a disable does nothing.
+#[test]
+fn file_deletions_pause_until_the_last_enable() {
+    let mem = MemFs::new();
+    let fs = mem.shared();
+    let db = Db::open_with_fs(Arc::clone(&fs), DIR, opts_no_auto_compactions()).expect("open");
+    let tables = |fs: &Arc<dyn FileSystem>| {
+        let mut t: Vec<String> = fs
+            .list(Path::new(DIR))
+            .expect("list")
+            .into_iter()
+            .filter(|n| n.ends_with(".sst"))
+            .collect();
+        t.sort();
+        t
+    };
+    db.enable_file_deletions().expect("enable without a pause");
+    // Two overlapping tables, so that compaction rewrites them (it moves a lone table).
+    for _ in 0..2 {
+        put_range(&db, 0..100);
+        db.flush().expect("flush");
+    }
+    let flushed = tables(&fs);
+    assert_eq!(flushed.len(), 2);
+    db.disable_file_deletions().expect("disable");
+    db.disable_file_deletions().expect("disable twice");
+    db.compact_range(None, None).expect("compact");
+    // A read moves this thread's cached view to the new version: the flushed tables are then
+    // referenced by no version, obsolete.
+    assert_eq!(scan(&db).len(), 100);
+    assert!(
+        flushed.iter().all(|t| tables(&fs).contains(t)),
+        "obsolete tables kept while paused"
+    );
+    db.enable_file_deletions().expect("enable once");
+    assert!(
+        flushed.iter().all(|t| tables(&fs).contains(t)),
+        "still paused"
+    );
+    db.enable_file_deletions().expect("enable twice");
+    assert!(
+        flushed.iter().all(|t| !tables(&fs).contains(t)),
+        "deleted when the last pause ended: {:?}",
+        tables(&fs)
+    );
+    assert_eq!(scan(&db).len(), 100);
+    db.close().expect("close");
+}

@@ -63,10 +63,7 @@ struct DeletionsPaused<'a>(&'a DbInner);
 impl Drop for DeletionsPaused<'_> {
     fn drop(&mut self) {
         if self.0.deletions_paused.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let mut st = self.0.state.lock();
-            if !st.versions.is_poisoned() {
-                self.0.delete_obsolete_files(&mut st);
-            }
+            self.0.resume_deletions();
         }
     }
 }

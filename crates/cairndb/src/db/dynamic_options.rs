@@ -54,6 +54,16 @@ fn describe(pairs: &[(&str, &str)]) -> String {
         .join("; ")
 }
 
+/// RocksDB refuses to set nothing (`SetOptions` with an empty map is `InvalidArgument`).
+fn refuse_empty(pairs: &[(&str, &str)]) -> Result<()> {
+    if pairs.is_empty() {
+        return Err(crate::Error::InvalidArgument(
+            "no options given to change".into(),
+        ));
+    }
+    Ok(())
+}
+
 impl Db {
     /// Changes mutable options of `cf` (RocksDB's `DB::SetOptions`): each pair is an option
     /// name from [`crate::options::MUTABLE_CF_OPTIONS`] and a value in option-string syntax,
@@ -63,9 +73,11 @@ impl Db {
     /// records the change.
     ///
     /// # Errors
-    /// [`crate::Error::InvalidArgument`] naming an immutable or unknown option or a bad value,
-    /// or when the options would not validate, or the family was dropped; nothing changes then.
+    /// [`crate::Error::InvalidArgument`] for an empty list (as RocksDB), naming an immutable or
+    /// unknown option or a bad value, or when the options would not validate, or the family was
+    /// dropped; nothing changes then.
     pub fn set_options(&self, cf: &ColumnFamily, pairs: &[(&str, &str)]) -> Result<()> {
+        refuse_empty(pairs)?;
         let inner = &self.inner;
         let _call = inner.begin_call()?;
         let _order = inner.options_change.lock();
@@ -100,9 +112,10 @@ impl Db {
     /// OPTIONS file is written and the LOG records the change.
     ///
     /// # Errors
-    /// [`crate::Error::InvalidArgument`] naming an immutable or unknown option or a bad value;
-    /// nothing changes then.
+    /// [`crate::Error::InvalidArgument`] for an empty list (as RocksDB), naming an immutable or
+    /// unknown option or a bad value; nothing changes then.
     pub fn set_db_options(&self, pairs: &[(&str, &str)]) -> Result<()> {
+        refuse_empty(pairs)?;
         let inner = &self.inner;
         let _call = inner.begin_call()?;
         let _order = inner.options_change.lock();

@@ -32,12 +32,52 @@ use std::sync::atomic::Ordering;
 
 use parking_lot::MutexGuard;
 
-use super::{DbInner, DbState};
+use super::{Db, DbInner, DbState};
 use crate::error::Result;
 use crate::version::filenames::{log_file_name, temp_file_name};
 use crate::version::{parse_file_name, FileType, PendingOutput, VersionEdit};
 
+impl Db {
+    /// Stops the deletion of obsolete files until as many [`Db::enable_file_deletions`] calls
+    /// (RocksDB's `DisableFileDeletions`; checkpoints pause deletions the same way), so that
+    /// every file a listing shows stays for copying.
+    ///
+    /// # Errors
+    /// [`crate::Error::Closed`].
+    pub fn disable_file_deletions(&self) -> Result<()> {
+        let _call = self.inner.begin_call()?;
+        self.inner.deletions_paused.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Undoes one [`Db::disable_file_deletions`]; the last one deletes the files that became
+    /// obsolete meanwhile. Without a pause it does nothing.
+    ///
+    /// # Errors
+    /// [`crate::Error::Closed`].
+    pub fn enable_file_deletions(&self) -> Result<()> {
+        let _call = self.inner.begin_call()?;
+        let paused = &self.inner.deletions_paused;
+        let resumed = paused
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+            .is_ok_and(|before| before == 1);
+        if resumed {
+            self.inner.resume_deletions();
+        }
+        Ok(())
+    }
+}
+
 impl DbInner {
+    /// Deletes the files that became obsolete while deletions were paused (the last pause
+    /// ended), unless the version set is poisoned.
+    pub(super) fn resume_deletions(&self) {
+        let mut st = self.state.lock();
+        if !st.versions.is_poisoned() {
+            self.delete_obsolete_files(&mut st);
+        }
+    }
+
     /// Writes `edits` as one atomic group to the MANIFEST and installs them (contract 1). The
     /// lock is released during the write and held again when this returns.
     ///

@@ -44,6 +44,7 @@ use crate::comparator::{EntryOrder, KeyOrder, BYTEWISE_NAME};
 use crate::error::{Error, Result};
 use crate::fs::RandomAccessFile;
 use crate::iter::InternalIterator;
+use crate::perf_context::{self, PerfMetric};
 use crate::types::{CompressionType, ParsedKey, RangeTombstone, ValueKind};
 use crate::util::coding::decode_fixed32;
 
@@ -456,6 +457,9 @@ impl Table {
         if let Some(s) = &self.statistics {
             crate::statistics::record_block_cache(s, kind, found.is_some());
         }
+        if found.is_some() {
+            perf_context::add(PerfMetric::BlockCacheHitCount, 1);
+        }
         if let Some(h) = found {
             if h.kind() != kind {
                 let msg = format!(
@@ -591,6 +595,8 @@ impl BlockSource {
             })?;
         let mut buf = vec![0; size + BLOCK_TRAILER_LEN];
         self.file.read_exact_at(handle.offset, &mut buf)?;
+        perf_context::add(PerfMetric::BlockReadCount, 1);
+        perf_context::add(PerfMetric::BlockReadByte, buf.len() as u64);
         let stored = decode_fixed32(&buf[size + 1..]);
         let actual = if verify {
             block_checksum(self.footer.checksum, &buf[..=size], handle.offset)
