@@ -854,11 +854,17 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
         Ok(self.engine().enable_file_deletions()?)
     }
 
-    /// Refused: CairnDB has no WAL iterator yet (RocksDB's `GetUpdatesSince`).
+    /// The write batches that start after `seq_number`, from the WALs still in the directory
+    /// (RocksDB's `GetUpdatesSince`). `NotFound` when `seq_number` was not written yet, or
+    /// when the batches after it were flushed and their WALs deleted (CairnDB keeps no WAL
+    /// archive).
     pub fn get_updates_since(&self, seq_number: u64) -> Result<crate::DBWALIterator, Error> {
-        Err(Error::not_supported(format!(
-            "get_updates_since({seq_number}): CairnDB has no WAL iterator yet"
-        )))
+        Ok(crate::DBWALIterator {
+            inner: self.engine().get_updates_since(seq_number)?,
+            start_seq_number: seq_number,
+            error: None,
+            done: false,
+        })
     }
 
     /// Refused: CairnDB has no secondary instances.

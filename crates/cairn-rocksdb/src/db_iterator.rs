@@ -274,22 +274,30 @@ impl<'a, D: DBAccess> From<DBIteratorWithThreadMode<'a, D>> for DBRawIteratorWit
 }
 
 /// The write batches since a sequence number (`get_updates_since`), each with its first
-/// sequence number. CairnDB has no WAL iterator yet: `get_updates_since` refuses, so none is
-/// ever made.
+/// sequence number, in order: as rust-rocksdb's, the batches that start after the requested
+/// sequence number (see `cairndb::WalUpdates` for what the engine keeps: the WALs still in the
+/// directory, which it does not delete while the iterator lives).
 #[derive(Debug)]
 pub struct DBWALIterator {
-    _none: (),
+    pub(crate) inner: cairndb::WalUpdates,
+    pub(crate) start_seq_number: u64,
+    /// The error that ended the iteration, if any.
+    pub(crate) error: Option<Error>,
+    pub(crate) done: bool,
 }
 
 impl DBWALIterator {
-    /// Whether the iterator is at a batch.
+    /// Whether the iterator may yield more batches (false once it ended or failed).
     pub fn valid(&self) -> bool {
-        false
+        !self.done
     }
 
-    /// The error that stopped the iterator, if any.
+    /// The error that ended the iterator, if any.
     pub fn status(&self) -> Result<(), Error> {
-        Ok(())
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -297,6 +305,27 @@ impl Iterator for DBWALIterator {
     type Item = Result<(u64, crate::WriteBatch), Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.inner.next() {
+                Some(Ok((seq, batch))) if seq > self.start_seq_number => {
+                    return Some(Ok((
+                        seq,
+                        crate::WriteBatch {
+                            inner: batch,
+                            refused: None,
+                        },
+                    )))
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    let e = Error::from(e);
+                    self.done = true;
+                    self.error = Some(e.clone());
+                    return Some(Err(e));
+                }
+                None => self.done = true,
+            }
+        }
         None
     }
 }

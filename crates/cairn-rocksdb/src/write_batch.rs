@@ -196,6 +196,14 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         self.record(r);
     }
 
+    /// Refused (the batch's write fails with `Not implemented`): CairnDB's batches have no
+    /// WAL-only blobs (RocksDB's `PutLogData`) yet.
+    pub fn put_log_data<V: AsRef<[u8]>>(&mut self, _log_data: V) {
+        self.refused.get_or_insert(Error::not_supported(
+            "WriteBatch::put_log_data: CairnDB's batches have no WAL-only blobs yet",
+        ));
+    }
+
     /// Removes every record (and a remembered refusal).
     pub fn clear(&mut self) {
         self.inner.clear();

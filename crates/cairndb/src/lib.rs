@@ -113,7 +113,7 @@ pub use db::internal_stats::FlushStats;
 pub use db::{
     CheckpointReport, ColumnFamily, ColumnFamilyDescriptor, CompactionStats, Db, DbIter,
     DroppedWalBytes, LevelStats, LevelSummary, LiveTableProperties, PinnableValue, RecoveryReport,
-    SizeApproximation, Snapshot, PROPERTY_NAMES,
+    SizeApproximation, Snapshot, WalUpdates, PROPERTY_NAMES,
 };
 pub use error::{Corruption, Error, Result};
 pub use ingest::{ExternalSstFileInfo, IngestExternalFileOptions, SstFileWriter};

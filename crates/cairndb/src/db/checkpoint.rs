@@ -21,8 +21,8 @@
 //! unchanged.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 
+use super::install::DeletionPause;
 use super::{Db, DbInner};
 use crate::error::{Error, Result};
 use crate::fs::FileSystem;
@@ -57,17 +57,6 @@ struct Cut {
     sequence: u64,
 }
 
-/// Re-enables file deletion when dropped (protocol step 4), also on errors.
-struct DeletionsPaused<'a>(&'a DbInner);
-
-impl Drop for DeletionsPaused<'_> {
-    fn drop(&mut self) {
-        if self.0.deletions_paused.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.resume_deletions();
-        }
-    }
-}
-
 impl Db {
     /// Writes a checkpoint of the database into `dir`, which must not exist (its parent must).
     /// See the module doc for the protocol; the checkpoint holds every write published before
@@ -89,8 +78,8 @@ impl Db {
             )));
         }
         self.flush()?;
-        inner.deletions_paused.fetch_add(1, Ordering::AcqRel);
-        let _paused = DeletionsPaused(inner);
+        // Deletions resume when this is dropped (protocol step 4), also on errors.
+        let _paused = DeletionPause::new(&self.inner);
         let cut = inner.checkpoint_cut()?;
         let mut tmp_name = dir.file_name().unwrap_or_default().to_os_string();
         tmp_name.push(".tmp");

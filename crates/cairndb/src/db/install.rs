@@ -29,6 +29,7 @@
 //! [`VersionSet::begin_apply`]: crate::version::VersionSet::begin_apply
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use parking_lot::MutexGuard;
 
@@ -65,6 +66,25 @@ impl Db {
             self.inner.resume_deletions();
         }
         Ok(())
+    }
+}
+
+/// Keeps file deletions paused while it lives (checkpoints, WAL iterators); the last pause to
+/// end deletes what became obsolete meanwhile.
+pub(super) struct DeletionPause(Arc<DbInner>);
+
+impl DeletionPause {
+    pub(super) fn new(inner: &Arc<DbInner>) -> DeletionPause {
+        inner.deletions_paused.fetch_add(1, Ordering::AcqRel);
+        DeletionPause(Arc::clone(inner))
+    }
+}
+
+impl Drop for DeletionPause {
+    fn drop(&mut self) {
+        if self.0.deletions_paused.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.resume_deletions();
+        }
     }
 }
 

@@ -83,6 +83,7 @@ mod switch;
 mod table_properties;
 mod two_phase;
 mod view_tables;
+mod wal_updates;
 mod write;
 pub mod write_control;
 mod writer;
@@ -103,6 +104,7 @@ pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use iter::DbIter;
 pub use pinnable::PinnableValue;
 pub use properties::PROPERTY_NAMES;
+pub use wal_updates::WalUpdates;
 pub use table_properties::{LiveTableProperties, SizeApproximation};
 
 use crate::compaction::plan::RunningCompactions;
