@@ -36,8 +36,8 @@ pub use format::{
     MAX_XID_LEN, TAG_CF_FLAG,
 };
 use format::{value_limit, RecordDecoder};
-pub use with_index::{BatchLookup, WriteBatchWithIndex};
 pub use owned_iter::OwnedBaseDeltaIter;
+pub use with_index::{BatchLookup, WriteBatchWithIndex};
 pub use with_index_iter::BaseDeltaIter;
 
 use crate::error::{Error, Result};

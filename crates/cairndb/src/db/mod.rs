@@ -104,8 +104,8 @@ pub use column_family::{ColumnFamily, ColumnFamilyDescriptor};
 pub use iter::DbIter;
 pub use pinnable::PinnableValue;
 pub use properties::PROPERTY_NAMES;
-pub use wal_updates::WalUpdates;
 pub use table_properties::{LiveTableProperties, SizeApproximation};
+pub use wal_updates::WalUpdates;
 
 use crate::compaction::plan::RunningCompactions;
 use column_family::CfData;

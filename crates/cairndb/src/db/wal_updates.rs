@@ -142,8 +142,8 @@ impl WalUpdates {
                     continue;
                 }
             };
-            let batch = WriteBatch::from_bytes(record.data)
-                .map_err(|e| e.in_file(reader.path()))?;
+            let batch =
+                WriteBatch::from_bytes(record.data).map_err(|e| e.in_file(reader.path()))?;
             let (first, count) = (batch.sequence(), u64::from(batch.count()));
             if count == 0 {
                 continue;

@@ -498,7 +498,11 @@ impl Table {
             .iter()
             .map(|(k, v)| k.len() + v.len())
             .sum();
-        std::mem::size_of::<Table>() + held(&self.index) + held(&self.filter) + tombstones + properties
+        std::mem::size_of::<Table>()
+            + held(&self.index)
+            + held(&self.filter)
+            + tombstones
+            + properties
     }
 
     /// Adds this table's [`memory_usage`](Self::memory_usage) to `total`, and takes it back
