@@ -9,8 +9,9 @@
 # RocksDB is built. The test sources are never edited.
 #
 # Exit status: 0 when the tests that fail are exactly those listed in KNOWN_FAILING (below, each
-# with the missing CairnDB feature; they still run and count as failed), and at least MIN_PASSED
-# tests passed, so that losing a test file to a compile error fails CI.
+# with the missing CairnDB feature; they still run and count as failed), at least MIN_PASSED
+# tests passed and at most MAX_NOT_BUILT are in files that do not compile, so that losing a test
+# file to a compile error fails CI. rust-rocksdb marks two tests #[ignore]; they are not run.
 #
 # Usage: scripts/rust-rocksdb-tests.sh [--keep-going]
 set -euo pipefail
@@ -21,6 +22,8 @@ VERSION=0.25.0
 SHA256=d8d90add70d1d420ee487bce4a1449880a8d147451c6051b2ee5f8354553dcbf
 # The floor of passing tests; raise it as the facade grows.
 MIN_PASSED=${MIN_PASSED:-137}
+# The most tests allowed in files that do not compile (a file that stops compiling fails CI).
+MAX_NOT_BUILT=${MAX_NOT_BUILT:-5}
 
 OUT=$ROOT/target/rust-rocksdb-tests
 mkdir -p "$OUT"
@@ -75,7 +78,9 @@ io-uring = []
 opt-level = 2
 TOML
 echo "// The tests are in tests/; rust-rocksdb's library is replaced by the facade." >"$SCRATCH/src/lib.rs"
-[ -f "$SCRATCH/Cargo.lock" ] || cp "$ROOT/Cargo.lock" "$SCRATCH/Cargo.lock"
+# The workspace's lock, so shared dependencies resolve to the versions the workspace tests;
+# cargo adds the tests' own dev-dependencies.
+cp "$ROOT/Cargo.lock" "$SCRATCH/Cargo.lock"
 
 # Tests excluded because they need something CairnDB deliberately does not offer, with the
 # reason (file:test reason). None so far.
@@ -162,13 +167,20 @@ for f in tests/test_*.rs; do
   if ! cargo test -q --test "$name" --no-run >"$OUT/$name.build.log" 2>&1; then
     printf '%-48s %6s %6s %10s %8s\n' "$name" 0 0 "$ntests" "$nexcl"
     total_nocompile=$((total_nocompile + ntests))
-    grep -E '^error' "$OUT/$name.build.log" | sort | uniq -c | sort -rn | head -5 | sed 's/^/      /'
+    { grep -E '^error' "$OUT/$name.build.log" || true; } | sort | uniq -c | sort -rn | head -5 |
+      sed 's/^/      /'
+    for e in "${KNOWN_FAILING[@]}"; do
+      if [ "${e%%:*}" = "$name" ]; then
+        unexpected+=("$name (listed in KNOWN_FAILING but does not compile)")
+        break
+      fi
+    done
     continue
   fi
   set +e
   cargo test -q --test "$name" -- --test-threads=2 --exact "${skips[@]}" >"$OUT/$name.log" 2>&1
   set -e
-  line=$(grep -E '^test result:' "$OUT/$name.log" | tail -1)
+  line=$({ grep -E '^test result:' "$OUT/$name.log" || true; } | tail -1)
   pass=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line"); pass=${pass:-0}
   fail=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line"); fail=${fail:-0}
   if [ -z "$line" ]; then fail=$((ntests - nexcl)); fi
@@ -189,6 +201,10 @@ printf '%-48s %6s %6s %10s %8s\n' "TOTAL" "$total_pass" "$total_fail" "$total_no
 echo "RELIABILITY rust_rocksdb_tests passed=$total_pass failed=$total_fail not_built=$total_nocompile excluded=$total_excluded"
 if [ "${#unexpected[@]}" != 0 ]; then
   printf 'rust-rocksdb tests: failures differ from KNOWN_FAILING in %s\n' "${unexpected[@]}" >&2
+  exit 1
+fi
+if [ "$total_nocompile" -gt "$MAX_NOT_BUILT" ]; then
+  echo "rust-rocksdb tests: $total_nocompile in files that do not compile, above $MAX_NOT_BUILT" >&2
   exit 1
 fi
 if [ "$total_pass" -lt "$MIN_PASSED" ]; then

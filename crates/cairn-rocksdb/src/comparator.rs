@@ -12,10 +12,11 @@ pub type CompareWithoutTsFn = dyn Fn(&[u8], bool, &[u8], bool) -> Ordering;
 /// A `cairndb::Comparator` from a closure.
 ///
 /// rust-rocksdb takes a `Box<dyn Fn>` that need not be `Send` or `Sync` and lets RocksDB call it
-/// from its background threads; a drop-in must accept the same type. The contract is the same as
-/// rust-rocksdb's: the comparator is called from flush and compaction threads, so a closure that
-/// captures thread-unsafe state is the caller's error (plain functions and closures over
-/// thread-safe data, which is what comparators are, are fine).
+/// from its background threads; a drop-in must accept the same type. This is unsound for a
+/// closure that captures thread-unsafe state (an `Rc`, a `Cell`): it is called, and finally
+/// dropped, on flush and compaction threads. rust-rocksdb has the same hole; it is kept for
+/// compatibility. Plain functions and closures over thread-safe data, which is what comparators
+/// are, are fine.
 pub(crate) struct Callback {
     pub(crate) name: String,
     pub(crate) compare: Box<CompareFn>,

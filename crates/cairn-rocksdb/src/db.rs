@@ -339,6 +339,17 @@ pub struct DBCommon<T: ThreadMode, I: DBInner> {
     pub(crate) inner: Arc<I>,
     cfs: T,
     path: PathBuf,
+    /// Flushes the caller did not wait for; dropping the database waits for them, so that the
+    /// database is closed (and its LOCK released) when the drop returns.
+    background: parking_lot::Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl<T: ThreadMode, I: DBInner> Drop for DBCommon<T, I> {
+    fn drop(&mut self) {
+        for h in self.background.get_mut().drain(..) {
+            let _ = h.join();
+        }
+    }
 }
 
 impl<T: ThreadMode, I: DBInner> fmt::Debug for DBCommon<T, I> {
@@ -450,6 +461,7 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
             inner: Arc::new(inner),
             cfs: T::from_families(cfs),
             path: path.to_path_buf(),
+            background: parking_lot::Mutex::new(Vec::new()),
         })
     }
 }
@@ -640,7 +652,7 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
             return Ok(self.engine().flush_cf(&cf)?);
         }
         let inner = Arc::clone(&self.inner);
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name("cairn-flush-nowait".into())
             .spawn(move || {
                 // Not waited for: an error is the database's background error (as in RocksDB,
@@ -648,6 +660,9 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
                 let _ = inner.db().flush_cf(&cf);
             })
             .map_err(|e| Error::new(format!("IO error: spawning the flush thread: {e}")))?;
+        let mut running = self.background.lock();
+        running.retain(|h| !h.is_finished());
+        running.push(handle);
         Ok(())
     }
 

@@ -308,13 +308,7 @@ impl Iterator for DBWALIterator {
         while !self.done {
             match self.inner.next() {
                 Some(Ok((seq, batch))) if seq > self.start_seq_number => {
-                    return Some(Ok((
-                        seq,
-                        crate::WriteBatch {
-                            inner: batch,
-                            refused: None,
-                        },
-                    )))
+                    return Some(Ok((seq, crate::WriteBatch::from_engine(batch))))
                 }
                 Some(Ok(_)) => {}
                 Some(Err(e)) => {

@@ -32,7 +32,8 @@ use crate::{DBAccess, Error, IterateBounds};
 #[derive(Clone, Default)]
 pub struct Options {
     pub(crate) inner: cairndb::options::Options,
-    pub(crate) fs: Option<Arc<dyn FileSystem>>,
+    /// The `Env` of `set_env`, read when the options are used.
+    pub(crate) env: Option<Env>,
     /// Setters CairnDB does not honour, with the reason; an open with these options fails.
     pub(crate) refused: Vec<String>,
     use_fsync: bool,
@@ -64,15 +65,31 @@ impl Options {
 
     /// The options for an open, or the first refused setter.
     pub(crate) fn checked(&self) -> Result<cairndb::options::Options, Error> {
-        match self.refused.first() {
-            Some(r) => Err(Error::not_supported(r)),
-            None => Ok(self.inner.clone()),
+        if let Some(r) = self.refused.first() {
+            return Err(Error::not_supported(r));
         }
+        let mut options = self.inner.clone();
+        if let Some(env) = &self.env {
+            let settings = env.settings();
+            if let Some(r) = settings.refused.first() {
+                return Err(Error::not_supported(r));
+            }
+            if let Some(p) = settings.compaction_cpu {
+                options.db.compaction_cpu_priority = p;
+            }
+            if let Some(p) = settings.flush_cpu {
+                options.db.flush_cpu_priority = p;
+            }
+        }
+        Ok(options)
     }
 
     /// The file system of [`Options::set_env`], or the real one.
     pub(crate) fn file_system(&self) -> Arc<dyn FileSystem> {
-        self.fs.clone().unwrap_or_else(cairndb::fs::RealFs::shared)
+        self.env
+            .as_ref()
+            .map(|e| Arc::clone(&e.fs))
+            .unwrap_or_else(cairndb::fs::RealFs::shared)
     }
 
     /// Creates the database when it does not exist.
@@ -191,16 +208,9 @@ impl Options {
         self.refused.extend(factory.refused.iter().cloned());
     }
 
-    /// The file system and thread settings of `env`.
+    /// The file system and thread settings of `env` (read when the database opens).
     pub fn set_env(&mut self, env: &Env) {
-        self.fs = Some(Arc::clone(&env.fs));
-        if let Some(p) = env.compaction_cpu {
-            self.inner.db.compaction_cpu_priority = p;
-        }
-        if let Some(p) = env.flush_cpu {
-            self.inner.db.flush_cpu_priority = p;
-        }
-        self.refused.extend(env.refused.iter().cloned());
+        self.env = Some(env.clone());
     }
 
     /// Block compression for every level (unless [`Options::set_compression_per_level`] is given).
@@ -356,6 +366,7 @@ impl Options {
     /// Universal compaction's options.
     pub fn set_universal_compaction_options(&mut self, uco: &UniversalCompactOptions) {
         self.inner.cf.compaction_options_universal = uco.inner.clone();
+        self.refused.extend(uco.refused.iter().cloned());
         if uco.stop_style == UniversalCompactionStopStyle::Similar {
             self.refuse(
                 "UniversalCompactOptions::set_stop_style(Similar)",
@@ -773,6 +784,8 @@ pub struct UniversalCompactOptions {
     inner: cairndb::compaction::picker_universal::UniversalOptions,
     stop_style: UniversalCompactionStopStyle,
     compression_size_percent: Option<i32>,
+    /// Negative values given to setters; the options that get these refuse to open.
+    refused: Vec<String>,
 }
 
 impl Default for UniversalCompactOptions {
@@ -781,6 +794,7 @@ impl Default for UniversalCompactOptions {
             inner: Default::default(),
             stop_style: UniversalCompactionStopStyle::Total,
             compression_size_percent: None,
+            refused: Vec::new(),
         }
     }
 }
@@ -788,22 +802,42 @@ impl Default for UniversalCompactOptions {
 impl UniversalCompactOptions {
     /// Percentage size difference within which runs count as similar.
     pub fn set_size_ratio(&mut self, ratio: i32) {
-        self.inner.size_ratio = ratio.max(0) as u32;
+        match u32::try_from(ratio) {
+            Ok(v) => self.inner.size_ratio = v,
+            Err(_) => self.refused.push(format!(
+                "UniversalCompactOptions::set_size_ratio({ratio}): negative"
+            )),
+        }
     }
 
     /// The fewest runs merged at once.
     pub fn set_min_merge_width(&mut self, num: i32) {
-        self.inner.min_merge_width = num.max(0) as u32;
+        match u32::try_from(num) {
+            Ok(v) => self.inner.min_merge_width = v,
+            Err(_) => self.refused.push(format!(
+                "UniversalCompactOptions::set_min_merge_width({num}): negative"
+            )),
+        }
     }
 
     /// The most runs merged at once.
     pub fn set_max_merge_width(&mut self, num: i32) {
-        self.inner.max_merge_width = num.max(0) as u32;
+        match u32::try_from(num) {
+            Ok(v) => self.inner.max_merge_width = v,
+            Err(_) => self.refused.push(format!(
+                "UniversalCompactOptions::set_max_merge_width({num}): negative"
+            )),
+        }
     }
 
     /// Space amplification (percent) that triggers a full compaction.
     pub fn set_max_size_amplification_percent(&mut self, v: i32) {
-        self.inner.max_size_amplification_percent = v.max(0) as u32;
+        match u32::try_from(v) {
+            Ok(v) => self.inner.max_size_amplification_percent = v,
+            Err(_) => self.refused.push(format!(
+                "UniversalCompactOptions::set_max_size_amplification_percent({v}): negative"
+            )),
+        }
     }
 
     /// Refused unless negative (CairnDB compresses every universal run alike).
@@ -1204,7 +1238,8 @@ impl WriteOptions {
         self.inner.disable_wal = disable;
     }
 
-    /// The write fails with `Incomplete` instead of waiting when writes are slowed down.
+    /// The write fails instead of waiting when writes are slowed down or stopped: with
+    /// `Resource busy` (RocksDB's is `Incomplete`).
     pub fn set_no_slowdown(&mut self, no_slowdown: bool) {
         self.inner.no_slowdown = no_slowdown;
     }
@@ -1255,16 +1290,18 @@ impl FlushOptions {
     }
 }
 
-/// What a manual compaction does with the last level.
+/// What a manual compaction does with the last level. CairnDB's manual compaction always
+/// rewrites the last level (RocksDB's `Force`): with `Skip` or `IfHaveCompactionFilter` it does
+/// more work than RocksDB's for the same contents (docs/design/rocksdb_facade.md).
 #[derive(Debug, Copy, Clone, PartialEq, Eq)]
 pub enum BottommostLevelCompaction {
-    /// Skip it: refused.
+    /// Skip it (CairnDB rewrites it anyway).
     Skip = 0,
-    /// Only with a compaction filter: refused unless a filter is set.
+    /// Only with a compaction filter (CairnDB rewrites it anyway).
     IfHaveCompactionFilter,
-    /// Always (CairnDB's manual compaction).
+    /// Always.
     Force,
-    /// Always, skipping files the compaction just wrote.
+    /// Always, skipping files the compaction just wrote (CairnDB rewrites them too).
     ForceOptimized,
 }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use cairndb::fs::{FileSystem, MemFs, RealFs};
 use cairndb::options::CpuPriority;
+use parking_lot::Mutex;
 
 use crate::Error;
 
@@ -15,9 +16,18 @@ use crate::Error;
 /// compactions, `lower_high_priority_thread_pool_cpu_priority` flushes) and a bottom-priority
 /// pool of 0 threads is what CairnDB has; the others are refused by the open that uses this
 /// `Env`.
+///
+/// Clones share their settings (as RocksDB's `Env` is shared): options given an `Env` read its
+/// settings when the database opens, so changes made after `Options::set_env` count.
 #[derive(Debug, Clone)]
 pub struct Env {
     pub(crate) fs: Arc<dyn FileSystem>,
+    settings: Arc<Mutex<EnvSettings>>,
+}
+
+/// The thread settings of an [`Env`], read by the opens that use it.
+#[derive(Debug, Default)]
+pub(crate) struct EnvSettings {
     pub(crate) compaction_cpu: Option<CpuPriority>,
     pub(crate) flush_cpu: Option<CpuPriority>,
     pub(crate) refused: Vec<String>,
@@ -37,14 +47,17 @@ impl Env {
     fn with_fs(fs: Arc<dyn FileSystem>) -> Env {
         Env {
             fs,
-            compaction_cpu: None,
-            flush_cpu: None,
-            refused: Vec::new(),
+            settings: Arc::new(Mutex::new(EnvSettings::default())),
         }
     }
 
+    /// The settings as they are now.
+    pub(crate) fn settings(&self) -> parking_lot::MutexGuard<'_, EnvSettings> {
+        self.settings.lock()
+    }
+
     fn refuse(&mut self, what: String) {
-        self.refused.push(format!(
+        self.settings.lock().refused.push(format!(
             "Env::{what}: CairnDB runs flushes and compactions on one pool sized by \
              max_background_jobs"
         ));
@@ -77,13 +90,15 @@ impl Env {
 
     /// Refused: CairnDB does not set I/O priorities.
     pub fn lower_thread_pool_io_priority(&mut self) {
-        self.refused
+        self.settings
+            .lock()
+            .refused
             .push("Env::lower_thread_pool_io_priority: CairnDB does not set I/O priorities".into());
     }
 
     /// Refused: CairnDB does not set I/O priorities.
     pub fn lower_high_priority_thread_pool_io_priority(&mut self) {
-        self.refused.push(
+        self.settings.lock().refused.push(
             "Env::lower_high_priority_thread_pool_io_priority: CairnDB does not set I/O \
              priorities"
                 .into(),
@@ -92,11 +107,11 @@ impl Env {
 
     /// Compactions run at a lower CPU priority (`compaction_cpu_priority=kLow`).
     pub fn lower_thread_pool_cpu_priority(&mut self) {
-        self.compaction_cpu = Some(CpuPriority::Low);
+        self.settings.lock().compaction_cpu = Some(CpuPriority::Low);
     }
 
     /// Flushes run at a lower CPU priority (`flush_cpu_priority=kLow`).
     pub fn lower_high_priority_thread_pool_cpu_priority(&mut self) {
-        self.flush_cpu = Some(CpuPriority::Low);
+        self.settings.lock().flush_cpu = Some(CpuPriority::Low);
     }
 }

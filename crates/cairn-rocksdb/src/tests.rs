@@ -121,7 +121,7 @@ fn transactions_read_their_writes_and_commit_atomically() {
     assert_eq!(keys, [&b"a"[..], b"b"].map(Box::from));
     txn.commit().unwrap();
     assert_eq!(db.get(b"b").unwrap(), Some(b"2".to_vec()));
-    // Writes outside transactions cannot lock what they delete in ranges: refused.
+    // A single deletion outside a transaction cannot lock its key: refused.
     assert_eq!(
         db.single_delete(b"a").unwrap_err().kind(),
         ErrorKind::NotSupported
@@ -247,4 +247,31 @@ fn live_files_metadata_sizes_and_the_perf_context() {
     db.get(b"k0700").unwrap();
     assert_eq!(ctx.metric(PerfMetric::BlockReadCount), 0);
     set_perf_stats(PerfStatsLevel::EnableCount);
+}
+
+#[test]
+fn env_settings_count_when_the_database_opens_and_batch_refusals_roll_back() {
+    use crate::Env;
+    let dir = tempfile::tempdir().unwrap();
+    let mut env = Env::new().unwrap();
+    let mut o = open_opts();
+    o.set_env(&env);
+    // Changed after set_env: the open still sees it (the Env is shared, as RocksDB's).
+    env.set_background_threads(4);
+    let e = DB::open(&o, dir.path()).unwrap_err();
+    assert!(e.to_string().contains("set_background_threads(4)"), "{e}");
+
+    let db = DB::open(&open_opts(), dir.path()).unwrap();
+    let mut b = WriteBatch::default();
+    b.put(b"a", b"1");
+    b.set_save_point();
+    b.put(vec![0u8; 9 << 20], b"refused");
+    b.rollback_to_save_point().unwrap();
+    db.write(b).unwrap();
+    assert_eq!(db.get(b"a").unwrap(), Some(b"1".to_vec()));
+    let mut b = WriteBatch::default();
+    b.set_save_point();
+    b.put(vec![0u8; 9 << 20], b"refused");
+    b.pop_save_point().unwrap();
+    assert!(db.write(b).is_err(), "kept once its save point is popped");
 }

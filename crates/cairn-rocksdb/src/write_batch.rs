@@ -16,7 +16,12 @@ pub type WriteBatch = WriteBatchWithTransaction<false>;
 #[derive(Debug, Default, Clone)]
 pub struct WriteBatchWithTransaction<const TRANSACTION: bool> {
     pub(crate) inner: cairndb::WriteBatch,
+    /// The first refused record, and how many save points were open when it was refused:
+    /// rolling back to the last of those removes it, and the refusal with it.
     pub(crate) refused: Option<Error>,
+    refused_depth: usize,
+    /// Save points open now.
+    depth: usize,
 }
 
 /// Callbacks of [`WriteBatchWithTransaction::iterate`].
@@ -39,6 +44,14 @@ pub trait WriteBatchIteratorCf {
 }
 
 impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
+    /// A batch holding `inner`'s records.
+    pub(crate) fn from_engine(inner: cairndb::WriteBatch) -> Self {
+        WriteBatchWithTransaction {
+            inner,
+            ..Self::default()
+        }
+    }
+
     /// An empty batch.
     pub fn new() -> Self {
         Self::default()
@@ -48,7 +61,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     pub fn with_capacity_bytes(capacity_bytes: usize) -> Self {
         WriteBatchWithTransaction {
             inner: cairndb::WriteBatch::with_capacity(capacity_bytes),
-            refused: None,
+            ..Self::default()
         }
     }
 
@@ -58,11 +71,11 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
         match cairndb::WriteBatch::from_bytes(data.to_vec()) {
             Ok(inner) => WriteBatchWithTransaction {
                 inner,
-                refused: None,
+                ..Self::default()
             },
             Err(e) => WriteBatchWithTransaction {
-                inner: cairndb::WriteBatch::new(),
                 refused: Some(e.into()),
+                ..Self::default()
             },
         }
     }
@@ -116,7 +129,14 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
 
     fn record(&mut self, r: cairndb::Result<()>) {
         if let Err(e) = r {
-            self.refused.get_or_insert(e.into());
+            self.refuse(e.into());
+        }
+    }
+
+    fn refuse(&mut self, e: Error) {
+        if self.refused.is_none() {
+            self.refused = Some(e);
+            self.refused_depth = self.depth;
         }
     }
 
@@ -199,7 +219,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     /// Refused (the batch's write fails with `Not implemented`): CairnDB's batches have no
     /// WAL-only blobs (RocksDB's `PutLogData`) yet.
     pub fn put_log_data<V: AsRef<[u8]>>(&mut self, _log_data: V) {
-        self.refused.get_or_insert(Error::not_supported(
+        self.refuse(Error::not_supported(
             "WriteBatch::put_log_data: CairnDB's batches have no WAL-only blobs yet",
         ));
     }
@@ -208,21 +228,34 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     pub fn clear(&mut self) {
         self.inner.clear();
         self.refused = None;
+        self.depth = 0;
     }
 
     /// Marks the current end of the batch for [`WriteBatchWithTransaction::rollback_to_save_point`].
     pub fn set_save_point(&mut self) {
         self.inner.set_save_point();
+        self.depth += 1;
     }
 
-    /// Removes the records added since the last save point (`NotFound` without one).
+    /// Removes the records added since the last save point (`NotFound` without one), a
+    /// refused one among them (the batch can then be written again).
     pub fn rollback_to_save_point(&mut self) -> Result<(), Error> {
-        Ok(self.inner.rollback_to_save_point()?)
+        self.inner.rollback_to_save_point()?;
+        if self.refused.is_some() && self.refused_depth == self.depth {
+            self.refused = None;
+        }
+        self.depth -= 1;
+        Ok(())
     }
 
     /// Drops the last save point without changing the batch (`NotFound` without one).
     pub fn pop_save_point(&mut self) -> Result<(), Error> {
-        Ok(self.inner.pop_save_point()?)
+        self.inner.pop_save_point()?;
+        if self.refused.is_some() && self.refused_depth == self.depth {
+            self.refused_depth -= 1;
+        }
+        self.depth -= 1;
+        Ok(())
     }
 
     /// The batch to write, or the first record it refused.

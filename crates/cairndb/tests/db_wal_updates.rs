@@ -104,3 +104,74 @@ fn batches_in_order_across_wal_switches() {
     // The first iterator sees only what was published before it was made.
     assert_eq!(first.expect("made").count(), 1);
 }
+
+/// An unmatched `enable_file_deletions` does not end the pause a WAL iterator holds, and an
+/// iterator kept after its database was closed deletes nothing when it is dropped, even once
+/// the directory was opened again.
+#[test]
+fn an_iterators_pause_survives_unmatched_enables_and_its_database() {
+    let mem = MemFs::new();
+    let db = Db::open_with_fs(mem.shared(), DIR, opts_no_auto_compactions()).expect("open");
+    db.put(&w(), b"a", b"1").expect("put");
+    let it = db.get_updates_since(0).expect("updates");
+    let wal = wal_names(&mem);
+    db.enable_file_deletions().expect("unmatched enable");
+    db.flush().expect("flush");
+    assert!(
+        wal.iter().all(|n| wal_names(&mem).contains(n)),
+        "the flushed WAL is kept while the iterator lives"
+    );
+    drop(db);
+    let db = Db::open_with_fs(mem.shared(), DIR, opts_no_auto_compactions()).expect("reopen");
+    db.put(&w(), b"b", b"2").expect("put");
+    db.flush().expect("flush");
+    let files = mem.shared().list(std::path::Path::new(DIR)).expect("list");
+    drop(it);
+    assert_eq!(
+        mem.shared().list(std::path::Path::new(DIR)).expect("list"),
+        files,
+        "the old iterator's pause deleted nothing of the new open"
+    );
+    let r = ReadOptions::default();
+    assert_eq!(db.get(&r, b"a").expect("get"), Some(b"1".to_vec()));
+    assert_eq!(db.get(&r, b"b").expect("get"), Some(b"2".to_vec()));
+}
+
+/// Two-phase commit: a prepared transaction's records come once, with its commit, at the
+/// sequence number the commit took; a prepared transaction rolled back gives nothing.
+#[test]
+fn prepared_transactions_show_at_their_commit_only() {
+    use cairndb::{TransactionDb, TransactionDbOptions, TransactionOptions};
+    let tdb = TransactionDb::open_cf_with_fs(
+        MemFs::new().shared(),
+        DIR,
+        opts_no_auto_compactions(),
+        TransactionDbOptions::default(),
+        Vec::new(),
+    )
+    .expect("open");
+    let begin = || {
+        tdb.begin_transaction(&w(), &TransactionOptions::default())
+            .expect("begin")
+    };
+    let mut t = begin();
+    t.set_name("committed").expect("name");
+    t.put(b"x", b"1").expect("put");
+    t.put(b"y", b"2").expect("put");
+    t.prepare().expect("prepare");
+    let mut u = begin();
+    u.set_name("rolled-back").expect("name");
+    u.put(b"z", b"3").expect("put");
+    u.prepare().expect("prepare");
+    u.rollback().expect("rollback");
+    t.commit().expect("commit");
+    tdb.put(&w(), b"after", b"4").expect("put");
+    let got = updates(tdb.db(), 0);
+    assert_eq!(
+        got,
+        [
+            (1, vec![b"x".to_vec(), b"y".to_vec()]),
+            (3, vec![b"after".to_vec()])
+        ]
+    );
+}

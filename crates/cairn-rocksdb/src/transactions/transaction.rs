@@ -237,10 +237,7 @@ impl<'db, DB: DBAccess> Transaction<'db, DB> {
             Txn::Optimistic(t) => t.write_batch().batch().clone(),
             Txn::Failed(_) => cairndb::WriteBatch::new(),
         };
-        WriteBatchWithTransaction {
-            inner: batch,
-            refused: None,
-        }
+        WriteBatchWithTransaction::from_engine(batch)
     }
 }
 

@@ -5,6 +5,9 @@
 //! borrow). The iterator takes a copy of the transaction's writes when it is made, so later
 //! writes to the transaction are not seen (RocksDB's iterator sees them).
 
+use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
+
 use super::{BaseDeltaIter, WriteBatchWithIndex};
 use crate::db::{ColumnFamily, Db};
 use crate::error::Result;
@@ -12,11 +15,34 @@ use crate::options::ReadOptions;
 
 /// A batch (owned) laid over the database's iterator.
 pub struct OwnedBaseDeltaIter {
-    /// Borrows `_batch`; declared first so that it is dropped first. Never handed out by value
-    /// or by `&mut` (which would let it be moved out past the batch's life): only the cursor
-    /// methods below reach it.
-    it: BaseDeltaIter<'static>,
-    _batch: Box<WriteBatchWithIndex>,
+    /// Borrows `*batch`; dropped before it (`Drop`). Never handed out by value or by `&mut`
+    /// (which would let it be moved out past the batch's life): only the cursor methods below
+    /// reach it.
+    it: ManuallyDrop<BaseDeltaIter<'static>>,
+    /// The batch, leaked from its `Box` so that moving this struct moves no unique owner of
+    /// the memory `it` borrows (a moved `Box` would assert unique access to it).
+    batch: NonNull<WriteBatchWithIndex>,
+}
+
+impl Drop for OwnedBaseDeltaIter {
+    fn drop(&mut self) {
+        // SAFETY: `it` is dropped once, here, before the batch it borrows; `batch` came from
+        // `Box::into_raw` in `new` and is freed once, here, after nothing borrows it.
+        unsafe {
+            ManuallyDrop::drop(&mut self.it);
+            drop(Box::from_raw(self.batch.as_ptr()));
+        }
+    }
+}
+
+// SAFETY: the struct owns the batch (as a `Box` would) and the iterator over it, and nothing
+// else refers to the batch: sending it is sending a `Box<WriteBatchWithIndex>` and the
+// iterator, which is what the bounds require.
+unsafe impl Send for OwnedBaseDeltaIter
+where
+    WriteBatchWithIndex: Send,
+    BaseDeltaIter<'static>: Send,
+{
 }
 
 impl std::fmt::Debug for OwnedBaseDeltaIter {
@@ -38,13 +64,25 @@ impl OwnedBaseDeltaIter {
         opts: &ReadOptions,
         cf: &ColumnFamily,
     ) -> Result<OwnedBaseDeltaIter> {
-        let batch = Box::new(batch);
-        let it = batch.iter_with_base_cf(db, opts, cf)?;
-        // SAFETY: `it` borrows the heap allocation of `batch`, which this struct owns, never
-        // moves out of or changes, and drops after `it` (field order); `it` itself never leaves
-        // the struct (see the field's comment).
+        let batch = NonNull::from(Box::leak(Box::new(batch)));
+        // SAFETY: `batch` is valid (just leaked) and lives until `Drop` frees it, after `it`.
+        let made = unsafe { batch.as_ref() }.iter_with_base_cf(db, opts, cf);
+        let it = match made {
+            Ok(it) => it,
+            Err(e) => {
+                // SAFETY: nothing borrows the batch: the iterator was not made.
+                drop(unsafe { Box::from_raw(batch.as_ptr()) });
+                return Err(e);
+            }
+        };
+        // SAFETY: `it` borrows the batch's heap allocation, which this struct owns through a
+        // raw pointer (never moved or changed) and frees after dropping `it`; `it` itself
+        // never leaves the struct (see the field's comment).
         let it = unsafe { std::mem::transmute::<BaseDeltaIter<'_>, BaseDeltaIter<'static>>(it) };
-        Ok(OwnedBaseDeltaIter { it, _batch: batch })
+        Ok(OwnedBaseDeltaIter {
+            it: ManuallyDrop::new(it),
+            batch,
+        })
     }
 
     /// See [`BaseDeltaIter::valid`].

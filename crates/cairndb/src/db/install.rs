@@ -47,22 +47,27 @@ impl Db {
     /// [`crate::Error::Closed`].
     pub fn disable_file_deletions(&self) -> Result<()> {
         let _call = self.inner.begin_call()?;
+        self.inner
+            .user_deletion_pauses
+            .fetch_add(1, Ordering::AcqRel);
         self.inner.deletions_paused.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
-    /// Undoes one [`Db::disable_file_deletions`]; the last one deletes the files that became
-    /// obsolete meanwhile. Without a pause it does nothing.
+    /// Undoes one [`Db::disable_file_deletions`]; the last pause to end (checkpoints and WAL
+    /// iterators pause deletions too) deletes the files that became obsolete meanwhile.
+    /// Without a pause of its own it does nothing.
     ///
     /// # Errors
     /// [`crate::Error::Closed`].
     pub fn enable_file_deletions(&self) -> Result<()> {
         let _call = self.inner.begin_call()?;
-        let paused = &self.inner.deletions_paused;
-        let resumed = paused
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
-            .is_ok_and(|before| before == 1);
-        if resumed {
+        let mine = self.inner.user_deletion_pauses.fetch_update(
+            Ordering::AcqRel,
+            Ordering::Acquire,
+            |n| n.checked_sub(1),
+        );
+        if mine.is_ok() && self.inner.deletions_paused.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.inner.resume_deletions();
         }
         Ok(())
@@ -90,8 +95,13 @@ impl Drop for DeletionPause {
 
 impl DbInner {
     /// Deletes the files that became obsolete while deletions were paused (the last pause
-    /// ended), unless the version set is poisoned.
+    /// ended), unless the database is closed or its version set poisoned.
     pub(super) fn resume_deletions(&self) {
+        // A pause can outlive the database (a WAL iterator kept after the `Db` was dropped):
+        // once closed, its version set is stale and the directory may belong to a new open.
+        if self.closed.load(Ordering::Acquire) {
+            return;
+        }
         let mut st = self.state.lock();
         if !st.versions.is_poisoned() {
             self.delete_obsolete_files(&mut st);

@@ -361,8 +361,12 @@ struct DbInner {
     recovered_prepared: Mutex<Vec<(Vec<u8>, WriteBatch)>>,
     /// Database-wide write, WAL and flush counters (`internal_stats.rs`).
     counters: internal_stats::DbCounters,
-    /// While non-zero, obsolete files are kept (a checkpoint is linking and copying them).
+    /// While non-zero, obsolete files are kept (a checkpoint is linking and copying them, a
+    /// WAL iterator reading them, or `Db::disable_file_deletions` asked).
     deletions_paused: std::sync::atomic::AtomicUsize,
+    /// The pauses of `deletions_paused` taken by `Db::disable_file_deletions`, so that an
+    /// unmatched `enable_file_deletions` cannot end a checkpoint's or an iterator's pause.
+    user_deletion_pauses: std::sync::atomic::AtomicUsize,
     /// The `LOG` file (`info_log.rs`).
     info_log: info_log::InfoLog,
     /// The compaction backlog controller, when the rate limiter asked for one

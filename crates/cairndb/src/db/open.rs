@@ -370,6 +370,7 @@ fn open_inner(
         recovered_prepared: Mutex::new(Vec::new()),
         counters: super::internal_stats::DbCounters::new(statistics),
         deletions_paused: std::sync::atomic::AtomicUsize::new(0),
+        user_deletion_pauses: std::sync::atomic::AtomicUsize::new(0),
         info_log,
         follower_yield: writer::YieldScore::default(),
         leader_yield: writer::YieldScore::default(),

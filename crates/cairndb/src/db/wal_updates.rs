@@ -4,14 +4,19 @@
 //! Contract:
 //! 1. The iterator yields, in sequence order, every batch published before it was made whose
 //!    sequence numbers reach the requested one: first the batch that holds it (or the first
-//!    after it), then each later one, with its first sequence number. Batches of no records
-//!    (the empty synced writes of `Db::sync_wal`, two-phase-commit markers) are left out.
+//!    after it), then each later one, with its first sequence number. A prepared
+//!    transaction's records come once, with its commit (the commit record carries them; its
+//!    marker is taken off); prepare and rollback records, and batches of no records, are left
+//!    out.
 //! 2. Only the WALs in the directory are read: the live ones, and flushed ones not deleted yet
 //!    (a pause of file deletions, by `Db::disable_file_deletions`, a checkpoint or another
 //!    iterator, keeps them). CairnDB keeps no WAL archive, so a sequence number older than the
-//!    oldest WAL's first batch is `NotFound`, as is one not yet written.
+//!    oldest WAL's first batch is `NotFound`, as is one not yet written. Writes that skip the
+//!    WAL (`disable_wal`) and ingested files take sequence numbers no WAL holds: asking for
+//!    one of those, or for the one before a run of them, is `NotFound` too.
 //! 3. File deletions are paused while the iterator lives, so no WAL it will read is deleted
-//!    under it.
+//!    under it (a sweep that chose its files before the pause may still delete one the
+//!    iterator listed: reading it then fails with the I/O error).
 //! 4. Damage in a WAL is reported as an error item (`Corruption` naming the file), after which
 //!    the iterator ends; the unfinished last record of the WAL being written is its end.
 
@@ -20,7 +25,7 @@ use std::sync::Arc;
 
 use super::install::DeletionPause;
 use super::Db;
-use crate::batch::WriteBatch;
+use crate::batch::{MarkerKind, WriteBatch};
 use crate::error::{Error, Result};
 use crate::types::SequenceNumber;
 use crate::version::filenames::log_file_name;
@@ -64,7 +69,12 @@ impl Db {
     pub fn get_updates_since(&self, seq: SequenceNumber) -> Result<WalUpdates> {
         let inner = &self.inner;
         let _call = inner.begin_call()?;
-        let pause = DeletionPause::new(inner);
+        // Taken under the state lock, where sweeps decide what to delete: every sweep that
+        // starts after this sees the pause.
+        let pause = {
+            let _st = inner.state.lock();
+            DeletionPause::new(inner)
+        };
         let last = self.latest_sequence();
         if seq > last {
             return Err(Error::NotFound(format!(
@@ -144,6 +154,13 @@ impl WalUpdates {
             };
             let batch =
                 WriteBatch::from_bytes(record.data).map_err(|e| e.in_file(reader.path()))?;
+            // Two-phase commit: a prepared transaction's records become updates only with its
+            // commit record, which carries them again; prepare and rollback records are none.
+            let batch = match batch.marker() {
+                None => batch,
+                Some((MarkerKind::Commit, _)) => batch.without_marker(),
+                Some((MarkerKind::Prepare | MarkerKind::Rollback, _)) => continue,
+            };
             let (first, count) = (batch.sequence(), u64::from(batch.count()));
             if count == 0 {
                 continue;

@@ -119,9 +119,10 @@ impl Db {
     }
 
     /// Makes every write acknowledged so far durable (RocksDB's `SyncWAL`, and `FlushWAL(true)`):
-    /// an empty synced write, which syncs the older live WALs, the current WAL's directory entry
-    /// when it is not durable yet, and the current WAL, as any synced write does. CairnDB hands
-    /// each write to the OS before acknowledging it, so there is no WAL buffer to flush first.
+    /// an empty synced write, which appends nothing and syncs the older live WALs, the current
+    /// WAL's directory entry when it is not durable yet, and the current WAL, as any synced
+    /// write does. CairnDB hands each write to the OS before acknowledging it, so there is no
+    /// WAL buffer to flush first.
     ///
     /// # Errors
     /// As [`Db::write`]: a failed sync poisons the database.
@@ -279,8 +280,8 @@ impl DbInner {
     /// [`Writer`].
     fn commit(&self, opts: &WriteOptions, batch: WriteBatch) -> Result<()> {
         // An empty batch changes nothing, unless it is synced: then, as in RocksDB, it goes
-        // through the commit path for its sync (an empty record makes every earlier write
-        // durable; `Db::sync_wal` relies on it).
+        // through the commit path for its sync, which makes every earlier write durable
+        // (`Db::sync_wal` relies on it); it appends no record (`append_wal`).
         if batch.count() == 0 && (!opts.sync || opts.disable_wal) {
             return self.check_writable(&self.state.lock());
         }
@@ -988,6 +989,12 @@ fn append_wal(
     stats: Option<&Statistics>,
 ) -> Result<()> {
     for r in records {
+        // An empty unmarked batch is only ever a synced write of nothing (`Db::sync_wal`): it
+        // asks for the sync below and writes no record. Such a record would read as a seal
+        // (`switch.rs`), which recovery takes as the log's clean end.
+        if r.batch.count() == 0 && r.batch.marker().is_none() {
+            continue;
+        }
         wal.add_record(r.batch.data())?;
     }
     wal.flush()?;

@@ -330,11 +330,11 @@ impl OptimisticTransaction<'_> {
     /// Checks every tracked key and, if none changed, writes the batch (invariant 1).
     ///
     /// # Errors
-    /// [`Error::Busy`] on a conflict (nothing is written; the transaction ends);
+    /// [`Error::Busy`] on a conflict (nothing is written; the transaction stays open: it can be
+    /// rolled back, as in RocksDB, and a second commit checks again);
     /// [`Error::InvalidArgument`] when the transaction already ended; the write's errors.
     pub fn commit(&mut self) -> Result<()> {
         self.check_open()?;
-        self.ended = true;
         let otdb = self.otdb;
         let mut buckets: Vec<usize> = self
             .tracked
@@ -356,6 +356,8 @@ impl OptimisticTransaction<'_> {
                 }
             }
         }
+        // No conflict: the transaction ends here, whatever the write's outcome.
+        self.ended = true;
         let batch = std::mem::take(&mut self.batch).into_batch();
         if batch.is_empty() {
             return Ok(());
