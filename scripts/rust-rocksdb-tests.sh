@@ -178,7 +178,13 @@ for f in tests/test_*.rs; do
     continue
   fi
   set +e
-  cargo test -q --test "$name" -- --test-threads=2 --exact "${skips[@]}" >"$OUT/$name.log" 2>&1
+  # One test at a time. With two, test_transaction_db's snapshot_test failed about 1 run in
+  # 10: its DBPath's destroy found the LOCK still held just after the database closed, while
+  # the file's trybuild tests were spawning compilers. CairnDB locks with flock(2), and a lock
+  # on an open file description is inherited by a forked child until it execs, so a process
+  # that forks while a database is open holds its LOCK for that moment (RocksDB uses fcntl
+  # record locks, which children do not inherit). An engine defect, noted in stop 35's note.
+  cargo test -q --test "$name" -- --test-threads=1 --exact "${skips[@]}" >"$OUT/$name.log" 2>&1
   set -e
   line=$({ grep -E '^test result:' "$OUT/$name.log" || true; } | tail -1)
   pass=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line"); pass=${pass:-0}
