@@ -20,8 +20,6 @@ pub struct WriteBatchWithTransaction<const TRANSACTION: bool> {
     /// rolling back to the last of those removes it, and the refusal with it.
     pub(crate) refused: Option<Error>,
     refused_depth: usize,
-    /// Save points open now.
-    depth: usize,
 }
 
 /// Callbacks of [`WriteBatchWithTransaction::iterate`].
@@ -136,7 +134,7 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     fn refuse(&mut self, e: Error) {
         if self.refused.is_none() {
             self.refused = Some(e);
-            self.refused_depth = self.depth;
+            self.refused_depth = self.inner.save_point_count();
         }
     }
 
@@ -228,33 +226,31 @@ impl<const TRANSACTION: bool> WriteBatchWithTransaction<TRANSACTION> {
     pub fn clear(&mut self) {
         self.inner.clear();
         self.refused = None;
-        self.depth = 0;
     }
 
     /// Marks the current end of the batch for [`WriteBatchWithTransaction::rollback_to_save_point`].
     pub fn set_save_point(&mut self) {
         self.inner.set_save_point();
-        self.depth += 1;
     }
 
     /// Removes the records added since the last save point (`NotFound` without one), a
     /// refused one among them (the batch can then be written again).
     pub fn rollback_to_save_point(&mut self) -> Result<(), Error> {
+        let depth = self.inner.save_point_count();
         self.inner.rollback_to_save_point()?;
-        if self.refused.is_some() && self.refused_depth == self.depth {
+        if self.refused.is_some() && self.refused_depth == depth {
             self.refused = None;
         }
-        self.depth -= 1;
         Ok(())
     }
 
     /// Drops the last save point without changing the batch (`NotFound` without one).
     pub fn pop_save_point(&mut self) -> Result<(), Error> {
+        let depth = self.inner.save_point_count();
         self.inner.pop_save_point()?;
-        if self.refused.is_some() && self.refused_depth == self.depth {
+        if self.refused.is_some() && self.refused_depth == depth {
             self.refused_depth -= 1;
         }
-        self.depth -= 1;
         Ok(())
     }
 

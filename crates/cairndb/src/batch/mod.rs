@@ -476,6 +476,11 @@ impl WriteBatch {
         Ok(())
     }
 
+    /// The number of save points open.
+    pub fn save_point_count(&self) -> usize {
+        self.save_points.len()
+    }
+
     /// Remembers the batch as it is now; [`WriteBatch::rollback_to_save_point`] returns to it.
     /// Save points nest.
     pub fn set_save_point(&mut self) {
