@@ -33,7 +33,7 @@ create_exception!(
     cairndb,
     BusyError,
     Error,
-    "The resource is in use: another handle holds the database, or a transaction conflicts."
+    "A transaction conflicts or reached its lock limit."
 );
 create_exception!(
     cairndb,
@@ -63,7 +63,7 @@ create_exception!(
     cairndb,
     IoError,
     Error,
-    "An I/O error, or a write that failed and poisoned the database."
+    "An I/O error (another handle holding the database is one, as in RocksDB), or a write that failed and poisoned the database."
 );
 
 /// The Python exception for `e`.

@@ -30,14 +30,15 @@ pub(crate) fn no_timestamps(call: &str) -> Error {
     Error::not_supported(format!("{call}: CairnDB has no user-defined timestamps"))
 }
 
-/// RocksDB's checks before an open: refused options and TTLs, and every family the database has
-/// listed. Gives the file system, the options (the default family's from its descriptor, when
+/// RocksDB's checks before an open: refused options and TTLs, and (unless the open is
+/// read-only) every family the database has listed. Gives the file system, the options (the default family's from its descriptor, when
 /// listed) and the other families' descriptors.
 #[allow(clippy::type_complexity)]
 fn prepare_open(
     opts: &Options,
     path: &Path,
     cfs: impl IntoIterator<Item = ColumnFamilyDescriptor>,
+    all_families_listed: bool,
 ) -> Result<
     (
         Arc<dyn cairndb::fs::FileSystem>,
@@ -64,7 +65,12 @@ fn prepare_open(
             descriptors.push(cairndb::ColumnFamilyDescriptor::new(d.name, cf_opts));
         }
     }
-    if let Ok(existing) = cairndb::Db::list_column_families_with_fs(Arc::clone(&fs), path) {
+    let existing = if all_families_listed {
+        cairndb::Db::list_column_families_with_fs(Arc::clone(&fs), path).ok()
+    } else {
+        None
+    };
+    if let Some(existing) = existing {
         let missing: Vec<_> = existing
             .iter()
             .filter(|n| {
@@ -448,7 +454,7 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
         P: AsRef<Path>,
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
-        let (fs, options, descriptors) = prepare_open(opts, path.as_ref(), cfs)?;
+        let (fs, options, descriptors) = prepare_open(opts, path.as_ref(), cfs, true)?;
         let path = path.as_ref();
         let inner = open_engine(fs, path, options, descriptors)?;
         let cfs = inner
@@ -467,26 +473,146 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
 }
 
 impl<T: ThreadMode> DBWithThreadMode<T> {
-    /// Refused: CairnDB has no read-only open yet.
+    /// Opens the database read-only (RocksDB's `OpenForReadOnly`): it sees the database as it
+    /// was at the open, takes no lock (a writer may hold the database), writes no file, and
+    /// every write, flush, compaction or family change fails with `Not implemented`. With
+    /// `error_if_log_file_exist`, the open fails (`Corruption`, as RocksDB's) when a live WAL
+    /// exists. Families the database has need not be listed (as in RocksDB's read-only
+    /// open); only the listed ones get handles.
     pub fn open_for_read_only<P: AsRef<Path>>(
-        _opts: &Options,
-        _path: P,
-        _error_if_log_file_exist: bool,
+        opts: &Options,
+        path: P,
+        error_if_log_file_exist: bool,
     ) -> Result<Self, Error> {
-        Err(Error::not_supported(
-            "open_for_read_only: CairnDB has no read-only open yet",
-        ))
+        Self::open_cf_descriptors_read_only(
+            opts,
+            path,
+            Vec::<ColumnFamilyDescriptor>::new(),
+            error_if_log_file_exist,
+        )
     }
 
-    /// Refused: CairnDB has no secondary instances yet.
-    pub fn open_as_secondary<P: AsRef<Path>>(
-        _opts: &Options,
-        _primary_path: P,
-        _secondary_path: P,
+    /// [`Self::open_for_read_only`] with column families named in `cfs`, each with `opts`.
+    pub fn open_cf_for_read_only<P, I, N>(
+        opts: &Options,
+        path: P,
+        cfs: I,
+        error_if_log_file_exist: bool,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        let cfs = cfs
+            .into_iter()
+            .map(|name| ColumnFamilyDescriptor::new(name.as_ref(), opts.clone()));
+        Self::open_cf_descriptors_read_only(opts, path, cfs, error_if_log_file_exist)
+    }
+
+    /// [`Self::open_for_read_only`] with column families, each with its options.
+    pub fn open_cf_descriptors_read_only<P, I>(
+        opts: &Options,
+        path: P,
+        cfs: I,
+        error_if_log_file_exist: bool,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        Self::open_limited(opts, path.as_ref(), cfs, |fs, path, options, descriptors| {
+            cairndb::Db::open_cf_for_read_only_with_fs(
+                fs,
+                path,
+                options,
+                descriptors,
+                error_if_log_file_exist,
+            )
+        })
+    }
+
+    /// The read-only and secondary opens: the families the database has need not all be
+    /// listed (as in RocksDB), and only the listed ones (and the default) get handles.
+    fn open_limited(
+        opts: &Options,
+        path: &Path,
+        cfs: impl IntoIterator<Item = ColumnFamilyDescriptor>,
+        open_engine: impl FnOnce(
+            Arc<dyn cairndb::fs::FileSystem>,
+            &Path,
+            cairndb::options::Options,
+            Vec<cairndb::ColumnFamilyDescriptor>,
+        ) -> cairndb::Result<cairndb::Db>,
     ) -> Result<Self, Error> {
-        Err(Error::not_supported(
-            "open_as_secondary: CairnDB has no secondary instances yet",
-        ))
+        let (fs, options, descriptors) = prepare_open(opts, path, cfs, false)?;
+        let listed: Vec<String> = descriptors.iter().map(|d| d.name.clone()).collect();
+        let db = open_engine(fs, path, options, descriptors)?;
+        let cfs = db
+            .column_families()
+            .into_iter()
+            .filter(|cf| {
+                cf.name() == DEFAULT_COLUMN_FAMILY_NAME || listed.iter().any(|n| n == cf.name())
+            })
+            .map(|cf| (cf.name().to_string(), cf))
+            .collect();
+        Ok(DBCommon {
+            inner: Arc::new(DBWithThreadModeInner { db }),
+            cfs: T::from_families(cfs),
+            path: path.to_path_buf(),
+            background: parking_lot::Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Opens the database at `primary_path` as a secondary instance (RocksDB's
+    /// `OpenAsSecondary`): a read-only handle whose info log goes to `secondary_path`, which
+    /// follows the primary's writes when [`Self::try_catch_up_with_primary`] is called.
+    pub fn open_as_secondary<P: AsRef<Path>>(
+        opts: &Options,
+        primary_path: P,
+        secondary_path: P,
+    ) -> Result<Self, Error> {
+        Self::open_cf_descriptors_as_secondary(
+            opts,
+            primary_path,
+            secondary_path,
+            Vec::<ColumnFamilyDescriptor>::new(),
+        )
+    }
+
+    /// [`Self::open_as_secondary`] with column families named in `cfs`, each with `opts`.
+    pub fn open_cf_as_secondary<P, I, N>(
+        opts: &Options,
+        primary_path: P,
+        secondary_path: P,
+        cfs: I,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = N>,
+        N: AsRef<str>,
+    {
+        let cfs = cfs
+            .into_iter()
+            .map(|name| ColumnFamilyDescriptor::new(name.as_ref(), opts.clone()));
+        Self::open_cf_descriptors_as_secondary(opts, primary_path, secondary_path, cfs)
+    }
+
+    /// [`Self::open_as_secondary`] with column families, each with its options.
+    pub fn open_cf_descriptors_as_secondary<P, I>(
+        opts: &Options,
+        primary_path: P,
+        secondary_path: P,
+        cfs: I,
+    ) -> Result<Self, Error>
+    where
+        P: AsRef<Path>,
+        I: IntoIterator<Item = ColumnFamilyDescriptor>,
+    {
+        let secondary_path = secondary_path.as_ref().to_path_buf();
+        Self::open_limited(opts, primary_path.as_ref(), cfs, |fs, path, options, descriptors| {
+            cairndb::Db::open_cf_as_secondary_with_fs(fs, path, &secondary_path, options, descriptors)
+        })
     }
 
     /// Refused: CairnDB has no TTL database.
@@ -532,72 +658,6 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
     {
         Err(Error::not_supported(
             "open_cf_descriptors_with_ttl: CairnDB has no TTL database",
-        ))
-    }
-
-    /// Refused: CairnDB has no read-only open yet.
-    pub fn open_cf_for_read_only<P, I, N>(
-        _opts: &Options,
-        _path: P,
-        _cfs: I,
-        _error_if_log_file_exist: bool,
-    ) -> Result<Self, Error>
-    where
-        P: AsRef<Path>,
-        I: IntoIterator<Item = N>,
-        N: AsRef<str>,
-    {
-        Err(Error::not_supported(
-            "open_cf_for_read_only: CairnDB has no read-only open yet",
-        ))
-    }
-
-    /// Refused: CairnDB has no read-only open yet.
-    pub fn open_cf_descriptors_read_only<P, I>(
-        _opts: &Options,
-        _path: P,
-        _cfs: I,
-        _error_if_log_file_exist: bool,
-    ) -> Result<Self, Error>
-    where
-        P: AsRef<Path>,
-        I: IntoIterator<Item = ColumnFamilyDescriptor>,
-    {
-        Err(Error::not_supported(
-            "open_cf_descriptors_read_only: CairnDB has no read-only open yet",
-        ))
-    }
-
-    /// Refused: CairnDB has no secondary instances yet.
-    pub fn open_cf_as_secondary<P, I, N>(
-        _opts: &Options,
-        _primary_path: P,
-        _secondary_path: P,
-        _cfs: I,
-    ) -> Result<Self, Error>
-    where
-        P: AsRef<Path>,
-        I: IntoIterator<Item = N>,
-        N: AsRef<str>,
-    {
-        Err(Error::not_supported(
-            "open_cf_as_secondary: CairnDB has no secondary instances yet",
-        ))
-    }
-
-    /// Refused: CairnDB has no secondary instances yet.
-    pub fn open_cf_descriptors_as_secondary<P, I>(
-        _opts: &Options,
-        _path: P,
-        _secondary_path: P,
-        _cfs: I,
-    ) -> Result<Self, Error>
-    where
-        P: AsRef<Path>,
-        I: IntoIterator<Item = ColumnFamilyDescriptor>,
-    {
-        Err(Error::not_supported(
-            "open_cf_descriptors_as_secondary: CairnDB has no secondary instances yet",
         ))
     }
 
@@ -882,11 +942,10 @@ impl<T: ThreadMode, Inner: DBInner> DBCommon<T, Inner> {
         })
     }
 
-    /// Refused: CairnDB has no secondary instances.
+    /// Moves a secondary instance to the primary's current state (RocksDB's
+    /// `TryCatchUpWithPrimary`); `Not implemented` on other databases.
     pub fn try_catch_up_with_primary(&self) -> Result<(), Error> {
-        Err(Error::not_supported(
-            "try_catch_up_with_primary: CairnDB has no secondary instances",
-        ))
+        Ok(self.inner.db().try_catch_up_with_primary()?)
     }
 
     /// Refused: CairnDB cannot drop whole files of a key range yet.

@@ -54,6 +54,18 @@ fn nonneg<T: TryFrom<i64>>(v: impl Into<i64>) -> Option<T> {
     T::try_from(v.into()).ok()
 }
 
+/// RocksDB's `SanitizeOptions` rules for the memtable counts, which the engine would refuse
+/// instead: at least two memtables, and `min_write_buffer_number_to_merge` lowered to
+/// `max_write_buffer_number - 1` (and raised to 1). RocksDB programs rely on them, for example
+/// by setting a merge count with the default two memtables.
+fn sanitize_memtable_counts(cf: &mut cairndb::options::CfOptions) {
+    cf.max_write_buffer_number = cf.max_write_buffer_number.max(2);
+    cf.min_write_buffer_number_to_merge = cf
+        .min_write_buffer_number_to_merge
+        .min(cf.max_write_buffer_number - 1)
+        .max(1);
+}
+
 impl Options {
     pub(crate) fn refuse(&mut self, setter: impl fmt::Display, why: &str) {
         self.refused.push(format!("{setter}: {why}"));
@@ -69,6 +81,7 @@ impl Options {
             return Err(Error::not_supported(r));
         }
         let mut options = self.inner.clone();
+        sanitize_memtable_counts(&mut options.cf);
         if let Some(env) = &self.env {
             let settings = env.settings();
             if let Some(r) = settings.refused.first() {

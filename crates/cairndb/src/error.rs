@@ -68,7 +68,8 @@ pub enum Error {
     /// A file, key or object that was required does not exist.
     #[error("not found: {0}")]
     NotFound(String),
-    /// The database directory is locked by another handle or process.
+    /// A write conflict or a lock limit in a transaction. (A database directory locked by
+    /// another handle is an I/O error, as in RocksDB: see [`Error::is_lock_held`].)
     #[error("busy: {0}")]
     Busy(String),
     /// An earlier write or fsync failed; the database refuses writes until it is reopened.
@@ -235,7 +236,7 @@ impl Error {
     }
 
     /// True for [`Error::Busy`]: a write conflict in a transaction (another writer changed the
-    /// key after the transaction's snapshot), a lock refused at its limit, a locked directory.
+    /// key after the transaction's snapshot), or a lock refused at its limit.
     pub fn is_busy(&self) -> bool {
         matches!(self.root(), Error::Busy(_))
     }
@@ -248,6 +249,24 @@ impl Error {
     /// True for [`Error::Deadlock`].
     pub fn is_deadlock(&self) -> bool {
         matches!(self.root(), Error::Deadlock(_))
+    }
+
+    /// The error of a lock file held by another handle, in this process or another: an I/O
+    /// error of operation `lock` whose kind is `WouldBlock`, as RocksDB reports a locked
+    /// database (`IOError`, "Resource temporarily unavailable" or "lock hold by current
+    /// process").
+    pub fn lock_held(path: impl Into<PathBuf>, detail: &str) -> Self {
+        Error::io(
+            "lock",
+            path,
+            io::Error::new(io::ErrorKind::WouldBlock, detail.to_string()),
+        )
+    }
+
+    /// True for [`Error::lock_held`]: the database directory is locked by another handle.
+    pub fn is_lock_held(&self) -> bool {
+        matches!(self.root(), Error::Io { op: "lock", source, .. }
+            if source.kind() == io::ErrorKind::WouldBlock)
     }
 
     /// True when this error, or the error it wraps, is an I/O error.

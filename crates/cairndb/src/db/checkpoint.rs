@@ -70,6 +70,7 @@ impl Db {
         let inner = &*self.inner;
         let fs = &*inner.fs;
         // Declared first, so it ends last: resuming deletions deletes in the database directory.
+        inner.refuse_if_read_only("a checkpoint")?;
         let _call = inner.begin_call()?;
         if fs.exists(dir)? {
             return Err(Error::InvalidArgument(format!(

@@ -221,6 +221,7 @@ impl Db {
             ));
         }
         let inner = &self.inner;
+        inner.refuse_if_read_only("create_column_family")?;
         let _call = inner.begin_call()?;
         let mut st = inner.state.lock();
         inner.check_open()?;
@@ -265,6 +266,7 @@ impl Db {
                 "the default column family cannot be dropped".into(),
             ));
         }
+        inner.refuse_if_read_only("drop_column_family")?;
         let _call = inner.begin_call()?;
         let mut st = inner.state.lock();
         inner.check_open()?;

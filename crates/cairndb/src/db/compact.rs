@@ -428,6 +428,10 @@ impl Db {
     /// [`Error::Closed`]; the last background error if flushes or compactions keep failing.
     pub fn wait_for_compactions(&self) -> Result<()> {
         let inner = &self.inner;
+        if inner.read_only {
+            // Nothing flushes or compacts a read-only handle.
+            return inner.check_open();
+        }
         let mut st = inner.state.lock();
         loop {
             inner.check_open()?;
@@ -538,6 +542,7 @@ impl DbInner {
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
     ) -> Result<()> {
+        self.refuse_if_read_only("a manual compaction")?;
         let _call = self.begin_call()?;
         let mut manual = ManualCompaction::new(begin, end, BottommostLevelCompaction::Skip);
         let mut st = self.state.lock();

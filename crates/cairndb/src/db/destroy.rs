@@ -2,7 +2,7 @@
 //!
 //! Contract:
 //! 1. Only a closed database is destroyed: the directory lock is taken first, so a database
-//!    open in this or another process makes the call fail with [`Error::Busy`] and deletes
+//!    open in this or another process makes the call fail with [`Error::lock_held`] and deletes
 //!    nothing.
 //! 2. Only the engine's files go (names [`parse_file_name`] knows: logs, tables, MANIFESTs,
 //!    CURRENT, OPTIONS, info logs, temporary files, LOCK); anything else a user put in the
@@ -30,7 +30,7 @@ impl Db {
     /// Deletes the database in `path` (RocksDB's `DestroyDB`); see the module contract.
     ///
     /// # Errors
-    /// [`crate::Error::Busy`] when the database is open; I/O errors from listing or deleting.
+    /// [`crate::Error::lock_held`] (an I/O error) when the database is open; I/O errors from listing or deleting.
     pub fn destroy(path: impl AsRef<Path>) -> Result<()> {
         Db::destroy_with_fs(RealFs::shared(), path)
     }

@@ -79,6 +79,7 @@ impl Db {
     pub fn set_options(&self, cf: &ColumnFamily, pairs: &[(&str, &str)]) -> Result<()> {
         refuse_empty(pairs)?;
         let inner = &self.inner;
+        inner.refuse_if_read_only("set_options")?;
         let _call = inner.begin_call()?;
         let _order = inner.options_change.lock();
         let mut st = inner.state.lock();
@@ -117,6 +118,7 @@ impl Db {
     pub fn set_db_options(&self, pairs: &[(&str, &str)]) -> Result<()> {
         refuse_empty(pairs)?;
         let inner = &self.inner;
+        inner.refuse_if_read_only("set_db_options")?;
         let _call = inner.begin_call()?;
         let _order = inner.options_change.lock();
         let mut st = inner.state.lock();

@@ -111,6 +111,7 @@ impl DbInner {
     /// Flushes family `only` (or every family) and waits until the memtables that held data
     /// when called are in tables.
     pub(super) fn flush_families(&self, only: Option<u32>) -> Result<()> {
+        self.refuse_if_read_only("a flush")?;
         let _call = self.begin_call()?;
         let mut st = self.state.lock();
         self.check_open()?;

@@ -93,6 +93,18 @@ impl InfoLog {
         log
     }
 
+    /// A log that writes nothing: a read-only open creates no file.
+    pub(crate) fn off(fs: Arc<dyn FileSystem>, dir: &Path) -> InfoLog {
+        InfoLog {
+            fs,
+            dir: dir.to_path_buf(),
+            level: InfoLogLevel::Header,
+            max_size: 0,
+            keep: 0,
+            file: Mutex::new(None),
+        }
+    }
+
     /// Renames `LOG` (if any) to `LOG.old.<micros>`, deletes the oldest old logs past `keep`,
     /// and creates a new `LOG`.
     fn rotate(&self) -> Option<Box<dyn WritableFile>> {

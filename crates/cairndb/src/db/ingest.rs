@@ -114,6 +114,7 @@ impl Db {
     ) -> Result<()> {
         opts.validate()?;
         let inner = &*self.inner;
+        inner.refuse_if_read_only("ingest_external_file")?;
         let _call = inner.begin_call()?;
         cf.data.check_live()?;
         if paths.is_empty() {

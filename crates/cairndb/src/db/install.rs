@@ -156,6 +156,10 @@ impl DbInner {
     /// As [`purge_obsolete_files`](Self::purge_obsolete_files), all under the lock (for
     /// callers that hold it as a plain reference: open, drop, close).
     pub(super) fn delete_obsolete_files(&self, st: &mut DbState) {
+        // A read-only handle deletes nothing: the files may belong to a writer's open.
+        if self.read_only {
+            return;
+        }
         let Ok(listing) = self.fs.list(&self.dir) else {
             return;
         };

@@ -78,6 +78,8 @@ mod pinnable;
 mod properties;
 mod publish_queue;
 mod read;
+mod read_only;
+mod secondary;
 pub(crate) mod sequence;
 mod switch;
 mod table_properties;
@@ -372,6 +374,11 @@ struct DbInner {
     /// The compaction backlog controller, when the rate limiter asked for one
     /// (`backlog_control.rs`).
     backlog: Option<Mutex<backlog_control::BacklogController>>,
+    /// Opened by [`Db::open_for_read_only`]: no lock, no WAL, no background threads, and every
+    /// call that would write refused (`read_only.rs`).
+    read_only: bool,
+    /// Opened by [`Db::open_as_secondary`] (read-only too): `try_catch_up_with_primary` works.
+    secondary: bool,
 }
 
 /// An open database: cheap to clone (clones share one database) and safe to use from many

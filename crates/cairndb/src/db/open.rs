@@ -30,7 +30,9 @@ use super::column_family::{new_cf_data, ColumnFamilyDescriptor};
 use super::flush::build_l0_table;
 use super::write_control::WriteController;
 use super::writer;
-use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, RecoveryReport};
+use super::{
+    CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, Imm, RecoveryReport,
+};
 use crate::batch::{MarkerKind, WriteBatch};
 use crate::compaction::plan::RunningCompactions;
 use crate::comparator::KeyOrder;
@@ -92,14 +94,25 @@ impl Db {
     /// # Errors
     /// [`Error::InvalidArgument`] for invalid options, a family named twice, a missing family
     /// without `create_missing_column_families`, a missing database without
-    /// `create_if_missing`, or an existing one with `error_if_exists`; [`Error::Busy`] when
-    /// another handle holds the directory; [`Error::Corruption`] for damage the recovery mode
+    /// `create_if_missing`, or an existing one with `error_if_exists`; [`Error::lock_held`] (an I/O
+    /// error, as RocksDB's) when another handle holds the directory; [`Error::Corruption`] for damage the recovery mode
     /// does not tolerate; I/O errors.
     pub fn open_cf_with_fs(
         fs: Arc<dyn FileSystem>,
         path: impl AsRef<Path>,
         options: Options,
         families: Vec<ColumnFamilyDescriptor>,
+    ) -> Result<Db> {
+        Db::open_in_mode(fs, path.as_ref(), options, families, OpenMode::ReadWrite)
+    }
+
+    /// Every open: read-write, or read-only (`read_only.rs`).
+    pub(super) fn open_in_mode(
+        fs: Arc<dyn FileSystem>,
+        path: &Path,
+        options: Options,
+        families: Vec<ColumnFamilyDescriptor>,
+        mode: OpenMode,
     ) -> Result<Db> {
         options.validate()?;
         check_descriptors(&families)?;
@@ -117,8 +130,8 @@ impl Db {
                 ));
             }
         }
-        let dir = path.as_ref().to_path_buf();
-        let inner = match open_inner(fs, &dir, options, families) {
+        let dir = path.to_path_buf();
+        let inner = match open_inner(fs, &dir, options, families, mode) {
             Ok(inner) => Arc::new(inner),
             Err(e) => {
                 if let Some(limiter) = &controlled {
@@ -129,6 +142,10 @@ impl Db {
         };
         let mut workers = Vec::new();
         let spawned = (|| {
+            if inner.read_only {
+                // Nothing to flush, compact or log.
+                return Ok(());
+            }
             workers.push(super::flush::spawn_flusher(Arc::clone(&inner))?);
             workers.extend(super::compact::spawn_compactors(&inner)?);
             workers.extend(super::info_log::spawn_stats_dumper(&inner)?);
@@ -153,6 +170,17 @@ impl Db {
     }
 }
 
+/// How a database is opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum OpenMode {
+    ReadWrite,
+    /// `Db::open_for_read_only`: fail when a live WAL exists if asked.
+    ReadOnly { error_if_wal_file_exists: bool },
+    /// `Db::open_as_secondary`: read-only, with the info log in `log_dir`, and able to catch
+    /// up with the primary (`secondary.rs`).
+    Secondary { log_dir: std::path::PathBuf },
+}
+
 /// Valid options and unique names (invariant 4).
 fn check_descriptors(families: &[ColumnFamilyDescriptor]) -> Result<()> {
     for (i, d) in families.iter().enumerate() {
@@ -175,7 +203,7 @@ fn check_descriptors(families: &[ColumnFamilyDescriptor]) -> Result<()> {
 }
 
 /// The options of every family, by name: the caller's descriptors, `options.cf` for the rest.
-struct FamilyOptions {
+pub(super) struct FamilyOptions {
     default: CfOptions,
     named: HashMap<String, CfOptions>,
     /// The caller's names other than `default`, in the caller's order (missing families are
@@ -184,7 +212,7 @@ struct FamilyOptions {
 }
 
 impl FamilyOptions {
-    fn new(options: &Options, families: Vec<ColumnFamilyDescriptor>) -> FamilyOptions {
+    pub(super) fn new(options: &Options, families: Vec<ColumnFamilyDescriptor>) -> FamilyOptions {
         let order = families
             .iter()
             .filter(|d| d.name != DEFAULT_CF_NAME)
@@ -229,15 +257,24 @@ fn open_inner(
     dir: &Path,
     options: Options,
     families: Vec<ColumnFamilyDescriptor>,
+    mode: OpenMode,
 ) -> Result<DbInner> {
+    let read_only = mode != OpenMode::ReadWrite;
+    let secondary = matches!(mode, OpenMode::Secondary { .. });
     let exists = fs.exists(&dir.join(CURRENT_FILE_NAME))?;
+    if !exists && read_only {
+        return Err(Error::InvalidArgument(format!(
+            "{} holds no database, and a read-only open creates nothing",
+            dir.display()
+        )));
+    }
     if !exists && !options.db.create_if_missing {
         return Err(Error::InvalidArgument(format!(
             "{} holds no database and create_if_missing is false",
             dir.display()
         )));
     }
-    if exists && options.db.error_if_exists {
+    if exists && options.db.error_if_exists && !read_only {
         return Err(Error::InvalidArgument(format!(
             "{} already holds a database and error_if_exists is true",
             dir.display()
@@ -247,19 +284,19 @@ fn open_inner(
     if !exists && !fam.named.is_empty() && !options.db.create_missing_column_families {
         return Err(missing_families(fam.order.iter()));
     }
-    fs.create_dir_all(dir)?;
-    let lock = fs.lock(&dir.join(LOCK_FILE_NAME))?;
-    let vs_opts = VersionSetOptions {
-        num_levels: options.cf.num_levels as usize,
-        max_manifest_file_size: options.db.max_manifest_file_size,
-        comparator: options.cf.comparator.clone(),
-        cf_comparators: fam.comparators(),
-        ..VersionSetOptions::default()
+    let lock = if read_only {
+        // Readers take no lock: a read-only handle may open a database a writer holds.
+        None
+    } else {
+        fs.create_dir_all(dir)?;
+        Some(fs.lock(&dir.join(LOCK_FILE_NAME))?)
     };
+    let vs_opts = version_set_options(&options, &fam);
     let mut report = RecoveryReport::default();
     let mut versions = if exists {
         let (versions, vs_report) = VersionSet::recover(Arc::clone(&fs), dir, vs_opts)?;
-        if let Some(damage) = &vs_report.torn_tail {
+        // A primary may be appending the record a secondary finds torn.
+        if let (Some(damage), false) = (&vs_report.torn_tail, secondary) {
             check_dropped_manifest_tail(&*fs, dir, &versions, damage)?;
         }
         if options.db.paranoid_checks {
@@ -276,14 +313,34 @@ fn open_inner(
         .filter(|n| versions.cf_id(n).is_none())
         .cloned()
         .collect();
-    if !missing.is_empty() && !options.db.create_missing_column_families {
+    if !missing.is_empty() && (read_only || !options.db.create_missing_column_families) {
         return Err(missing_families(missing.iter()));
     }
-    let replayed = replay_logs(&fs, dir, &options, &fam, &mut versions, &mut report)?;
+    if mode
+        == (OpenMode::ReadOnly {
+            error_if_wal_file_exists: true,
+        })
+    {
+        super::read_only::refuse_live_wals(&*fs, dir, &versions)?;
+    }
+    let mut replayed = replay_logs(
+        &fs,
+        dir,
+        &options,
+        &fam,
+        &mut versions,
+        &mut report,
+        read_only,
+    )?;
     report.last_sequence = versions.last_sequence();
     let wal_number = versions.new_file_number();
-    let wal = create_wal(&*fs, dir, wal_number, &options)?;
-    fs.sync_dir(dir)?;
+    let wal = if read_only {
+        None
+    } else {
+        let wal = create_wal(&*fs, dir, wal_number, &options)?;
+        fs.sync_dir(dir)?;
+        Some(wal)
+    };
     for name in &missing {
         let order = fam.for_family(name, &options.cf).comparator;
         versions.create_cf(name, wal_number, order)?;
@@ -300,12 +357,17 @@ fn open_inner(
             &info.name,
             cf_options,
         );
-        let mem = Arc::clone(&data.read_view().mem);
+        let (mem, imms) = if read_only {
+            // What replay read stays in memory: there is nowhere to flush it.
+            replayed.take_memtables(info.id, versions.last_sequence())
+        } else {
+            (Arc::clone(&data.read_view().mem), VecDeque::new())
+        };
         let state = CfState {
             options: data.current_options(),
             data: Arc::new(data),
             mem,
-            imms: VecDeque::new(),
+            imms,
             running: RunningCompactions::new(),
             stats: CompactionStats::default(),
             last_allocated: 0,
@@ -313,7 +375,14 @@ fn open_inner(
         cfs.insert(info.id, state);
     }
     let default_cf = Arc::clone(&cfs.get(&DEFAULT_CF_ID).expect("default family").data);
-    let info_log = super::info_log::InfoLog::open(Arc::clone(&fs), dir, &options.db);
+    let info_log = match &mode {
+        OpenMode::ReadWrite => super::info_log::InfoLog::open(Arc::clone(&fs), dir, &options.db),
+        OpenMode::ReadOnly { .. } => super::info_log::InfoLog::off(Arc::clone(&fs), dir),
+        OpenMode::Secondary { log_dir } => {
+            fs.create_dir_all(log_dir)?;
+            super::info_log::InfoLog::open(Arc::clone(&fs), log_dir, &options.db)
+        }
+    };
     let statistics = options.db.statistics.clone();
     let backlog = options
         .db
@@ -332,7 +401,7 @@ fn open_inner(
         closed: AtomicBool::new(false),
         state: Mutex::new(DbState {
             versions,
-            wal: Some(wal),
+            wal,
             wal_number,
             wal_name_durable: wal_number,
             recycled_wals: VecDeque::new(),
@@ -354,7 +423,7 @@ fn open_inner(
             writers: VecDeque::new(),
             pins: super::two_phase::Pins::default(),
             leader_active: false,
-            _lock: Some(lock),
+            _lock: lock,
         }),
         cond: Condvar::new(),
         bg_cond: Condvar::new(),
@@ -375,11 +444,32 @@ fn open_inner(
         follower_yield: writer::YieldScore::default(),
         leader_yield: writer::YieldScore::default(),
         backlog,
+        read_only,
+        secondary,
     };
+    if read_only {
+        let st = inner.state.lock();
+        for &id in st.cfs.keys() {
+            inner.publish_view(&st, id);
+        }
+        drop(st);
+        return Ok(inner);
+    }
     persist_replayed(&inner, replayed, wal_number)?;
     super::options_file::write_options_file(&inner)?;
     inner.log_open();
     Ok(inner)
+}
+
+/// The version set's options for a database opened with `options` and the families of `fam`.
+pub(super) fn version_set_options(options: &Options, fam: &FamilyOptions) -> VersionSetOptions {
+    VersionSetOptions {
+        num_levels: options.cf.num_levels as usize,
+        max_manifest_file_size: options.db.max_manifest_file_size,
+        comparator: options.cf.comparator.clone(),
+        cf_comparators: fam.comparators(),
+        ..VersionSetOptions::default()
+    }
 }
 
 /// A MANIFEST whose last record is unreadable is taken as torn by a crash before that record was
@@ -506,15 +596,44 @@ pub(super) fn reuse_wal(
 }
 
 /// What replay leaves behind (invariant 2).
-struct Replayed {
+pub(super) struct Replayed {
     /// Per family, the memtable holding what replay did not flush yet.
     mems: Vec<(u32, Arc<MemTable>)>,
     /// Tables written during replay when a memtable filled.
     tables: Vec<(u32, FileMetaData)>,
+    /// Read-only opens: memtables that filled during replay, oldest first, kept in memory
+    /// instead of written.
+    retired: Vec<(u32, Arc<MemTable>)>,
     /// Keeps those tables' numbers live until the edit that records them.
     pending: Vec<PendingOutput>,
     /// Prepared transactions without a commit or rollback record, by name.
     prepared: BTreeMap<Vec<u8>, WriteBatch>,
+}
+
+impl Replayed {
+    /// A read-only open's memtables of family `id`: the one replay was filling, and the full
+    /// ones as immutable memtables, oldest first. Nothing will ever insert into them or flush
+    /// them, so each is complete as of `last_seq`.
+    pub(super) fn take_memtables(&mut self, id: u32, last_seq: u64) -> (Arc<MemTable>, VecDeque<Imm>) {
+        let imms = self
+            .retired
+            .iter()
+            .filter(|(cf, _)| *cf == id)
+            .map(|(_, mem)| Imm {
+                mem: Arc::clone(mem),
+                next_log: 0,
+                forced: false,
+                last_seq,
+            })
+            .collect();
+        let mem = self
+            .mems
+            .iter()
+            .find(|(cf, _)| *cf == id)
+            .map(|(_, mem)| Arc::clone(mem))
+            .expect("replay made a memtable for every family");
+        (mem, imms)
+    }
 }
 
 /// One family during replay.
@@ -603,13 +722,14 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
 /// Replays every WAL the version set still needs into per-family memtables (invariant 1),
 /// writing a memtable that fills to L0 (invariant 2), and raises the last sequence number past
 /// every replayed batch.
-fn replay_logs(
+pub(super) fn replay_logs(
     fs: &Arc<dyn FileSystem>,
     dir: &Path,
     options: &Options,
     fam: &FamilyOptions,
     versions: &mut VersionSet,
     report: &mut RecoveryReport,
+    read_only: bool,
 ) -> Result<Replayed> {
     let mut logs = Vec::new();
     for name in fs.list(dir)? {
@@ -639,6 +759,7 @@ fn replay_logs(
     let mut out = Replayed {
         mems: Vec::new(),
         tables: Vec::new(),
+        retired: Vec::new(),
         pending: Vec::new(),
         prepared: BTreeMap::new(),
     };
@@ -682,7 +803,11 @@ fn replay_logs(
                     }
                     apply_replayed(&batch, number, &cfs, &mut last)?;
                     report.batches_replayed += u64::from(!sealed);
-                    flush_full(fs, dir, options, versions, &mut cfs, &mut out)?;
+                    if read_only {
+                        retire_full(&mut cfs, &mut out);
+                    } else {
+                        flush_full(fs, dir, options, versions, &mut cfs, &mut out)?;
+                    }
                 }
                 LogEvent::Damage(damage)
                     if damage.kind == DamageKind::OldLogNumber
@@ -758,6 +883,16 @@ fn flush_full(
         cf.mem = new_memtable(&cf.options);
     }
     Ok(())
+}
+
+/// A read-only open's [`flush_full`]: a full memtable is kept, in memory, for the read view.
+fn retire_full(cfs: &mut BTreeMap<u32, ReplayCf>, out: &mut Replayed) {
+    for (&id, cf) in cfs.iter_mut() {
+        if cf.mem.approximate_memory_usage() >= cf.options.write_buffer_size {
+            let full = std::mem::replace(&mut cf.mem, new_memtable(&cf.options));
+            out.retired.push((id, full));
+        }
+    }
 }
 
 /// Inserts one batch replayed from WAL `log` and raises `last` past it. Records of families

@@ -264,6 +264,7 @@ impl DbInner {
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::Closed);
         }
+        self.refuse_if_read_only("a write")?;
         if let Some(why) = &st.poisoned {
             return Err(Error::Poisoned(why.clone()));
         }

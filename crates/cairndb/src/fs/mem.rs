@@ -512,10 +512,7 @@ impl FileSystem for MemFs {
             s.create_file(path)?;
         }
         if !s.locks.insert(path.to_path_buf()) {
-            return Err(Error::Busy(format!(
-                "{} is locked by another handle",
-                path.display()
-            )));
+            return Err(Error::lock_held(path, "locked by another handle"));
         }
         Ok(Box::new(MemLock {
             state: self.state.clone(),

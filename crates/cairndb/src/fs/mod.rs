@@ -135,7 +135,8 @@ pub trait FileSystem: Send + Sync + Debug + 'static {
     /// Makes the directory's entries (creations, renames, removals) durable.
     fn sync_dir(&self, path: &Path) -> Result<()>;
     /// Takes an exclusive lock on `path` (creating it), failing at once with
-    /// [`Error::Busy`](crate::Error::Busy) if another handle, in this process or another, holds it.
+    /// [`Error::lock_held`](crate::Error::lock_held) (an I/O error, as in RocksDB) if another
+    /// handle, in this process or another, holds it.
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>>;
 }
 

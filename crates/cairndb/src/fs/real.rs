@@ -217,13 +217,34 @@ impl RandomAccessFile for RealRandom {
     }
 }
 
-/// A lock held through `flock` on an open descriptor; closing the descriptor releases it.
+/// The lock files this process holds, by canonical path. A POSIX record lock belongs to the
+/// process, so a second lock of the same file from this process would succeed; this set makes
+/// it fail as a lock held by another process does (RocksDB's `locked_files`).
+static LOCKED_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// A lock held through a POSIX record lock (`fcntl(F_SETLK)`) on the whole file, as RocksDB's
+/// `PosixEnv::LockFile` takes it. Unlike `flock(2)`, a record lock is not inherited by a forked
+/// child: a program that spawns a process while it closes a database does not keep the
+/// database locked through the child. Dropping it closes the descriptor, which releases the
+/// lock, and only then leaves the process's set, so a new lock of the file never shares a
+/// moment with the old descriptor (closing any descriptor of a file releases every record lock
+/// the process holds on it).
 #[derive(Debug)]
 struct RealLock {
-    _file: File,
+    file: Option<File>,
+    canonical: PathBuf,
 }
 
 impl FileLock for RealLock {}
+
+impl Drop for RealLock {
+    fn drop(&mut self) {
+        drop(self.file.take());
+        let mut locked = LOCKED_FILES.lock().unwrap_or_else(|p| p.into_inner());
+        locked.retain(|p| *p != self.canonical);
+    }
+}
+
 
 impl FileSystem for RealFs {
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
@@ -308,24 +329,52 @@ impl FileSystem for RealFs {
     }
 
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        // The set is checked before the file is opened: a descriptor of a file this process
+        // holds a record lock on must not be closed, since closing it releases that lock.
+        let canonical = match (path.parent(), path.file_name()) {
+            (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => std::fs::canonicalize(dir)
+                .map_err(io_err("lock", path))?
+                .join(name),
+            _ => std::fs::canonicalize(".")
+                .map_err(io_err("lock", path))?
+                .join(path),
+        };
+        let mut locked = LOCKED_FILES.lock().unwrap_or_else(|p| p.into_inner());
+        if locked.contains(&canonical) {
+            return Err(Error::lock_held(
+                path,
+                "lock held by this process (another open handle of the database)",
+            ));
+        }
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(path)
             .map_err(io_err("lock", path))?;
-        // SAFETY: valid descriptor owned by `file`; flock takes no memory.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        // SAFETY: an all-zero `flock` is a valid value of the C struct; the fields that matter
+        // are set below. fcntl reads the struct only for the call's duration.
+        let mut request: libc::flock = unsafe { std::mem::zeroed() };
+        request.l_type = libc::F_WRLCK as libc::c_short;
+        request.l_whence = libc::SEEK_SET as libc::c_short;
+        request.l_start = 0;
+        request.l_len = 0;
+        // SAFETY: valid descriptor owned by `file`; `request` outlives the call.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &request) };
         if rc != 0 {
             let e = io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                return Err(Error::Busy(format!(
-                    "{} is locked by another handle or process",
-                    path.display()
-                )));
+            if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EAGAIN)) {
+                return Err(Error::lock_held(
+                    path,
+                    "Resource temporarily unavailable (held by another process)",
+                ));
             }
             return Err(Error::io("lock", path, e));
         }
-        Ok(Box::new(RealLock { _file: file }))
+        locked.push(canonical.clone());
+        Ok(Box::new(RealLock {
+            file: Some(file),
+            canonical,
+        }))
     }
 }

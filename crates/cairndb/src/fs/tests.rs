@@ -48,7 +48,7 @@ fn exercise(fs: &dyn FileSystem, dir: &Path) {
 
     let lock = fs.lock(&dir.join("LOCK")).expect("lock");
     assert!(
-        matches!(fs.lock(&dir.join("LOCK")), Err(crate::Error::Busy(_))),
+        fs.lock(&dir.join("LOCK")).is_err_and(|e| e.is_lock_held()),
         "second lock fails"
     );
     drop(lock);
@@ -207,4 +207,69 @@ fn shared_handles_work_across_threads() {
             });
         }
     });
+}
+
+/// A child process forked while a database is open holds copies of the parent's descriptors
+/// until it execs. The directory lock must not travel with them: after the parent releases
+/// it, the parent (or anyone) can take it again at once, even while the child still sits
+/// between fork and exec. A `flock(2)` lock would still be held by the child's copy here.
+#[test]
+fn a_forked_child_does_not_hold_a_released_lock() {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::CommandExt;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("LOCK");
+    let fs = RealFs::new();
+    let lock = fs.lock(&path).expect("lock");
+
+    // Two pipes: the child says "forked" on the first, then waits for "go" on the second
+    // before it execs.
+    let mut forked = [0; 2];
+    let mut go = [0; 2];
+    // SAFETY: each array has room for the two descriptors pipe writes.
+    assert_eq!(unsafe { libc::pipe(forked.as_mut_ptr()) }, 0);
+    assert_eq!(unsafe { libc::pipe(go.as_mut_ptr()) }, 0);
+    let (forked_rd, forked_wr, go_rd, go_wr) = (forked[0], forked[1], go[0], go[1]);
+    let mut command = std::process::Command::new("true");
+    // SAFETY: the hook runs in the forked child before exec and calls only write and read,
+    // which are async-signal-safe, on descriptors the child inherited.
+    unsafe {
+        command.pre_exec(move || {
+            let byte = 1u8;
+            libc::write(forked_wr, (&byte as *const u8).cast(), 1);
+            let mut b = 0u8;
+            libc::read(go_rd, (&mut b as *mut u8).cast(), 1);
+            Ok(())
+        });
+    }
+    // spawn returns only once the child has exec'd, so it runs on its own thread.
+    let spawner = std::thread::spawn(move || command.spawn().expect("spawn").wait());
+    // SAFETY: the read end is this test's own descriptor, owned by the File from here on.
+    let mut signal = unsafe { std::fs::File::from_raw_fd(forked_rd) };
+    let mut b = [0u8; 1];
+    signal.read_exact(&mut b).expect("the child forked");
+
+    drop(lock);
+    let relocked = fs.lock(&path);
+    // Let the child exec whatever happened, then check.
+    // SAFETY: go_wr is this test's own open descriptor.
+    unsafe {
+        libc::write(go_wr, (&b[0] as *const u8).cast(), 1);
+    }
+    let status = spawner.join().expect("spawner").expect("wait");
+    assert!(status.success());
+    // SAFETY: the remaining pipe ends are this test's own and closed once.
+    unsafe {
+        libc::close(forked_wr);
+        libc::close(go_rd);
+        libc::close(go_wr);
+    }
+    let relocked = relocked.expect("the lock is free although a forked child has its descriptor");
+    assert!(
+        fs.lock(&path).is_err_and(|e| e.is_lock_held()),
+        "a second lock in this process still fails"
+    );
+    drop(relocked);
 }
