@@ -521,15 +521,20 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         P: AsRef<Path>,
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
-        Self::open_limited(opts, path.as_ref(), cfs, |fs, path, options, descriptors| {
-            cairndb::Db::open_cf_for_read_only_with_fs(
-                fs,
-                path,
-                options,
-                descriptors,
-                error_if_log_file_exist,
-            )
-        })
+        Self::open_limited(
+            opts,
+            path.as_ref(),
+            cfs,
+            |fs, path, options, descriptors| {
+                cairndb::Db::open_cf_for_read_only_with_fs(
+                    fs,
+                    path,
+                    options,
+                    descriptors,
+                    error_if_log_file_exist,
+                )
+            },
+        )
     }
 
     /// The read-only and secondary opens: the families the database has need not all be
@@ -610,9 +615,20 @@ impl<T: ThreadMode> DBWithThreadMode<T> {
         I: IntoIterator<Item = ColumnFamilyDescriptor>,
     {
         let secondary_path = secondary_path.as_ref().to_path_buf();
-        Self::open_limited(opts, primary_path.as_ref(), cfs, |fs, path, options, descriptors| {
-            cairndb::Db::open_cf_as_secondary_with_fs(fs, path, &secondary_path, options, descriptors)
-        })
+        Self::open_limited(
+            opts,
+            primary_path.as_ref(),
+            cfs,
+            |fs, path, options, descriptors| {
+                cairndb::Db::open_cf_as_secondary_with_fs(
+                    fs,
+                    path,
+                    &secondary_path,
+                    options,
+                    descriptors,
+                )
+            },
+        )
     }
 
     /// Refused: CairnDB has no TTL database.

@@ -47,7 +47,8 @@ fn build(fs: &Arc<dyn FileSystem>) -> BTreeMap<Vec<u8>, Vec<u8>> {
     }
     db.flush().expect("flush");
     let cf1 = db.column_family("cf1").expect("cf1");
-    db.put_cf(&w, &cf1, b"in-cf1", b"only in the WAL").expect("put");
+    db.put_cf(&w, &cf1, b"in-cf1", b"only in the WAL")
+        .expect("put");
     db.delete(&w, &key(7)).expect("delete");
     // About 200 KB after the flush: more than two 64 KiB memtables when replayed.
     for i in 500..2000 {
@@ -127,7 +128,10 @@ fn every_call_that_would_write_is_refused() {
         ("delete", db.delete(&w, &key(1))),
         ("delete_range", db.delete_range(&w, &key(0), &key(9))),
         ("merge", db.merge(&w, b"k", b"v")),
-        ("empty synced write", db.write(&synced, cairndb::WriteBatch::new())),
+        (
+            "empty synced write",
+            db.write(&synced, cairndb::WriteBatch::new()),
+        ),
         ("sync_wal", db.sync_wal()),
         ("flush", db.flush()),
         ("compact_range", db.compact_range(None, None)),
@@ -137,11 +141,18 @@ fn every_call_that_would_write_is_refused() {
         ),
         (
             "create_column_family",
-            db.create_column_family("cf2", CfOptions::default()).map(drop),
+            db.create_column_family("cf2", CfOptions::default())
+                .map(drop),
         ),
         ("drop_column_family", db.drop_column_family(&cf1)),
-        ("set_options", db.set_options(&cf1, &[("write_buffer_size", "1048576")])),
-        ("set_db_options", db.set_db_options(&[("max_background_jobs", "4")])),
+        (
+            "set_options",
+            db.set_options(&cf1, &[("write_buffer_size", "1048576")]),
+        ),
+        (
+            "set_db_options",
+            db.set_db_options(&[("max_background_jobs", "4")]),
+        ),
         ("checkpoint", db.checkpoint("/checkpoint").map(drop)),
     ];
     for (what, result) in refusals {
@@ -169,13 +180,18 @@ fn opens_beside_a_writer_and_sees_the_database_as_of_its_open() {
     writer.put(&w, b"after", b"2").expect("put");
     writer.flush().expect("flush");
     let ro = ReadOptions::default();
-    assert_eq!(reader.get(&ro, b"before").expect("get"), Some(b"1".to_vec()));
+    assert_eq!(
+        reader.get(&ro, b"before").expect("get"),
+        Some(b"1".to_vec())
+    );
     assert_eq!(reader.get(&ro, b"after").expect("get"), None);
     // A second read-write open is still refused: the reader took no lock, the writer has it.
     let e = Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect_err("locked");
     assert!(e.is_lock_held(), "{e}");
     drop(reader);
-    writer.put(&w, b"later", b"3").expect("the writer is unaffected");
+    writer
+        .put(&w, b"later", b"3")
+        .expect("the writer is unaffected");
 }
 
 #[test]

@@ -119,7 +119,10 @@ fn a_family_the_primary_drops_is_dropped_at_the_catch_up() {
     );
     primary.drop_column_family(&cf1).expect("drop");
     sec.try_catch_up_with_primary().expect("catch up");
-    assert!(sec.get_cf(&ro, &sec_cf1, b"k").is_err(), "a dropped family fails reads");
+    assert!(
+        sec.get_cf(&ro, &sec_cf1, b"k").is_err(),
+        "a dropped family fails reads"
+    );
     assert!(sec.column_family("cf1").is_none());
 }
 
@@ -135,11 +138,14 @@ fn a_failed_catch_up_leaves_the_handle_as_it_was() {
     let before = scan(&sec);
     put_range(&primary, 300..600, b'b');
     faulty.add_rule(FaultRule::nth(OpKind::Open, 1, FaultKind::Eio).on_paths(".log"));
-    let e = sec.try_catch_up_with_primary().expect_err("the WAL read fails");
+    let e = sec
+        .try_catch_up_with_primary()
+        .expect_err("the WAL read fails");
     assert!(e.is_io(), "{e}");
     assert_eq!(scan(&sec), before, "the old state is kept whole");
     faulty.clear_rules();
-    sec.try_catch_up_with_primary().expect("the next catch-up works");
+    sec.try_catch_up_with_primary()
+        .expect("the next catch-up works");
     assert_eq!(scan(&sec), scan(&primary));
 }
 

@@ -30,9 +30,7 @@ use super::column_family::{new_cf_data, ColumnFamilyDescriptor};
 use super::flush::build_l0_table;
 use super::write_control::WriteController;
 use super::writer;
-use super::{
-    CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, Imm, RecoveryReport,
-};
+use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, Imm, RecoveryReport};
 use crate::batch::{MarkerKind, WriteBatch};
 use crate::compaction::plan::RunningCompactions;
 use crate::comparator::KeyOrder;
@@ -175,10 +173,14 @@ impl Db {
 pub(super) enum OpenMode {
     ReadWrite,
     /// `Db::open_for_read_only`: fail when a live WAL exists if asked.
-    ReadOnly { error_if_wal_file_exists: bool },
+    ReadOnly {
+        error_if_wal_file_exists: bool,
+    },
     /// `Db::open_as_secondary`: read-only, with the info log in `log_dir`, and able to catch
     /// up with the primary (`secondary.rs`).
-    Secondary { log_dir: std::path::PathBuf },
+    Secondary {
+        log_dir: std::path::PathBuf,
+    },
 }
 
 /// Valid options and unique names (invariant 4).
@@ -614,7 +616,11 @@ impl Replayed {
     /// A read-only open's memtables of family `id`: the one replay was filling, and the full
     /// ones as immutable memtables, oldest first. Nothing will ever insert into them or flush
     /// them, so each is complete as of `last_seq`.
-    pub(super) fn take_memtables(&mut self, id: u32, last_seq: u64) -> (Arc<MemTable>, VecDeque<Imm>) {
+    pub(super) fn take_memtables(
+        &mut self,
+        id: u32,
+        last_seq: u64,
+    ) -> (Arc<MemTable>, VecDeque<Imm>) {
         let imms = self
             .retired
             .iter()

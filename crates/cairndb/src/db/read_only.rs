@@ -100,7 +100,11 @@ impl DbInner {
 
 /// `error_if_wal_file_exists`: a corruption error naming the first live WAL, if there is one
 /// (RocksDB reports the condition as `Corruption`).
-pub(super) fn refuse_live_wals(fs: &dyn FileSystem, dir: &Path, versions: &VersionSet) -> Result<()> {
+pub(super) fn refuse_live_wals(
+    fs: &dyn FileSystem,
+    dir: &Path,
+    versions: &VersionSet,
+) -> Result<()> {
     let floor = versions.min_log_number_to_keep();
     let first = fs
         .list(dir)?

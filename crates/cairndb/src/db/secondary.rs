@@ -111,8 +111,11 @@ impl Db {
             options.cf = d.options.clone();
         }
         let fam = FamilyOptions::new(&options, descriptors);
-        let (mut versions, _) =
-            VersionSet::recover(Arc::clone(&inner.fs), &inner.dir, version_set_options(&options, &fam))?;
+        let (mut versions, _) = VersionSet::recover(
+            Arc::clone(&inner.fs),
+            &inner.dir,
+            version_set_options(&options, &fam),
+        )?;
         let mut report = RecoveryReport::default();
         let mut replayed = replay_logs(
             &inner.fs,
@@ -154,7 +157,9 @@ impl Db {
         for id in ids {
             inner.publish_view(&st, id);
         }
-        inner.last_sequence.publish(last.max(inner.last_sequence.load()));
+        inner
+            .last_sequence
+            .publish(last.max(inner.last_sequence.load()));
         drop(st);
         inner.info_log.info(&format!(
             "caught up with the primary: last sequence {last}, {} WAL(s) replayed",

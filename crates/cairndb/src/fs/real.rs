@@ -245,7 +245,6 @@ impl Drop for RealLock {
     }
 }
 
-
 impl FileSystem for RealFs {
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         let file = File::create(path).map_err(io_err("create", path))?;

@@ -230,6 +230,7 @@ fn a_forked_child_does_not_hold_a_released_lock() {
     let mut go = [0; 2];
     // SAFETY: each array has room for the two descriptors pipe writes.
     assert_eq!(unsafe { libc::pipe(forked.as_mut_ptr()) }, 0);
+    // SAFETY: as above.
     assert_eq!(unsafe { libc::pipe(go.as_mut_ptr()) }, 0);
     let (forked_rd, forked_wr, go_rd, go_wr) = (forked[0], forked[1], go[0], go[1]);
     let mut command = std::process::Command::new("true");
