@@ -94,9 +94,6 @@ EXCLUDED=(
 # Tests that run and fail because CairnDB lacks a feature or differs on purpose (file:test
 # reason). A test that starts passing must be taken off this list.
 KNOWN_FAILING=(
-  "test_checkpoint:test_checkpoint_wal_truncation_loses_memtable_data needs checkpoints that copy the WAL instead of flushing (log_size_for_flush > 0)"
-  "test_checkpoint:test_checkpoint_with_large_log_size_skips_flush needs checkpoints that copy the WAL instead of flushing"
-  "test_checkpoint:test_optimistic_transaction_db_checkpoint_with_large_log_size_skips_flush needs checkpoints that copy the WAL instead of flushing"
   "test_db:cuckoo needs the cuckoo table format"
   "test_db:env_and_dbpaths_test needs db_paths"
   "test_db:fifo_compaction_test expects a FIFO family's manually compacted table in the last level; CairnDB's stays in level 1"

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use cairndb::Db;
 
 use crate::db::rocksdb_t;
-use crate::util::{cstr, drop_raw, into_raw, ok_or_report, set_error_message};
+use crate::util::{cstr, drop_raw, into_raw, ok_or_report};
 
 /// A checkpoint maker bound to one database; destroy it before closing the database.
 pub struct rocksdb_checkpoint_t {
@@ -22,10 +22,9 @@ pub unsafe extern "C" fn rocksdb_checkpoint_object_create(
     })
 }
 
-/// Writes a checkpoint into `checkpoint_dir`, which must not exist. CairnDB's checkpoint always
-/// flushes the memtables first, which is RocksDB's behaviour for `log_size_for_flush` = 0;
-/// other values (RocksDB then copies small WALs instead of flushing) are refused with
-/// `Not implemented`.
+/// Writes a checkpoint into `checkpoint_dir`, which must not exist. The memtables are flushed
+/// first when `log_size_for_flush` is 0 or the live WALs hold at least that many bytes;
+/// otherwise their data reaches the checkpoint in its copies of the WALs (RocksDB's rule).
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_checkpoint_create(
     checkpoint: *mut rocksdb_checkpoint_t,
@@ -33,15 +32,11 @@ pub unsafe extern "C" fn rocksdb_checkpoint_create(
     log_size_for_flush: u64,
     errptr: *mut *mut c_char,
 ) {
-    if log_size_for_flush != 0 {
-        set_error_message(
-            errptr,
-            "Not implemented: log_size_for_flush other than 0 (CairnDB's checkpoint always flushes)",
-        );
-        return;
-    }
     if let Some(dir) = ok_or_report(cstr(checkpoint_dir, "the checkpoint directory"), errptr) {
-        ok_or_report((*(*checkpoint).db).checkpoint(dir), errptr);
+        ok_or_report(
+            (*(*checkpoint).db).checkpoint_with_log_size(dir, log_size_for_flush),
+            errptr,
+        );
     }
 }
 

@@ -81,8 +81,8 @@ pub unsafe extern "C" fn rocksdb_close(db: *mut rocksdb_t) {
     let _ = b.db.close();
 }
 
-/// Deletes the database in `name` (RocksDB's `DestroyDB`): fails with `Resource busy` while
-/// it is open; a missing directory is not an error.
+/// Deletes the database in `name` (RocksDB's `DestroyDB`): fails with an `IO error` (the
+/// held lock) while it is open; a missing directory is not an error.
 #[no_mangle]
 pub unsafe extern "C" fn rocksdb_destroy_db(
     _options: *const rocksdb_options_t,

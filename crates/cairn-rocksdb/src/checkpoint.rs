@@ -28,25 +28,21 @@ impl<'db> Checkpoint<'db> {
         Ok(())
     }
 
-    /// [`Checkpoint::create_checkpoint`]. RocksDB copies the WAL instead of flushing when it is
-    /// smaller than `log_size_for_flush`; CairnDB always flushes, so only 0 (always flush) is
-    /// honoured and other sizes are refused.
+    /// [`Checkpoint::create_checkpoint`] that flushes the memtables first only when the live
+    /// WALs hold at least `log_size_for_flush` bytes (0: always). Without the flush the
+    /// checkpoint holds the memtables' data in its copies of the WALs, and misses writes made
+    /// with the WAL disabled since the last flush, as in RocksDB.
     pub fn create_checkpoint_with_log_size<P: AsRef<Path>>(
         &self,
         path: P,
         log_size_for_flush: u64,
     ) -> Result<(), Error> {
-        if log_size_for_flush != 0 {
-            return Err(Error::not_supported(format!(
-                "create_checkpoint_with_log_size({log_size_for_flush}): CairnDB's checkpoints \
-                 always flush the memtables"
-            )));
-        }
-        self.create_checkpoint(path)
+        self.db.checkpoint_with_log_size(path, log_size_for_flush)?;
+        Ok(())
     }
 }
 
-/// Makes checkpoints of a [`TransactionDB`] (prepared transactions are not carried over).
+/// Makes checkpoints of a [`TransactionDB`].
 #[derive(Debug)]
 pub struct TransactionDBCheckpoint<'db> {
     inner: Checkpoint<'db>,

@@ -22,8 +22,9 @@ use crate::{
     WriteBatchWithTransaction, DEFAULT_COLUMN_FAMILY_NAME,
 };
 
-/// A database in the default mode: column families are created and dropped through `&mut`.
-pub type DB = DBWithThreadMode<SingleThreaded>;
+/// A database in the default thread mode: `SingleThreaded` (column families are created and
+/// dropped through `&mut`), or `MultiThreaded` with the `multi-threaded-cf` feature.
+pub type DB = DBWithThreadMode<crate::DefaultThreadMode>;
 
 /// The refusal of the user-defined-timestamp calls.
 pub(crate) fn no_timestamps(call: &str) -> Error {

@@ -65,8 +65,14 @@ pub use crate::db::{
     SingleThreaded, ThreadMode, DB,
 };
 
-/// The thread mode of [`DB`] and the transaction databases when none is named.
+/// The thread mode of [`DB`] (`SingleThreaded`; `MultiThreaded` with the `multi-threaded-cf`
+/// feature). The transaction databases default to `SingleThreaded` either way, as in
+/// rust-rocksdb.
+#[cfg(not(feature = "multi-threaded-cf"))]
 pub type DefaultThreadMode = SingleThreaded;
+/// The thread mode of [`DB`] (see the other definition).
+#[cfg(feature = "multi-threaded-cf")]
+pub type DefaultThreadMode = MultiThreaded;
 pub use crate::db_iterator::{
     DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode,
     DBWALIterator, Direction, IteratorMode,

@@ -514,6 +514,56 @@ fn checkpoint_opens_with_identical_data() {
     assert_eq!(scan(&db).len(), expected.len() + 10);
 }
 
+/// `log_size_for_flush` (RocksDB's parameter): below it the memtables are not flushed, their
+/// data reaches the checkpoint in the WAL copies, and unlogged writes since the last flush are
+/// missing from it; at or above it the checkpoint flushes first, as the plain one does.
+#[test]
+fn checkpoint_with_log_size_flushes_only_past_the_threshold() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("db");
+    let db = Db::open(&path, opts_no_auto_compactions()).expect("open");
+    put_range(&db, 0..300);
+    db.flush().expect("flush");
+    put_range(&db, 200..400);
+    let logged = scan(&db);
+    let w = WriteOptions {
+        disable_wal: true,
+        ..WriteOptions::default()
+    };
+    db.put(&w, b"unlogged", b"x").expect("put");
+    let tables = |db: &Db| db.level_files_cf(&db.default_column_family())[0].len();
+    assert_eq!(tables(&db), 1);
+
+    let small = dir.path().join("cp-no-flush");
+    let report = db
+        .checkpoint_with_log_size(&small, u64::MAX)
+        .expect("checkpoint");
+    assert_eq!(tables(&db), 1, "no flush below the threshold");
+    assert!(report.wals_copied >= 1);
+    let cp = Db::open(&small, opts_no_auto_compactions()).expect("open checkpoint");
+    assert_eq!(
+        scan(&cp),
+        logged,
+        "the WAL copy holds the memtable's logged writes"
+    );
+    drop(cp);
+
+    let flushed = dir.path().join("cp-flush");
+    db.checkpoint_with_log_size(&flushed, 1)
+        .expect("checkpoint");
+    assert_eq!(
+        tables(&db),
+        2,
+        "the WALs hold more than 1 byte: flushed first"
+    );
+    let cp = Db::open(&flushed, opts_no_auto_compactions()).expect("open checkpoint");
+    assert_eq!(
+        scan(&cp),
+        scan(&db),
+        "the unlogged write is in the flushed table"
+    );
+}
+
 #[test]
 fn checkpoint_under_concurrent_writes_holds_a_prefix() {
     for round in 0..5 {

@@ -25,8 +25,8 @@
      naming the setter. Defaults are CairnDB's (docs/design/options.md), which differ from
      RocksDB's in places (LZ4 compression, for one); block-based table options get RocksDB's
      32 MiB block cache unless another is set or no_block_cache is 1.
-   - Differences that remain: rocksdb_flush with wait = 0 and rocksdb_checkpoint_create with
-     log_size_for_flush != 0 are refused ("Not implemented"); rocksdb_key_may_exist answers with
+   - Differences that remain: rocksdb_flush with wait = 0 is refused ("Not implemented");
+     rocksdb_key_may_exist answers with
      a full read; a transaction's iterator sees the transaction's writes made before it, not
      later ones; a batch that refused a record
      (rather than dropping it, as RocksDB does) fails its writes until the record is rolled back
@@ -257,8 +257,8 @@ extern CAIRNDB_API rocksdb_t* rocksdb_open(const rocksdb_options_t* options, con
    directory. Errors of the close itself are not reported (RocksDB's rocksdb_close has no errptr
    either); what was acknowledged stays as durable as its write options asked. */
 extern CAIRNDB_API void rocksdb_close(rocksdb_t* db);
-/* Deletes the database in name (RocksDB's DestroyDB): fails with Resource busy while it is open; a
-   missing directory is not an error. */
+/* Deletes the database in name (RocksDB's DestroyDB): fails with an IO error (the held lock)
+   while it is open; a missing directory is not an error. */
 extern CAIRNDB_API void rocksdb_destroy_db(const rocksdb_options_t* options, const char* name, char** errptr);
 extern CAIRNDB_API void rocksdb_put(rocksdb_t* db, const rocksdb_writeoptions_t* options, const char* key, size_t keylen, const char* val, size_t vallen, char** errptr);
 extern CAIRNDB_API void rocksdb_delete(rocksdb_t* db, const rocksdb_writeoptions_t* options, const char* key, size_t keylen, char** errptr);
@@ -425,9 +425,9 @@ extern CAIRNDB_API rocksdb_slice_t rocksdb_iter_value_slice(const rocksdb_iterat
 /* ---- Checkpoints ---- */
 
 extern CAIRNDB_API rocksdb_checkpoint_t* rocksdb_checkpoint_object_create(rocksdb_t* db, char** errptr);
-/* Writes a checkpoint into checkpoint_dir, which must not exist. CairnDB's checkpoint always
-   flushes the memtables first, which is RocksDB's behaviour for log_size_for_flush = 0; other
-   values (RocksDB then copies small WALs instead of flushing) are refused with Not implemented. */
+/* Writes a checkpoint into checkpoint_dir, which must not exist. The memtables are flushed first
+   when log_size_for_flush is 0 or the live WALs hold at least that many bytes; otherwise their
+   data reaches the checkpoint in its copies of the WALs (RocksDB's rule). */
 extern CAIRNDB_API void rocksdb_checkpoint_create(rocksdb_checkpoint_t* checkpoint, const char* checkpoint_dir, uint64_t log_size_for_flush, char** errptr);
 extern CAIRNDB_API void rocksdb_checkpoint_object_destroy(rocksdb_checkpoint_t* checkpoint);
 
@@ -681,9 +681,9 @@ extern CAIRNDB_API unsigned char rocksdb_optimistictransaction_options_get_set_s
 /* ---- Not provided ----
    These functions of RocksDB 11.8.1's c.h are not provided (NAME_* (n): n functions starting
    with NAME_). Most set options CairnDB does not have (and so must not accept), or belong to
-   subsystems it lacks (backup engine, blob files, secondary and read-only instances, WAL
-   iterators, user-defined timestamps, wide columns, SST file manager, write buffer manager,
-   tracing, remote compaction).
+   subsystems it lacks (backup engine, blob files, user-defined timestamps, wide columns, SST
+   file manager, write buffer manager, tracing, remote compaction) or that this library does not
+   wrap yet (the engine's secondary and read-only instances and WAL iterators).
    rocksdb_approximate_memory_* (6), rocksdb_approximate_sizes_cf_with_* (2),
    rocksdb_approximate_sizes_with_options, rocksdb_backup_* (55), rocksdb_batched_* (2),
    rocksdb_blob_* (8), rocksdb_block_based_options_clear_user_defined_index_factory,

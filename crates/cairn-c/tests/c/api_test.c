@@ -504,8 +504,8 @@ static void test_db(void) {
   rocksdb_options_set_uint64add_merge_operator(o);
   rocksdb_t* db = rocksdb_open(o, p, &err);
   CHECK_OK(err);
-  rocksdb_destroy_db(o, p, &err); /* open: refused, deletes nothing */
-  CHECK_ERR(err, "Resource busy: ");
+  rocksdb_destroy_db(o, p, &err); /* open: refused (RocksDB's IOError), deletes nothing */
+  CHECK_ERR(err, "IO error: ");
 
   rocksdb_writeoptions_t* wo = rocksdb_writeoptions_create();
   ROUNDTRIP(rocksdb_writeoptions_set_sync, rocksdb_writeoptions_get_sync, wo, 1);
@@ -696,9 +696,9 @@ static void test_db(void) {
   /* Checkpoints. */
   rocksdb_checkpoint_t* ck = rocksdb_checkpoint_object_create(db, &err);
   CHECK_OK(err);
-  rocksdb_checkpoint_create(ck, cp, 1 << 20, &err);
-  CHECK_ERR(err, "Not implemented: ");
-  rocksdb_checkpoint_create(ck, cp, 0, &err);
+  /* The WALs are far below log_size_for_flush: no flush, the memtable's data is in the copied
+     WAL (the reopen below reads it from there). */
+  rocksdb_checkpoint_create(ck, cp, UINT64_MAX, &err);
   CHECK_OK(err);
   rocksdb_checkpoint_create(ck, cp, 0, &err); /* the directory exists now */
   CHECK_ERR(err, "Invalid argument: ");

@@ -3,6 +3,10 @@
 //!
 //! Protocol (`docs/design/operability.md`):
 //! 1. Flush every column family's memtables, so writes made with `disable_wal` are in tables.
+//!    With a `log_size_for_flush` above 0 ([`Db::checkpoint_with_log_size`], RocksDB's
+//!    parameter of the same name), only when the live WALs hold at least that many bytes:
+//!    otherwise the memtables' data reaches the checkpoint through its WAL copies (step 3),
+//!    and writes made with `disable_wal` since the last flush are not in it.
 //! 2. Disable obsolete-file deletion (a counter, so checkpoints may overlap), then, under the
 //!    state lock with no commit leader active and no MANIFEST change in flight: flush the WAL writer to the OS and note the live
 //!    WAL's length, the MANIFEST's number and length, the WALs recovery would replay, and the
@@ -66,11 +70,26 @@ impl Db {
     /// [`Error::InvalidArgument`] when `dir` exists; [`Error::Closed`]; the flush's error; I/O
     /// errors (the partial checkpoint is removed).
     pub fn checkpoint(&self, dir: impl AsRef<Path>) -> Result<CheckpointReport> {
+        self.checkpoint_with_log_size(dir, 0)
+    }
+
+    /// [`Db::checkpoint`] that flushes the memtables first only when the live WALs hold at
+    /// least `log_size_for_flush` bytes (0: always, as [`Db::checkpoint`]). Without the flush,
+    /// the checkpoint holds the memtables' data in its copies of the WALs, and misses writes
+    /// made with `disable_wal` since the last flush (protocol step 1).
+    ///
+    /// # Errors
+    /// As [`Db::checkpoint`].
+    pub fn checkpoint_with_log_size(
+        &self,
+        dir: impl AsRef<Path>,
+        log_size_for_flush: u64,
+    ) -> Result<CheckpointReport> {
         let dir = dir.as_ref();
         let inner = &*self.inner;
         let fs = &*inner.fs;
-        // Declared first, so it ends last: resuming deletions deletes in the database directory.
         inner.refuse_if_read_only("a checkpoint")?;
+        // Declared first, so it ends last: resuming deletions deletes in the database directory.
         let _call = inner.begin_call()?;
         if fs.exists(dir)? {
             return Err(Error::InvalidArgument(format!(
@@ -78,7 +97,9 @@ impl Db {
                 dir.display()
             )));
         }
-        self.flush()?;
+        if log_size_for_flush == 0 || inner.live_wal_bytes() >= log_size_for_flush {
+            self.flush()?;
+        }
         // Deletions resume when this is dropped (protocol step 4), also on errors.
         let _paused = DeletionPause::new(&self.inner);
         let cut = inner.checkpoint_cut()?;
@@ -106,6 +127,15 @@ impl Db {
 }
 
 impl DbInner {
+    /// The bytes of the WALs recovery would replay: the current one and the retired ones still
+    /// live.
+    fn live_wal_bytes(&self) -> u64 {
+        let st = self.state.lock();
+        let floor = st.versions.min_log_number_to_keep();
+        let retired: u64 = st.retired_wal_bytes.range(floor..).map(|(_, b)| b).sum();
+        retired + st.wal.as_ref().map_or(0, crate::wal::LogWriter::len)
+    }
+
     /// Protocol step 2.
     fn checkpoint_cut(&self) -> Result<Cut> {
         let mut st = self.state.lock();

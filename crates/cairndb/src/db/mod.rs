@@ -670,6 +670,13 @@ impl DbInner {
         opts.validate(&cf.options.comparator)?;
         self.check_open()?;
         cf.check_live()?;
+        if self.read_only {
+            // No writer inserts here; a secondary's catch-up publishes its sequence before it
+            // swaps the views, so the view is taken first (secondary.rs, contract 2).
+            let view = cf.read_view();
+            let published = self.last_sequence.load();
+            return Ok((opts.snapshot.map_or(published, |s| s.min(published)), view));
+        }
         // A caller's sequence number above the published one is clamped to it: entries above
         // it may belong to a batch a leader is still inserting (invariant 1).
         let published = self.last_sequence.load();

@@ -114,11 +114,12 @@ impl Db {
     ) -> Result<Db> {
         options.validate()?;
         check_descriptors(&families)?;
+        // Read-only handles compact nothing, so they leave the limiter to a writer.
         let controlled = options
             .db
             .rate_limiter
             .clone()
-            .filter(|l| l.is_backlog_controlled());
+            .filter(|l| l.is_backlog_controlled() && mode == OpenMode::ReadWrite);
         if let Some(limiter) = &controlled {
             if !limiter.claim_backlog_control() {
                 return Err(Error::InvalidArgument(
@@ -129,7 +130,20 @@ impl Db {
             }
         }
         let dir = path.to_path_buf();
-        let inner = match open_inner(fs, &dir, options, families, mode) {
+        let opened = if mode == OpenMode::ReadWrite {
+            open_inner(fs, &dir, options, families, mode)
+        } else {
+            super::read_only::with_retries(|| {
+                open_inner(
+                    Arc::clone(&fs),
+                    &dir,
+                    options.clone(),
+                    families.clone(),
+                    mode.clone(),
+                )
+            })
+        };
+        let inner = match opened {
             Ok(inner) => Arc::new(inner),
             Err(e) => {
                 if let Some(limiter) = &controlled {
@@ -335,6 +349,9 @@ fn open_inner(
         read_only,
     )?;
     report.last_sequence = versions.last_sequence();
+    if read_only {
+        super::read_only::check_replayed_prefix(dir, &versions, &report)?;
+    }
     let wal_number = versions.new_file_number();
     let wal = if read_only {
         None
@@ -390,7 +407,7 @@ fn open_inner(
         .db
         .rate_limiter
         .as_ref()
-        .filter(|l| l.is_backlog_controlled())
+        .filter(|l| l.is_backlog_controlled() && !read_only)
         .map(|l| {
             Mutex::new(super::backlog_control::BacklogController::new(
                 l.bytes_per_second(),

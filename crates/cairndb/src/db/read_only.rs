@@ -7,10 +7,14 @@
 //!    file is created, renamed or deleted. What the live WALs hold is replayed into memtables
 //!    that stay in memory (a memtable that fills becomes an immutable one); nothing is flushed.
 //! 2. It sees the database as recovery would have left it at that moment: the MANIFEST's
-//!    tables and the WALs' records, with the options' recovery mode. Later changes by a writer
-//!    are not seen (reopen to see them). The writer may delete files the handle still needs
-//!    (compactions make tables obsolete): reads of such a table fail with an I/O error, as in
-//!    RocksDB.
+//!    tables and the WALs' records, with the options' recovery mode. A writer running beside
+//!    it may replace the MANIFEST or flush and delete a WAL while the open reads them: the open
+//!    accepts a replay only if it began at the first WAL the MANIFEST needs (otherwise newer
+//!    writes would show without older ones), and reads everything again, up to three times,
+//!    after such a race. Later changes by a writer are not seen (reopen, or use a secondary
+//!    instance). The writer may delete files the handle still needs (compactions make tables
+//!    obsolete): reads of such a table fail with an I/O error unless the handle has it open,
+//!    as in RocksDB.
 //! 3. Every call that would write fails with [`Error::NotSupported`] before touching anything:
 //!    writes and batches, `sync_wal`, flushes, manual compactions, ingestion, column family
 //!    creation and drops, option changes, checkpoints. Reads, iterators, snapshots, properties
@@ -21,11 +25,12 @@
 //!    `create_missing_column_families` says. `create_if_missing` and `error_if_exists` do not
 //!    apply: a missing database fails the open.
 
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::open::OpenMode;
-use super::{Db, DbInner};
+use super::{Db, DbInner, RecoveryReport};
 use crate::db::column_family::ColumnFamilyDescriptor;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
@@ -96,6 +101,48 @@ impl DbInner {
         }
         Ok(())
     }
+}
+
+/// How many times a read-only open or a catch-up reads the database again when what it read
+/// raced a writer (a MANIFEST replaced, a WAL deleted between its listing and its read).
+const ATTEMPTS: usize = 3;
+
+/// Runs `read` until it succeeds or has failed [`ATTEMPTS`] times, and gives its last result.
+/// Only I/O errors and corruption are retried: the ones a concurrent writer can cause (a
+/// replaced MANIFEST reads as a CURRENT naming a missing file, which is corruption).
+pub(super) fn with_retries<T>(mut read: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut attempt = 1;
+    loop {
+        match read() {
+            Err(e) if attempt < ATTEMPTS && (e.is_io() || e.is_corruption()) => attempt += 1,
+            result => return result,
+        }
+    }
+}
+
+/// A replay beside a writer is a prefix of its history only if it began at the WAL the
+/// recovered MANIFEST needs first. That WAL is missing while newer ones were read when the
+/// writer flushed it, recorded the flush and deleted it after this handle read the MANIFEST:
+/// the newer WALs' writes would then be visible without its writes. An I/O error (retried).
+pub(super) fn check_replayed_prefix(
+    dir: &Path,
+    versions: &VersionSet,
+    report: &RecoveryReport,
+) -> Result<()> {
+    let need = versions.min_log_number_to_keep();
+    let mut seen = report.logs_replayed.iter().chain(&report.logs_skipped);
+    if need == 0 || seen.clone().any(|&n| n == need) || !seen.any(|&n| n > need) {
+        return Ok(());
+    }
+    Err(Error::io(
+        "recover",
+        dir.join(log_file_name(need)),
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            "the first WAL the recovered state needs was deleted while it was read (a writer \
+             flushed it meanwhile)",
+        ),
+    ))
 }
 
 /// `error_if_wal_file_exists`: a corruption error naming the first live WAL, if there is one

@@ -10,18 +10,24 @@
 //!    every live WAL replayed into new memtables. A torn last MANIFEST record is taken as one
 //!    the primary is still writing.
 //! 2. A catch-up is all or nothing. The new state is built beside the old one and swapped in
-//!    under the state lock; a read sees the old state or the new one. Iterators keep the view
-//!    they started with.
-//! 3. The primary does not know its secondaries: it may delete a WAL or a MANIFEST while a
-//!    catch-up reads it, and a table after a catch-up. A catch-up that meets a missing file
-//!    fails with the I/O error and leaves the handle as it was (call it again); a read of a
-//!    table the primary deleted fails with an I/O error unless the table was already open (an
-//!    open descriptor keeps the file readable). Snapshots are not protected from the
-//!    primary's compactions. RocksDB's secondaries have the same limits.
+//!    under the state lock; a read sees the old state or the new one (the new sequence number
+//!    is published before the views are swapped, and a read-only handle's read takes its view
+//!    before the sequence). Iterators keep the view they started with.
+//! 3. The primary does not know its secondaries: it may replace the MANIFEST or delete a WAL
+//!    while a catch-up reads them, and delete a table after a catch-up. A replay is accepted
+//!    only if it began at the first WAL the recovered MANIFEST needs (`check_replayed_prefix`:
+//!    otherwise newer writes would show without older ones); a catch-up that raced the
+//!    primary reads everything again, up to three times, then fails with the error and leaves
+//!    the handle as it was (call it again). A read of a table the primary deleted fails with
+//!    an I/O error unless the table was already open (an open descriptor keeps the file
+//!    readable). Snapshots are not protected from the primary's compactions. With
+//!    `WalRecoveryMode::AbsoluteConsistency`, the WAL the primary is appending to can end in a
+//!    partial record, which fails the catch-up. RocksDB's secondaries have the same limits.
 //! 4. Families: those open in the secondary follow the primary. One the primary dropped is
 //!    dropped at the next catch-up (its handle then fails as after `drop_column_family`);
 //!    families the primary created after the secondary opened are not seen (reopen to see
-//!    them).
+//!    them). As at any open, a family the secondary does not name gets `options.cf`'s
+//!    comparator: one the primary creates with another comparator fails the catch-ups.
 //! 5. Tables that left the primary's version are evicted from the table caches at the
 //!    catch-up that sees them go.
 
@@ -32,6 +38,7 @@ use std::sync::Arc;
 
 use super::column_family::ColumnFamilyDescriptor;
 use super::open::{replay_logs, version_set_options, FamilyOptions, OpenMode};
+use super::read_only::{check_replayed_prefix, with_retries};
 use super::{Db, RecoveryReport};
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
@@ -111,21 +118,25 @@ impl Db {
             options.cf = d.options.clone();
         }
         let fam = FamilyOptions::new(&options, descriptors);
-        let (mut versions, _) = VersionSet::recover(
-            Arc::clone(&inner.fs),
-            &inner.dir,
-            version_set_options(&options, &fam),
-        )?;
-        let mut report = RecoveryReport::default();
-        let mut replayed = replay_logs(
-            &inner.fs,
-            &inner.dir,
-            &options,
-            &fam,
-            &mut versions,
-            &mut report,
-            true,
-        )?;
+        let (versions, mut replayed, report) = with_retries(|| {
+            let (mut versions, _) = VersionSet::recover(
+                Arc::clone(&inner.fs),
+                &inner.dir,
+                version_set_options(&options, &fam),
+            )?;
+            let mut report = RecoveryReport::default();
+            let replayed = replay_logs(
+                &inner.fs,
+                &inner.dir,
+                &options,
+                &fam,
+                &mut versions,
+                &mut report,
+                true,
+            )?;
+            check_replayed_prefix(&inner.dir, &versions, &report)?;
+            Ok((versions, replayed, report))
+        })?;
         let last = versions.last_sequence();
 
         let mut st = inner.state.lock();
@@ -153,13 +164,16 @@ impl Db {
             }
             inner.range_dels.lock().remove(gone);
         }
+        // The sequence first, then the views: a read-only handle's read takes its view before the
+        // sequence (`DbInner::begin_read`), so a new view always comes with the new sequence (an
+        // old view read at the new sequence shows the old state, which is consistent).
+        inner
+            .last_sequence
+            .publish(last.max(inner.last_sequence.load()));
         let ids: Vec<u32> = st.cfs.keys().copied().collect();
         for id in ids {
             inner.publish_view(&st, id);
         }
-        inner
-            .last_sequence
-            .publish(last.max(inner.last_sequence.load()));
         drop(st);
         inner.info_log.info(&format!(
             "caught up with the primary: last sequence {last}, {} WAL(s) replayed",

@@ -2,7 +2,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -217,10 +217,10 @@ impl RandomAccessFile for RealRandom {
     }
 }
 
-/// The lock files this process holds, by canonical path. A POSIX record lock belongs to the
+/// The lock files this process holds, by device and inode. A POSIX record lock belongs to the
 /// process, so a second lock of the same file from this process would succeed; this set makes
 /// it fail as a lock held by another process does (RocksDB's `locked_files`).
-static LOCKED_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+static LOCKED_FILES: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
 
 /// A lock held through a POSIX record lock (`fcntl(F_SETLK)`) on the whole file, as RocksDB's
 /// `PosixEnv::LockFile` takes it. Unlike `flock(2)`, a record lock is not inherited by a forked
@@ -232,7 +232,8 @@ static LOCKED_FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec:
 #[derive(Debug)]
 struct RealLock {
     file: Option<File>,
-    canonical: PathBuf,
+    /// Device and inode, the key in [`LOCKED_FILES`].
+    id: (u64, u64),
 }
 
 impl FileLock for RealLock {}
@@ -241,7 +242,7 @@ impl Drop for RealLock {
     fn drop(&mut self) {
         drop(self.file.take());
         let mut locked = LOCKED_FILES.lock().unwrap_or_else(|p| p.into_inner());
-        locked.retain(|p| *p != self.canonical);
+        locked.retain(|id| *id != self.id);
     }
 }
 
@@ -328,22 +329,21 @@ impl FileSystem for RealFs {
     }
 
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
-        // The set is checked before the file is opened: a descriptor of a file this process
-        // holds a record lock on must not be closed, since closing it releases that lock.
-        let canonical = match (path.parent(), path.file_name()) {
-            (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => std::fs::canonicalize(dir)
-                .map_err(io_err("lock", path))?
-                .join(name),
-            _ => std::fs::canonicalize(".")
-                .map_err(io_err("lock", path))?
-                .join(path),
-        };
+        // Files are known by device and inode, so that another name of the same file (a link,
+        // a bind mount) is the same lock. The set is checked before the file is opened: a
+        // descriptor of a file this process holds a record lock on must not be closed, since
+        // closing it releases that lock.
         let mut locked = LOCKED_FILES.lock().unwrap_or_else(|p| p.into_inner());
-        if locked.contains(&canonical) {
-            return Err(Error::lock_held(
-                path,
-                "lock held by this process (another open handle of the database)",
-            ));
+        match std::fs::metadata(path) {
+            Ok(m) if locked.contains(&(m.dev(), m.ino())) => {
+                return Err(Error::lock_held(
+                    path,
+                    "lock held by this process (another open handle of the database)",
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io("lock", path, e)),
         }
         let file = OpenOptions::new()
             .create(true)
@@ -351,6 +351,17 @@ impl FileSystem for RealFs {
             .write(true)
             .open(path)
             .map_err(io_err("lock", path))?;
+        let meta = file.metadata().map_err(io_err("lock", path))?;
+        let id = (meta.dev(), meta.ino());
+        if locked.contains(&id) {
+            // Created or renamed into place since the check, by this process, as a name of a
+            // file it holds locked: closing this descriptor would release that lock.
+            std::mem::forget(file);
+            return Err(Error::lock_held(
+                path,
+                "lock held by this process (another open handle of the database)",
+            ));
+        }
         // SAFETY: an all-zero `flock` is a valid value of the C struct; the fields that matter
         // are set below. fcntl reads the struct only for the call's duration.
         let mut request: libc::flock = unsafe { std::mem::zeroed() };
@@ -370,10 +381,10 @@ impl FileSystem for RealFs {
             }
             return Err(Error::io("lock", path, e));
         }
-        locked.push(canonical.clone());
+        locked.push(id);
         Ok(Box::new(RealLock {
             file: Some(file),
-            canonical,
+            id,
         }))
     }
 }
