@@ -21,7 +21,7 @@ ROOT=$PWD
 VERSION=0.25.0
 SHA256=d8d90add70d1d420ee487bce4a1449880a8d147451c6051b2ee5f8354553dcbf
 # The floor of passing tests; raise it as the facade grows.
-MIN_PASSED=${MIN_PASSED:-147}
+MIN_PASSED=${MIN_PASSED:-150}
 # The most tests allowed in files that do not compile (a file that stops compiling fails CI).
 MAX_NOT_BUILT=${MAX_NOT_BUILT:-5}
 
