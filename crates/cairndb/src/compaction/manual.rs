@@ -26,8 +26,9 @@ use super::score::LevelTargets;
 use crate::types::user_key;
 
 /// Whether a manual compaction also rewrites the last level it reaches. RocksDB's
-/// `BottommostLevelCompaction` (the default there is `kIfHaveCompactionFilter`, which is `Skip`
-/// while CairnDB has no compaction filter; `kForceOptimized` is not built).
+/// `BottommostLevelCompaction`, without its `kIfHaveCompactionFilter` (RocksDB's default, which
+/// forces the rewrite when a compaction filter is set; here the caller picks `Skip` or `Force`)
+/// and `kForceOptimized`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BottommostLevelCompaction {
     /// Stop once the data reached the last level.
