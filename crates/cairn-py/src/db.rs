@@ -435,12 +435,21 @@ impl Db {
 }
 
 mapping_methods!(Db {
+    /// With `read_only=True` the database is opened as RocksDB's `OpenForReadOnly` does: as
+    /// it is at the open, without its lock (another handle may be writing it), and every
+    /// write raises `NotSupportedError`.
     #[new]
-    #[pyo3(signature = (path, options=None, *, create_if_missing=None, pickle=false))]
-    fn new(py: Python<'_>, path: PathBuf, options: Option<&str>, create_if_missing: Option<bool>, pickle: bool) -> PyResult<Db> {
+    #[pyo3(signature = (path, options=None, *, create_if_missing=None, pickle=false, read_only=false))]
+    fn new(py: Python<'_>, path: PathBuf, options: Option<&str>, create_if_missing: Option<bool>, pickle: bool, read_only: bool) -> PyResult<Db> {
         let opts = parse_options(options, create_if_missing)?;
         let p = path.clone();
-        let db = check(py.detach(|| cairndb::Db::open(&p, opts)))?;
+        let db = check(py.detach(|| {
+            if read_only {
+                cairndb::Db::open_for_read_only(&p, opts, false)
+            } else {
+                cairndb::Db::open(&p, opts)
+            }
+        }))?;
         Db::from_engine(py, Engine::Plain(Arc::new(db)), path, pickle)
     }
 

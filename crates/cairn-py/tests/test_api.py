@@ -165,6 +165,18 @@ def test_open_twice_is_an_io_error(db, path):
         cairndb.Db(path)
 
 
+def test_read_only_beside_a_writer(db, path):
+    db[b"k"] = b"v"
+    # No lock: it opens while `db` holds the database, and sees it as of its open.
+    ro = cairndb.Db(path, read_only=True)
+    db[b"later"] = b"w"
+    assert ro.get(b"k") == b"v" and ro.get(b"later") is None
+    with pytest.raises(cairndb.NotSupportedError, match="read-only"):
+        ro[b"x"] = b"y"
+    ro.close()
+    assert db[b"later"] == b"w"
+
+
 def test_close(path):
     db = cairndb.Db(path)
     db[b"k"] = b"v"
