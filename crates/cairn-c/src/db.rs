@@ -32,6 +32,32 @@ pub(crate) unsafe fn open_db(
     ok_or_report(Db::open(path, opts), errptr)
 }
 
+unsafe fn open_read_only_db(
+    options: *const rocksdb_options_t,
+    name: *const c_char,
+    error_if_wal_file_exists: bool,
+    errptr: *mut *mut c_char,
+) -> Option<Db> {
+    let path = ok_or_report(cstr(name, "the database path"), errptr)?;
+    let opts = ok_or_report((*options).checked(), errptr)?;
+    ok_or_report(
+        Db::open_for_read_only(path, opts, error_if_wal_file_exists),
+        errptr,
+    )
+}
+
+unsafe fn open_secondary_db(
+    options: *const rocksdb_options_t,
+    name: *const c_char,
+    secondary_path: *const c_char,
+    errptr: *mut *mut c_char,
+) -> Option<Db> {
+    let path = ok_or_report(cstr(name, "the database path"), errptr)?;
+    let secondary = ok_or_report(cstr(secondary_path, "the secondary path"), errptr)?;
+    let opts = ok_or_report((*options).checked(), errptr)?;
+    ok_or_report(Db::open_as_secondary(path, secondary, opts), errptr)
+}
+
 /// RocksDB's rule for opens: every column family the database has must be named (CairnDB's
 /// own open would open the others with the default family's options). A database that does
 /// not exist yet has none to name.
@@ -67,6 +93,50 @@ pub unsafe extern "C" fn rocksdb_open(
         Some(db) => into_raw(rocksdb_t { db }),
         None => std::ptr::null_mut(),
     }
+}
+
+/// Opens the database in `name` read-only (RocksDB's `OpenForReadOnly`): no lock (another
+/// handle may be writing it), nothing written, the database as it was at the open; writes fail
+/// with `Not implemented`. Families other than default need not be named (RocksDB's rule for
+/// read-only opens). `error_if_wal_file_exists` fails the open (`Corruption`) when a live WAL
+/// exists.
+#[no_mangle]
+pub unsafe extern "C" fn rocksdb_open_for_read_only(
+    options: *const rocksdb_options_t,
+    name: *const c_char,
+    error_if_wal_file_exists: c_uchar,
+    errptr: *mut *mut c_char,
+) -> *mut rocksdb_t {
+    match open_read_only_db(options, name, error_if_wal_file_exists != 0, errptr) {
+        Some(db) => into_raw(rocksdb_t { db }),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// Opens the database in `name` as a secondary instance (RocksDB's `OpenAsSecondary`): a
+/// read-only handle whose info log goes to `secondary_path`, and which moves to the primary's
+/// current state at each `rocksdb_try_catch_up_with_primary`.
+#[no_mangle]
+pub unsafe extern "C" fn rocksdb_open_as_secondary(
+    options: *const rocksdb_options_t,
+    name: *const c_char,
+    secondary_path: *const c_char,
+    errptr: *mut *mut c_char,
+) -> *mut rocksdb_t {
+    match open_secondary_db(options, name, secondary_path, errptr) {
+        Some(db) => into_raw(rocksdb_t { db }),
+        None => std::ptr::null_mut(),
+    }
+}
+
+/// Moves a secondary instance to its primary's current state; `Not implemented` on a database
+/// that is not a secondary.
+#[no_mangle]
+pub unsafe extern "C" fn rocksdb_try_catch_up_with_primary(
+    db: *mut rocksdb_t,
+    errptr: *mut *mut c_char,
+) {
+    ok_or_report((*db).db.try_catch_up_with_primary(), errptr);
 }
 
 /// Closes the database: waits for background work, syncs what `sync` writes need, and releases

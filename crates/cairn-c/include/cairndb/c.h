@@ -1,6 +1,6 @@
 /* CairnDB's C API: a subset of RocksDB's C API (include/rocksdb/c.h of RocksDB 11.8.1) with
    RocksDB's function names, signatures and conventions, implemented over CairnDB by the library
-   libcairndb_c (.so or .a, crate cairndb-c). 364 of the 1745 functions of RocksDB's header are
+   libcairndb_c (.so or .a, crate cairndb-c). 367 of the 1745 functions of RocksDB's header are
    provided; the others are listed at the end of this file. A program written against RocksDB's
    header that uses only the provided functions builds unchanged against this one (the
    rocksdb/c.h beside it includes this file).
@@ -253,6 +253,18 @@ extern CAIRNDB_API void rocksdb_slicetransform_destroy(rocksdb_slicetransform_t*
    database with column families other than default must be opened with
    rocksdb_open_column_families (RocksDB's rule). */
 extern CAIRNDB_API rocksdb_t* rocksdb_open(const rocksdb_options_t* options, const char* name, char** errptr);
+/* Opens the database in name read-only (RocksDB's OpenForReadOnly): no lock (another handle may
+   be writing it), nothing written, the database as it was at the open; writes fail with
+   Not implemented. Families other than default need not be named. error_if_wal_file_exists
+   fails the open (Corruption) when a live WAL exists. */
+extern CAIRNDB_API rocksdb_t* rocksdb_open_for_read_only(const rocksdb_options_t* options, const char* name, unsigned char error_if_wal_file_exists, char** errptr);
+/* Opens the database in name as a secondary instance (RocksDB's OpenAsSecondary): read-only, its
+   info log in secondary_path, moved to the primary's current state by
+   rocksdb_try_catch_up_with_primary. */
+extern CAIRNDB_API rocksdb_t* rocksdb_open_as_secondary(const rocksdb_options_t* options, const char* name, const char* secondary_path, char** errptr);
+/* Moves a secondary instance to its primary's current state; Not implemented on a database that
+   is not a secondary. */
+extern CAIRNDB_API void rocksdb_try_catch_up_with_primary(rocksdb_t* db, char** errptr);
 /* Closes the database: waits for background work, syncs what sync writes need, and releases the
    directory. Errors of the close itself are not reported (RocksDB's rocksdb_close has no errptr
    either); what was acknowledged stays as durable as its write options asked. */
@@ -683,7 +695,7 @@ extern CAIRNDB_API unsigned char rocksdb_optimistictransaction_options_get_set_s
    with NAME_). Most set options CairnDB does not have (and so must not accept), or belong to
    subsystems it lacks (backup engine, blob files, user-defined timestamps, wide columns, SST
    file manager, write buffer manager, tracing, remote compaction) or that this library does not
-   wrap yet (the engine's secondary and read-only instances and WAL iterators).
+   wrap yet (the engine's WAL iterators; read-only and secondary opens with column families).
    rocksdb_approximate_memory_* (6), rocksdb_approximate_sizes_cf_with_* (2),
    rocksdb_approximate_sizes_with_options, rocksdb_backup_* (55), rocksdb_batched_* (2),
    rocksdb_blob_* (8), rocksdb_block_based_options_clear_user_defined_index_factory,
@@ -768,7 +780,8 @@ extern CAIRNDB_API unsigned char rocksdb_optimistictransaction_options_get_set_s
    rocksdb_livefiles_* (36), rocksdb_load_* (2), rocksdb_logger_* (3), rocksdb_lru_* (5),
    rocksdb_memory_* (5), rocksdb_memtableinfo_* (6), rocksdb_multi_get_cf_with_ts,
    rocksdb_multi_get_with_ts, rocksdb_new_default_replayer, rocksdb_open_and_* (11),
-   rocksdb_open_as_* (2), rocksdb_open_column_families_with_ttl, rocksdb_open_for_* (2),
+   rocksdb_open_as_secondary_column_families, rocksdb_open_column_families_with_ttl,
+   rocksdb_open_for_read_only_column_families,
    rocksdb_open_with_ttl, rocksdb_optimistictransactiondb_checkpoint_object_create,
    rocksdb_optimistictransactiondb_close_base_db, rocksdb_optimistictransactiondb_get_base_db,
    rocksdb_optimistictransactiondb_lock_* (3), rocksdb_optimistictransactiondb_open_column_* (2),
@@ -954,7 +967,7 @@ extern CAIRNDB_API unsigned char rocksdb_optimistictransaction_options_get_set_s
    rocksdb_transactiondb_options_set_skip_concurrency_control,
    rocksdb_transactiondb_options_set_txn_commit_bypass_memtable_threshold,
    rocksdb_transactiondb_options_set_use_per_key_point_lock_mgr,
-   rocksdb_transactiondb_options_set_write_policy, rocksdb_try_catch_up_with_primary,
+   rocksdb_transactiondb_options_set_write_policy,
    rocksdb_universal_* (22), rocksdb_verify_* (4), rocksdb_wait_* (13), rocksdb_wal_* (18),
    rocksdb_walfilter_* (2), rocksdb_write_buffer_* (11), rocksdb_write_writebatch_wi,
    rocksdb_writebatch_delete_cf_with_ts, rocksdb_writebatch_iterate_cf_* (2),

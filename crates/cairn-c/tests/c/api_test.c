@@ -693,6 +693,31 @@ static void test_db(void) {
   CHECK_OK(err);
   CHECK(sizes[0] > 0 && sizes[1] == 0);
 
+  /* A read-only open and a secondary instance beside the writer `db` (no lock for either). */
+  {
+    char sec[4096];
+    path(sec, "db-secondary");
+    rocksdb_t* rdb = rocksdb_open_for_read_only(o, p, 0, &err);
+    CHECK_OK(err);
+    check_get(rdb, ro, "e", "e");
+    rocksdb_put(rdb, wo, "x", 1, "y", 1, &err);
+    CHECK_ERR(err, "Not implemented: ");
+    rocksdb_try_catch_up_with_primary(rdb, &err); /* not a secondary */
+    CHECK_ERR(err, "Not implemented: ");
+    rocksdb_close(rdb);
+    CHECK(rocksdb_open_for_read_only(o, p, 1, &err) == NULL); /* a live WAL exists */
+    CHECK_ERR(err, "Corruption: ");
+    rocksdb_t* sdb = rocksdb_open_as_secondary(o, p, sec, &err);
+    CHECK_OK(err);
+    rocksdb_put(db, wo, "later", 5, "v", 1, &err);
+    CHECK_OK(err);
+    check_get(sdb, ro, "later", NULL);
+    rocksdb_try_catch_up_with_primary(sdb, &err);
+    CHECK_OK(err);
+    check_get(sdb, ro, "later", "v");
+    rocksdb_close(sdb);
+  }
+
   /* Checkpoints. */
   rocksdb_checkpoint_t* ck = rocksdb_checkpoint_object_create(db, &err);
   CHECK_OK(err);
