@@ -21,13 +21,22 @@ pub struct rocksdb_t {
     pub(crate) db: Db,
 }
 
+/// The database path and the checked options of an open, or `None` with `errptr` set.
+unsafe fn path_and_options<'a>(
+    options: *const rocksdb_options_t,
+    name: *const c_char,
+    errptr: *mut *mut c_char,
+) -> Option<(&'a str, cairndb::options::Options)> {
+    let path = ok_or_report(cstr(name, "the database path"), errptr)?;
+    Some((path, ok_or_report((*options).checked(), errptr)?))
+}
+
 pub(crate) unsafe fn open_db(
     options: *const rocksdb_options_t,
     name: *const c_char,
     errptr: *mut *mut c_char,
 ) -> Option<Db> {
-    let path = ok_or_report(cstr(name, "the database path"), errptr)?;
-    let opts = ok_or_report((*options).checked(), errptr)?;
+    let (path, opts) = path_and_options(options, name, errptr)?;
     ok_or_report(check_families_listed(path, &["default"]), errptr)?;
     ok_or_report(Db::open(path, opts), errptr)
 }
@@ -38,8 +47,7 @@ unsafe fn open_read_only_db(
     error_if_wal_file_exists: bool,
     errptr: *mut *mut c_char,
 ) -> Option<Db> {
-    let path = ok_or_report(cstr(name, "the database path"), errptr)?;
-    let opts = ok_or_report((*options).checked(), errptr)?;
+    let (path, opts) = path_and_options(options, name, errptr)?;
     ok_or_report(
         Db::open_for_read_only(path, opts, error_if_wal_file_exists),
         errptr,
@@ -52,9 +60,8 @@ unsafe fn open_secondary_db(
     secondary_path: *const c_char,
     errptr: *mut *mut c_char,
 ) -> Option<Db> {
-    let path = ok_or_report(cstr(name, "the database path"), errptr)?;
+    let (path, opts) = path_and_options(options, name, errptr)?;
     let secondary = ok_or_report(cstr(secondary_path, "the secondary path"), errptr)?;
-    let opts = ok_or_report((*options).checked(), errptr)?;
     ok_or_report(Db::open_as_secondary(path, secondary, opts), errptr)
 }
 

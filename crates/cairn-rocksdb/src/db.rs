@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
+use crate::call_options::{
+    BottommostLevelCompaction, CompactOptions, FlushOptions, ReadOptions, WaitForCompactOptions,
+    WriteOptions,
+};
 use crate::column_family::{BoundColumnFamily, ColumnFamily, ColumnFamilyTtl};
 use crate::db_iterator::Cursor;
-use crate::db_options::{
-    BottommostLevelCompaction, CompactOptions, FlushOptions, Options, ReadOptions,
-    WaitForCompactOptions, WriteOptions,
-};
+use crate::db_options::Options;
 use crate::properties::CStrLike;
 use crate::snapshot::SnapshotHandle;
 use crate::{

@@ -32,6 +32,7 @@
 //! refused setters and missing parts is in `docs/design/rocksdb_facade.md`; rust-rocksdb's own
 //! integration tests run against this crate with `scripts/rust-rocksdb-tests.sh`.
 
+mod call_options;
 pub mod checkpoint;
 mod column_family;
 pub mod compaction_filter;
@@ -52,6 +53,7 @@ mod slice_transform;
 mod snapshot;
 mod sst_file_writer;
 pub mod statistics;
+mod table_options;
 mod transactions;
 mod write_batch;
 
@@ -73,17 +75,18 @@ pub type DefaultThreadMode = SingleThreaded;
 /// The thread mode of [`DB`] (see the other definition).
 #[cfg(feature = "multi-threaded-cf")]
 pub type DefaultThreadMode = MultiThreaded;
+pub use crate::call_options::{
+    BottommostLevelCompaction, CompactOptions, FlushOptions, IngestExternalFileOptions,
+    ReadOptions, ReadTier, WaitForCompactOptions, WriteOptions,
+};
 pub use crate::db_iterator::{
     DBIterator, DBIteratorWithThreadMode, DBRawIterator, DBRawIteratorWithThreadMode,
     DBWALIterator, Direction, IteratorMode,
 };
 pub use crate::db_options::{
-    BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, BottommostLevelCompaction,
-    Cache, ChecksumType, CompactOptions, CompactionPri, CuckooTableOptions, DBCompactionStyle,
-    DBCompressionType, DBPath, DBRecoveryMode, DataBlockIndexType, FifoCompactOptions,
-    FlushOptions, IngestExternalFileOptions, LogLevel, LruCacheOptions, MemtableFactory, Options,
-    ReadOptions, ReadTier, UniversalCompactOptions, UniversalCompactionStopStyle,
-    WaitForCompactOptions, WriteOptions,
+    CompactionPri, DBCompactionStyle, DBCompressionType, DBPath, DBRecoveryMode,
+    FifoCompactOptions, LogLevel, MemtableFactory, Options, UniversalCompactOptions,
+    UniversalCompactionStopStyle,
 };
 pub use crate::db_pinnable_slice::{CSlice, DBPinnableSlice};
 pub use crate::env::Env;
@@ -96,6 +99,10 @@ pub use crate::properties::CStrLike;
 pub use crate::slice_transform::SliceTransform;
 pub use crate::snapshot::{Snapshot, SnapshotWithThreadMode};
 pub use crate::sst_file_writer::SstFileWriter;
+pub use crate::table_options::{
+    BlockBasedIndexType, BlockBasedOptions, BlockBasedTablePinningTier, Cache, ChecksumType,
+    CuckooTableOptions, DataBlockIndexType, LruCacheOptions,
+};
 pub use crate::transactions::{
     OptimisticTransactionDB, OptimisticTransactionDBInner, OptimisticTransactionOptions,
     Transaction, TransactionDB, TransactionDBInner, TransactionDBOptions, TransactionOptions,

@@ -502,24 +502,32 @@ fn check_dropped_manifest_tail(
     versions: &VersionSet,
     damage: &crate::wal::Damage,
 ) -> Result<()> {
-    let need = versions.min_log_number_to_keep();
-    if need == 0 {
+    let Some(need) = first_needed_wal_gone(versions, &wal_numbers(fs, dir)?) else {
         return Ok(());
-    }
-    let logs: Vec<u64> = fs
+    };
+    Err(damage.to_error().context(format!(
+        "the MANIFEST's last record is damaged, yet WAL {need} that the state before it needs \
+         was deleted, so the record had been synced"
+    )))
+}
+
+/// The numbers of the WAL files in `dir`.
+pub(super) fn wal_numbers(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<u64>> {
+    Ok(fs
         .list(dir)?
         .iter()
         .filter_map(|name| parse_file_name(name))
         .filter(|&(kind, _)| kind == FileType::Log)
         .map(|(_, number)| number)
-        .collect();
-    if logs.contains(&need) || !logs.iter().any(|&n| n > need) {
-        return Ok(());
-    }
-    Err(damage.to_error().context(format!(
-        "the MANIFEST's last record is damaged, yet WAL {need} that the state before it needs \
-         was deleted, so the record had been synced"
-    )))
+        .collect())
+}
+
+/// The first WAL `versions` needs, when it is missing from `logs` while a newer one is there:
+/// WALs are deleted only once the state moved past them, so such a gap means the state read
+/// is older than the directory (a MANIFEST record lost, or a writer that moved on meanwhile).
+pub(super) fn first_needed_wal_gone(versions: &VersionSet, logs: &[u64]) -> Option<u64> {
+    let need = versions.min_log_number_to_keep();
+    (need != 0 && !logs.contains(&need) && logs.iter().any(|&n| n > need)).then_some(need)
 }
 
 /// `paranoid_checks` at open (RocksDB's `CheckConsistency`): every table file the recovered

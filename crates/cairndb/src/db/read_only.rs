@@ -29,14 +29,14 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::open::OpenMode;
+use super::open::{first_needed_wal_gone, wal_numbers, OpenMode};
 use super::{Db, DbInner, RecoveryReport};
 use crate::db::column_family::ColumnFamilyDescriptor;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RealFs};
 use crate::options::Options;
 use crate::version::filenames::log_file_name;
-use crate::version::{parse_file_name, FileType, VersionSet};
+use crate::version::VersionSet;
 
 impl Db {
     /// Opens the database in `path` read-only (contract above). With
@@ -129,11 +129,15 @@ pub(super) fn check_replayed_prefix(
     versions: &VersionSet,
     report: &RecoveryReport,
 ) -> Result<()> {
-    let need = versions.min_log_number_to_keep();
-    let mut seen = report.logs_replayed.iter().chain(&report.logs_skipped);
-    if need == 0 || seen.clone().any(|&n| n == need) || !seen.any(|&n| n > need) {
+    let seen: Vec<u64> = report
+        .logs_replayed
+        .iter()
+        .chain(&report.logs_skipped)
+        .copied()
+        .collect();
+    let Some(need) = first_needed_wal_gone(versions, &seen) else {
         return Ok(());
-    }
+    };
     Err(Error::io(
         "recover",
         dir.join(log_file_name(need)),
@@ -153,12 +157,9 @@ pub(super) fn refuse_live_wals(
     versions: &VersionSet,
 ) -> Result<()> {
     let floor = versions.min_log_number_to_keep();
-    let first = fs
-        .list(dir)?
-        .iter()
-        .filter_map(|name| parse_file_name(name))
-        .filter(|&(kind, number)| kind == FileType::Log && number >= floor)
-        .map(|(_, number)| number)
+    let first = wal_numbers(fs, dir)?
+        .into_iter()
+        .filter(|&n| n >= floor)
         .min();
     match first {
         Some(number) => Err(Error::corruption(
