@@ -70,6 +70,7 @@ for s in "${selected[@]}"; do
       echo "RELIABILITY $s FAILED (no floors)"
       status=1
     fi
+    echo "reliability: $s done in $(($(date +%s) - t0)) s"
   else
     grep -E '^RELIABILITY|FAILED|panicked|REPLAY' "$log" | head -n 40 || true
     tail -n 30 "$log"

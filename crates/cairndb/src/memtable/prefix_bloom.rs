@@ -91,6 +91,8 @@ mod tests {
     use crate::sstable::CappedPrefix;
 
     #[test]
+    // Safe code only; Miri's step checks the memtable's unsafe code (38 s of it went here).
+    #[cfg_attr(miri, ignore)]
     fn no_false_negatives_and_absent_prefixes_mostly_rejected() {
         let b = PrefixBloom::new(Arc::new(CappedPrefix::new(4)), 4096);
         for i in 0..1000u32 {

@@ -1,0 +1,140 @@
+//! openraft's storage on CairnDB: a Raft log store ([`LogStore`], openraft's
+//! `RaftLogStorage`) and a key-value state machine ([`StateMachine`], `RaftStateMachine`) that
+//! share one database. Built for openraft 0.9.25 (its `storage-v2` traits) and checked by
+//! openraft's own storage suite (`tests/openraft_suite.rs`).
+//!
+//! # Layout
+//!
+//! One CairnDB database in `<dir>/db`, three column families:
+//!
+//! | family | keys | values |
+//! |---|---|---|
+//! | `raft_log` | the entry's index, 8 bytes big-endian (so key order is index order) | the entry, JSON |
+//! | `raft_meta` | `vote`, `committed`, `last_purged` | JSON |
+//! | `raft_sm` | `d` ++ user key (the data); `m` ++ `applied`, `membership`, `snapshot` | user value; JSON |
+//!
+//! and the current snapshot's table file in `<dir>/snapshots/`.
+//!
+//! # Contract
+//!
+//! 1. An append is one write batch synced to the WAL before openraft's flush callback fires;
+//!    appends from concurrent writers of the same database share WAL syncs (CairnDB's group
+//!    commit). Votes and truncations are synced writes too.
+//! 2. Truncate and purge are range deletions. A purge records `last_purged` (synced) before
+//!    deleting, so the log state survives a crash in the middle.
+//! 3. `apply` writes the data, the last applied log id and the membership in one batch, so the
+//!    state machine is always a state the log produced. It is not synced on its own: the WAL is
+//!    one sequence, so it becomes durable with the next synced write (the next append or
+//!    purge). Logs are purged only after a synced purge record, so a state machine found behind
+//!    the purged log after a crash cannot happen.
+//! 4. A snapshot is a CairnDB table file built from an iterator over a database snapshot: a
+//!    range deletion over all data, the data, and the `m` keys (applied id, membership, and the
+//!    snapshot's own meta). Installing one is a single ingestion (one MANIFEST edit), so data,
+//!    applied id, membership and the current-snapshot record change together or not at all.
+//! 5. `committed` is written without a sync (openraft treats it as a hint); it is durable with
+//!    the next synced write.
+//!
+//! The calls are synchronous CairnDB calls inside `async fn`s: a synced append blocks the
+//! calling task for its fsync.
+
+mod error;
+mod log_store;
+mod snapshot;
+mod state_machine;
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cairndb::options::Options;
+use cairndb::{ColumnFamilyDescriptor, Db};
+use serde::{Deserialize, Serialize};
+
+pub use log_store::LogStore;
+pub use state_machine::StateMachine;
+
+/// A write to the replicated key-value state machine (openraft's application data).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Request {
+    /// Sets `key` to `value`.
+    Put {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+    },
+    /// Removes `key`.
+    Delete {
+        /// The key.
+        key: String,
+    },
+}
+
+/// What applying an entry returned: the value a `Put` wrote; `None` for deletes and for
+/// openraft's blank and membership entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Response {
+    /// The value written, if any.
+    pub value: Option<String>,
+}
+
+openraft::declare_raft_types!(
+    /// openraft's type configuration of a CairnDB-backed key-value node.
+    pub TypeConfig:
+        D = Request,
+        R = Response,
+        NodeId = u64,
+        Node = openraft::BasicNode,
+        Entry = openraft::Entry<TypeConfig>,
+        SnapshotData = Cursor<Vec<u8>>,
+        AsyncRuntime = openraft::TokioRuntime,
+);
+
+/// The node id type.
+pub type NodeId = u64;
+
+pub(crate) const LOG_CF: &str = "raft_log";
+pub(crate) const META_CF: &str = "raft_meta";
+pub(crate) const SM_CF: &str = "raft_sm";
+
+/// Opens (creating if missing) the Raft storage in `dir`: the database in `dir/db`, snapshots in
+/// `dir/snapshots`. `options` tunes the database; `create_if_missing` and
+/// `create_missing_column_families` are set here. Snapshot files that no record names (left
+/// by a crash while building or installing one) are removed.
+///
+/// ```
+/// # fn main() -> cairndb::Result<()> {
+/// let dir = tempfile::tempdir().unwrap();
+/// let (log_store, state_machine) = cairn_raft::open(dir.path(), cairndb::options::Options::default())?;
+/// // Hand both to openraft: Raft::new(id, config, network, log_store, state_machine).
+/// # drop((log_store, state_machine));
+/// # Ok(())
+/// # }
+/// ```
+///
+/// # Errors
+/// The database's open errors; I/O errors creating the snapshot directory.
+pub fn open(
+    dir: impl AsRef<Path>,
+    mut options: Options,
+) -> cairndb::Result<(LogStore, StateMachine)> {
+    let dir = dir.as_ref();
+    options.db.create_if_missing = true;
+    options.db.create_missing_column_families = true;
+    let families = [LOG_CF, META_CF, SM_CF]
+        .iter()
+        .map(|name| ColumnFamilyDescriptor::new(*name, options.cf.clone()))
+        .collect::<Vec<_>>();
+    std::fs::create_dir_all(dir).map_err(|e| cairndb::Error::io("create_dir", dir, e))?;
+    let db = Arc::new(Db::open_cf(dir.join("db"), options, families)?);
+    let snapshots: PathBuf = dir.join("snapshots");
+    std::fs::create_dir_all(&snapshots)
+        .map_err(|e| cairndb::Error::io("create_dir", &snapshots, e))?;
+    let family = |name: &str| {
+        db.column_family(name)
+            .ok_or_else(|| cairndb::Error::InvalidArgument(format!("column family {name} missing")))
+    };
+    let log = LogStore::new(db.clone(), family(LOG_CF)?, family(META_CF)?);
+    let sm = StateMachine::new(db.clone(), family(SM_CF)?, snapshots)?;
+    Ok((log, sm))
+}
