@@ -1,0 +1,116 @@
+//! openraft's network: Raft's three RPCs (append entries, vote, install snapshot) as HTTP POSTs
+//! of JSON to the target node's `/raft/...` routes (served by [`crate::api`]).
+//!
+//! A connection failure is `Unreachable` (openraft backs off before retrying that node); any
+//! other transport failure, including the RPC's time limit, is a `Network` error (retried at
+//! once); an error the remote Raft returned is a `RemoteError`.
+
+use std::error::Error;
+
+use openraft::error::{
+    InstallSnapshotError, NetworkError, RPCError, RaftError, RemoteError, Unreachable,
+};
+use openraft::network::{RPCOption, RaftNetwork, RaftNetworkFactory};
+use openraft::raft::{
+    AppendEntriesRequest, AppendEntriesResponse, InstallSnapshotRequest, InstallSnapshotResponse,
+    VoteRequest, VoteResponse,
+};
+use openraft::BasicNode;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::{NodeId, TypeConfig};
+
+/// Makes one [`Connection`] per target node; they share one HTTP client (and its pool).
+#[derive(Debug, Clone, Default)]
+pub struct Network {
+    http: reqwest::Client,
+}
+
+impl Network {
+    /// A network with a fresh HTTP client.
+    pub fn new() -> Self {
+        Network::default()
+    }
+}
+
+/// The RPC client of one target node.
+#[derive(Debug)]
+pub struct Connection {
+    http: reqwest::Client,
+    target: NodeId,
+    addr: String,
+}
+
+type RpcResult<T, E> = Result<T, RPCError<NodeId, BasicNode, RaftError<NodeId, E>>>;
+
+impl Connection {
+    async fn call<Req, Resp, E>(
+        &self,
+        route: &str,
+        req: &Req,
+        option: &RPCOption,
+    ) -> RpcResult<Resp, E>
+    where
+        Req: Serialize,
+        Resp: DeserializeOwned,
+        E: Error + DeserializeOwned,
+    {
+        let url = format!("http://{}/raft/{route}", self.addr);
+        let sent = self
+            .http
+            .post(url)
+            .json(req)
+            .timeout(option.hard_ttl())
+            .send()
+            .await;
+        let reply = match sent {
+            Ok(reply) => reply,
+            Err(e) if e.is_connect() => return Err(RPCError::Unreachable(Unreachable::new(&e))),
+            Err(e) => return Err(RPCError::Network(NetworkError::new(&e))),
+        };
+        let result: Result<Resp, RaftError<NodeId, E>> = reply
+            .json()
+            .await
+            .map_err(|e| RPCError::Network(NetworkError::new(&e)))?;
+        result.map_err(|e| RPCError::RemoteError(RemoteError::new(self.target, e)))
+    }
+}
+
+impl RaftNetworkFactory<TypeConfig> for Network {
+    type Network = Connection;
+
+    async fn new_client(&mut self, target: NodeId, node: &BasicNode) -> Connection {
+        Connection {
+            http: self.http.clone(),
+            target,
+            addr: node.addr.clone(),
+        }
+    }
+}
+
+impl RaftNetwork<TypeConfig> for Connection {
+    async fn append_entries(
+        &mut self,
+        rpc: AppendEntriesRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> RpcResult<AppendEntriesResponse<NodeId>, openraft::error::Infallible> {
+        self.call("append", &rpc, &option).await
+    }
+
+    async fn install_snapshot(
+        &mut self,
+        rpc: InstallSnapshotRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> RpcResult<InstallSnapshotResponse<NodeId>, InstallSnapshotError> {
+        self.call("snapshot", &rpc, &option).await
+    }
+
+    async fn vote(
+        &mut self,
+        rpc: VoteRequest<NodeId>,
+        option: RPCOption,
+    ) -> RpcResult<VoteResponse<NodeId>, openraft::error::Infallible> {
+        self.call("vote", &rpc, &option).await
+    }
+}

@@ -1,0 +1,98 @@
+//! Starting and stopping a node: its CairnDB storage, its openraft instance and its HTTP server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use openraft::Config;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::api::{router, App};
+use crate::network::Network;
+use crate::{NodeId, Raft};
+
+/// What a node needs to start.
+#[derive(Debug, Clone)]
+pub struct NodeConfig {
+    /// The node's id in the cluster.
+    pub id: NodeId,
+    /// Where its HTTP server listens (port 0: any free port; [`RunningNode::addr`] says which).
+    pub listen: SocketAddr,
+    /// Its storage directory (`cairn_raft::open`).
+    pub dir: PathBuf,
+    /// openraft's configuration (timeouts, snapshot policy).
+    pub raft: Config,
+}
+
+/// Timeouts for a cluster on one machine: heartbeats every 100 ms, elections after 400-800 ms
+/// of silence. openraft's defaults are 50 ms and 150-300 ms.
+pub fn loopback_config() -> Config {
+    Config {
+        cluster_name: "cairn-kv".into(),
+        heartbeat_interval: 100,
+        election_timeout_min: 400,
+        election_timeout_max: 800,
+        ..Config::default()
+    }
+}
+
+/// A started node.
+#[derive(Debug)]
+pub struct RunningNode {
+    /// The node's handles (Raft and state machine).
+    pub app: Arc<App>,
+    /// The address its server listens on.
+    pub addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    server: JoinHandle<std::io::Result<()>>,
+}
+
+/// Any error of starting or stopping a node.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Opens the node's storage, starts openraft on it and serves the HTTP API.
+///
+/// # Errors
+/// Invalid openraft configuration, storage open errors, a port that cannot be bound.
+pub async fn start(config: NodeConfig) -> Result<RunningNode, BoxError> {
+    let raft_config = Arc::new(config.raft.validate()?);
+    let (log, sm) = cairn_raft::open(&config.dir, cairndb::options::Options::default())?;
+    let raft = Raft::new(config.id, raft_config, Network::new(), log, sm.clone()).await?;
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    let addr = listener.local_addr()?;
+    let app = Arc::new(App {
+        id: config.id,
+        raft,
+        sm,
+    });
+    let (stop, stopped) = oneshot::channel::<()>();
+    let routes = router(app.clone());
+    let server = tokio::spawn(async move {
+        axum::serve(listener, routes)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    Ok(RunningNode {
+        app,
+        addr,
+        stop,
+        server,
+    })
+}
+
+impl RunningNode {
+    /// Stops openraft, then the server, and waits for both; the storage closes when the last
+    /// handle goes.
+    ///
+    /// # Errors
+    /// A task that panicked or a server that failed.
+    pub async fn stop(self) -> Result<(), BoxError> {
+        self.app.raft.shutdown().await?;
+        let _ = self.stop.send(());
+        self.server.await??;
+        Ok(())
+    }
+}
