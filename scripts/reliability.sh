@@ -28,9 +28,10 @@ declare -A SUITES=(
   [concurrency]="-p cairndb --test reliability_concurrency"
   [transactions]="-p cairndb --test reliability_transactions"
   [kill9]="-p cairn-cli --test reliability_kill9"
+  [raft]="-p cairn-kv --test reliability_raft"
   [concurrency_models]="-p cairndb --lib memtable::loom_models::"
 )
-ORDER=(model power_cut bit_flips faults crash_points concurrency transactions kill9 concurrency_models)
+ORDER=(model power_cut bit_flips faults crash_points concurrency transactions kill9 raft concurrency_models)
 
 selected=("$@")
 if [ ${#selected[@]} -eq 0 ]; then

@@ -26,6 +26,10 @@ struct Args {
     /// openraft: a snapshot after this many applied entries since the last one.
     #[arg(long, default_value_t = 5000)]
     snapshot_every: u64,
+    /// openraft: log entries kept behind the latest snapshot (a follower further behind gets
+    /// the snapshot).
+    #[arg(long, default_value_t = 1000)]
+    keep_logs: u64,
 }
 
 #[tokio::main]
@@ -33,6 +37,7 @@ async fn main() -> Result<(), cairn_kv::node::BoxError> {
     let args = Args::parse();
     let mut raft = loopback_config();
     raft.snapshot_policy = openraft::SnapshotPolicy::LogsSinceLast(args.snapshot_every);
+    raft.max_in_snapshot_log_to_keep = args.keep_logs;
     let node = start(NodeConfig {
         id: args.id,
         listen: args.listen,
