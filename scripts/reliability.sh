@@ -71,6 +71,8 @@ for s in "${selected[@]}"; do
       echo "RELIABILITY $s FAILED (no floors)"
       status=1
     fi
+    # Measurements a suite prints beside its counts (not checked).
+    grep -E '^MEASURED ' "$log" || true
     echo "reliability: $s done in $(($(date +%s) - t0)) s"
   else
     grep -E '^RELIABILITY|FAILED|panicked|REPLAY' "$log" | head -n 40 || true

@@ -66,6 +66,11 @@ impl Client {
         }
     }
 
+    /// The node addresses the client knows.
+    pub fn addrs(&self) -> &[String] {
+        &self.addrs
+    }
+
     /// The address the client sends to now (the leader, once found).
     pub fn current(&self) -> &str {
         &self.addrs[self.current]

@@ -5,12 +5,14 @@
 //! - [`api`]: the HTTP API: Raft's RPCs between nodes, the key-value API, cluster membership.
 //! - [`network`]: openraft's network (the client side of Raft's RPCs).
 //! - [`client`]: a client that finds the leader and follows redirects.
+//! - [`bench`]: a write load with latency percentiles (`cairn-kv bench`).
 //!
 //! Binaries: `cairn-kv-server` runs one node; `cairn-kv` is the command-line client;
 //! `scripts/raft-cluster.sh` starts a local 3-node cluster. `docs/design/raft.md` describes the
 //! API and its consistency.
 
 pub mod api;
+pub mod bench;
 pub mod client;
 pub mod network;
 pub mod node;

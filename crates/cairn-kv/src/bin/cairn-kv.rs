@@ -55,6 +55,22 @@ enum Command {
     Voters { ids: Vec<u64> },
     /// Prints openraft's metrics of the first node.
     Metrics,
+    /// Load: CLIENTS concurrent writers put random keys for SECONDS; prints writes/s and the
+    /// latency percentiles of acknowledged writes.
+    Bench {
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+        #[arg(long, default_value_t = 100)]
+        value_size: usize,
+        #[arg(long, default_value_t = 1_000_000)]
+        keys: u64,
+    },
+}
+
+fn client_nodes(client: &Client) -> Vec<String> {
+    client.addrs().to_vec()
 }
 
 fn mode(stale: bool) -> ReadMode {
@@ -104,6 +120,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Command::Voters { ids } => {
             let set: BTreeSet<u64> = ids.into_iter().collect();
             client.set_voters(&set).await?;
+        }
+        Command::Bench {
+            clients,
+            seconds,
+            value_size,
+            keys,
+        } => {
+            let nodes = client_nodes(&client);
+            let report = cairn_kv::bench::run(nodes, clients, seconds, value_size, keys).await?;
+            println!("{report}");
         }
         Command::Metrics => {
             let m = client.metrics(&first).await?;
