@@ -41,7 +41,11 @@ start() {
       sleep 0.1
     done
   done
-  if "$BIN/cairn-kv" --nodes 127.0.0.1:21001 metrics | grep -q '"voters": \[\]\|"configs": \[\]'; then
+  if ! metrics=$("$BIN/cairn-kv" --nodes 127.0.0.1:21001 metrics); then
+    echo "node 1 does not answer; see $DIR/1.log" >&2
+    exit 1
+  fi
+  if grep -q '"configs": \[\]' <<<"$metrics"; then
     "$BIN/cairn-kv" --nodes 127.0.0.1:21001 init \
       1=127.0.0.1:21001 2=127.0.0.1:21002 3=127.0.0.1:21003
     echo "initialized a new cluster"

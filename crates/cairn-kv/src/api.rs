@@ -16,6 +16,10 @@
 //! | `POST /cluster/learner` (body `{"id": 4, "addr": "..."}`) | adds a learner, returns once it has caught up |
 //! | `POST /cluster/voters` (body `[1, 2, 4]`) | makes these nodes the voters |
 //! | `GET /cluster/metrics` | openraft's metrics of this node (leader, term, log and applied ids, membership) |
+//! | `GET /cluster/storage` | `{"snapshot_installs": N}`: snapshots this node installed since it started |
+//!
+//! Raft's routes take bodies up to 64 MiB (snapshot chunks are 1 MiB of bytes, several times
+//! that in JSON); the others axum's default, 2 MiB.
 //!
 //! A write or linearizable read sent to a node that does not lead gets status 421 and
 //! `{"leader_id": .., "leader_addr": ..}` (either may be null during an election); the
@@ -24,7 +28,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use axum::routing::{get, post, put};
@@ -108,18 +112,25 @@ struct ScanQuery {
     read: ReadMode,
 }
 
+/// The largest body of a Raft RPC.
+pub const RAFT_BODY_LIMIT: usize = 64 << 20;
+
 /// The routes of a node.
 pub fn router(app: Arc<App>) -> Router {
-    Router::new()
+    let raft = Router::new()
         .route("/raft/append", post(raft_append))
         .route("/raft/vote", post(raft_vote))
         .route("/raft/snapshot", post(raft_snapshot))
+        .layer(DefaultBodyLimit::max(RAFT_BODY_LIMIT));
+    Router::new()
+        .merge(raft)
         .route("/kv/{key}", put(kv_put).get(kv_get).delete(kv_delete))
         .route("/scan", get(scan))
         .route("/cluster/init", post(cluster_init))
         .route("/cluster/learner", post(cluster_learner))
         .route("/cluster/voters", post(cluster_voters))
         .route("/cluster/metrics", get(cluster_metrics))
+        .route("/cluster/storage", get(cluster_storage))
         .with_state(app)
 }
 
@@ -265,4 +276,9 @@ async fn cluster_voters(
 async fn cluster_metrics(State(app): State<Arc<App>>) -> HttpResponse {
     let metrics = app.raft.metrics().borrow().clone();
     Json(metrics).into_response()
+}
+
+async fn cluster_storage(State(app): State<Arc<App>>) -> HttpResponse {
+    let body = serde_json::json!({ "snapshot_installs": app.sm.snapshot_installs() });
+    Json(body).into_response()
 }

@@ -3,8 +3,10 @@
 //! The client starts at the first address it was given. A 421 reply names the leader, and the
 //! client resends there; a node that cannot be reached, or a 421 without a known leader (an
 //! election is on), makes it try the next address after a short pause, up to a bounded number
-//! of attempts. Writes are resent after a failure, so a put or delete may be applied twice:
-//! both are idempotent.
+//! of attempts. Writes are resent after a failure (no reply, or a 503 during a leader change),
+//! so a put or delete may be applied twice. Alone that changes nothing (both are idempotent),
+//! but with several clients writing one key, a resent write may land after another client's
+//! later one. Each request gives up after 10 s.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -59,8 +61,13 @@ impl Client {
             !addrs.is_empty(),
             "a client needs at least one node address"
         );
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_default();
         Client {
-            http: reqwest::Client::new(),
+            http,
             addrs,
             current: 0,
         }
@@ -272,6 +279,24 @@ impl Client {
             )
             .await?;
         Ok(())
+    }
+
+    /// What the storage of the node at `addr` reports (`{"snapshot_installs": N}`: snapshots
+    /// installed since it started).
+    ///
+    /// # Errors
+    /// [`ClientError`].
+    pub async fn storage(&self, addr: &str) -> Result<serde_json::Value, ClientError> {
+        let reply = self
+            .http
+            .get(format!("http://{addr}/cluster/storage"))
+            .send()
+            .await
+            .map_err(|e| ClientError::NoLeader(e.to_string()))?;
+        reply
+            .json()
+            .await
+            .map_err(|e| ClientError::Server(StatusCode::OK, e.to_string()))
     }
 
     /// openraft's metrics of the node at `addr`, as JSON.

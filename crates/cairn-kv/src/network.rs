@@ -22,15 +22,26 @@ use serde::Serialize;
 use crate::{NodeId, TypeConfig};
 
 /// Makes one [`Connection`] per target node; they share one HTTP client (and its pool).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Network {
     http: reqwest::Client,
 }
 
+impl Default for Network {
+    fn default() -> Self {
+        Network::new()
+    }
+}
+
 impl Network {
-    /// A network with a fresh HTTP client.
+    /// A network with a fresh HTTP client. Proxies from the environment are ignored: nodes talk
+    /// to each other directly.
     pub fn new() -> Self {
-        Network::default()
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .unwrap_or_default();
+        Network { http }
     }
 }
 
@@ -69,6 +80,11 @@ impl Connection {
             Err(e) if e.is_connect() => return Err(RPCError::Unreachable(Unreachable::new(&e))),
             Err(e) => return Err(RPCError::Network(NetworkError::new(&e))),
         };
+        if let Err(e) = reply.error_for_status_ref() {
+            // Not a Raft reply (a body over the limit, a node shutting down): unreachable, so
+            // that openraft backs off instead of resending at once.
+            return Err(RPCError::Unreachable(Unreachable::new(&e)));
+        }
         let result: Result<Resp, RaftError<NodeId, E>> = reply
             .json()
             .await

@@ -25,14 +25,19 @@ pub struct NodeConfig {
     pub raft: Config,
 }
 
-/// Timeouts for a cluster on one machine: heartbeats every 100 ms, elections after 400-800 ms
-/// of silence. openraft's defaults are 50 ms and 150-300 ms.
+/// Settings for a cluster on one machine or a LAN. Heartbeats every 150 ms (openraft also
+/// takes this as the time limit of an append RPC, which includes the follower's fsync);
+/// elections after 500-1000 ms of silence (openraft's defaults: 50 ms and 150-300 ms); snapshot
+/// chunks of 1 MiB, each allowed 10 s (the last one includes the follower's ingestion; the
+/// default is 200 ms).
 pub fn loopback_config() -> Config {
     Config {
         cluster_name: "cairn-kv".into(),
-        heartbeat_interval: 100,
-        election_timeout_min: 400,
-        election_timeout_max: 800,
+        heartbeat_interval: 150,
+        election_timeout_min: 500,
+        election_timeout_max: 1000,
+        install_snapshot_timeout: 10_000,
+        snapshot_max_chunk_size: 1 << 20,
         ..Config::default()
     }
 }

@@ -15,7 +15,10 @@
 //! sent and installed throughout.
 //!
 //! Waits are bounded polls of openraft's metrics over HTTP (the nodes are other processes);
-//! no wait orders events by time.
+//! no wait orders events by time. A node that exits on its own fails the suite at once.
+//!
+//! The cases are not drawn from seeds: case `i` injects fault `i % 4`, so
+//! `CAIRN_RELIABILITY_REPLAY` (which runs one case, numbered 0) repeats a leader kill.
 
 #[path = "../../cairndb/tests/common/reliability.rs"]
 mod common;
@@ -47,11 +50,17 @@ struct Cluster {
     nodes: BTreeMap<u64, Node>,
 }
 
+/// A free port below Linux's ephemeral range (32768 and up), so that no outgoing connection
+/// takes it while its node is down.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+    use rand::Rng;
+    let mut rng = rand::thread_rng();
+    loop {
+        let port = rng.gen_range(20_000..32_000);
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 impl Cluster {
@@ -87,6 +96,19 @@ impl Cluster {
             .spawn()
             .expect("spawn cairn-kv-server");
         node.child = Some(child);
+    }
+
+    /// Panics when a started node has exited on its own (a port taken, a failed open).
+    fn check_alive(&mut self) {
+        for (id, n) in &mut self.nodes {
+            if let Some(c) = n.child.as_mut() {
+                if let Ok(Some(status)) = c.try_wait() {
+                    let log =
+                        std::fs::read_to_string(n.dir.with_extension("log")).unwrap_or_default();
+                    panic!("node {id} exited ({status}):\n{log}");
+                }
+            }
+        }
     }
 
     /// SIGKILL, then reap.
@@ -156,6 +178,17 @@ async fn until(
             start.elapsed() < LIMIT,
             "timed out waiting for {what} on {addr}"
         );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Waits until node `id` answers; fails at once if it exited.
+async fn up(cluster: &mut Cluster, client: &Client, id: u64) {
+    let addr = cluster.nodes[&id].addr.clone();
+    let start = Instant::now();
+    while metrics(client, &addr).await.is_none() {
+        cluster.check_alive();
+        assert!(start.elapsed() < LIMIT, "node {id} never answered");
         tokio::time::sleep(POLL).await;
     }
 }
@@ -268,12 +301,14 @@ async fn case(cluster: &mut Cluster, i: u64, c: &mut Counts) {
                 .push(first.duration_since(killed).as_millis() as u64);
             writer.progress(30).await;
             cluster.start(leader_id);
+            up(cluster, &probe, leader_id).await;
             c.leader_kills += 1;
         }
         1 => {
             cluster.kill(follower);
             writer.progress(30).await;
             cluster.start(follower);
+            up(cluster, &probe, follower).await;
             c.follower_kills += 1;
         }
         2 => {
@@ -287,11 +322,18 @@ async fn case(cluster: &mut Cluster, i: u64, c: &mut Counts) {
             })
             .await;
             cluster.start(follower);
-            let m = until(&probe, &addr, "a snapshot past its log", |m| {
+            up(cluster, &probe, follower).await;
+            until(&probe, &addr, "a snapshot past its log", |m| {
                 index(m, "snapshot").is_some_and(|s| s > last)
             })
             .await;
-            assert!(index(&m, "snapshot").unwrap() > last);
+            let installs = probe.storage(&addr).await.expect("storage report")["snapshot_installs"]
+                .as_u64()
+                .unwrap_or(0);
+            assert!(
+                installs >= 1,
+                "the follower caught up without installing a snapshot"
+            );
             c.snapshot_catchups += 1;
         }
         _ => {
@@ -368,8 +410,8 @@ fn suite(volume: Volume) {
         .map(|(id, n)| (*id, n.addr.clone()))
         .collect();
     rt.block_on(async {
-        for n in cluster.nodes.values() {
-            until(&init, &n.addr, "the node answering", |_| true).await;
+        for id in IDS {
+            up(&mut cluster, &init, id).await;
         }
         init.init(&voters).await.expect("init");
     });
@@ -377,6 +419,7 @@ fn suite(volume: Volume) {
     let mut i = 0;
     let cases = suite.run(|_seed| {
         rt.block_on(case(&mut cluster, i, &mut c));
+        cluster.check_alive();
         i += 1;
     });
     drop(cluster);

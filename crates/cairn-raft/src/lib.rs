@@ -20,13 +20,16 @@
 //! 1. An append is one write batch synced to the WAL before openraft's flush callback fires;
 //!    appends from concurrent writers of the same database share WAL syncs (CairnDB's group
 //!    commit). Votes and truncations are synced writes too.
-//! 2. Truncate and purge are range deletions. A purge records `last_purged` (synced) before
-//!    deleting, so the log state survives a crash in the middle.
+//! 2. Truncate and purge are range deletions. A purge writes `last_purged` and the deletion in
+//!    one synced batch. A purge past the applied state waits while a snapshot is being received
+//!    until it is installed (`progress.rs` says why).
 //! 3. `apply` writes the data, the last applied log id and the membership in one batch, so the
 //!    state machine is always a state the log produced. It is not synced on its own: the WAL is
-//!    one sequence, so it becomes durable with the next synced write (the next append or
-//!    purge). Logs are purged only after a synced purge record, so a state machine found behind
-//!    the purged log after a crash cannot happen.
+//!    one sequence and recovery keeps a prefix of it, so it becomes durable with the next synced
+//!    write (the next append or purge). So a purge, a synced write, makes every apply before it
+//!    durable; and (2) a purge past the applied state waits for a snapshot being received.
+//!    [`open`] refuses the salvage recovery mode (`SkipAnyCorruptedRecords`), which would not
+//!    keep a prefix.
 //! 4. A snapshot is a CairnDB table file built from an iterator over a database snapshot: a
 //!    range deletion over all data, the data, and the `m` keys (applied id, membership, and the
 //!    snapshot's own meta). Installing one is a single ingestion (one MANIFEST edit), so data,
@@ -39,6 +42,7 @@
 
 mod error;
 mod log_store;
+mod progress;
 mod snapshot;
 mod state_machine;
 
@@ -113,12 +117,20 @@ pub(crate) const SM_CF: &str = "raft_sm";
 /// ```
 ///
 /// # Errors
-/// The database's open errors; I/O errors creating the snapshot directory.
+/// [`cairndb::Error::InvalidArgument`] for `wal_recovery_mode` `SkipAnyCorruptedRecords`; the
+/// database's open errors; I/O errors creating the snapshot directory.
 pub fn open(
     dir: impl AsRef<Path>,
     mut options: Options,
 ) -> cairndb::Result<(LogStore, StateMachine)> {
     let dir = dir.as_ref();
+    if options.db.wal_recovery_mode == cairndb::options::WalRecoveryMode::SkipAnyCorruptedRecords {
+        return Err(cairndb::Error::InvalidArgument(
+            "raft storage: wal_recovery_mode kSkipAnyCorruptedRecords may recover a state that \
+             is not a prefix of the acknowledged writes; use another mode"
+                .into(),
+        ));
+    }
     options.db.create_if_missing = true;
     options.db.create_missing_column_families = true;
     let families = [LOG_CF, META_CF, SM_CF]
@@ -134,7 +146,8 @@ pub fn open(
         db.column_family(name)
             .ok_or_else(|| cairndb::Error::InvalidArgument(format!("column family {name} missing")))
     };
-    let log = LogStore::new(db.clone(), family(LOG_CF)?, family(META_CF)?);
-    let sm = StateMachine::new(db.clone(), family(SM_CF)?, snapshots)?;
+    let (progress, watch) = progress::channel();
+    let sm = StateMachine::new(db.clone(), family(SM_CF)?, snapshots, progress)?;
+    let log = LogStore::new(db.clone(), family(LOG_CF)?, family(META_CF)?, watch);
     Ok((log, sm))
 }

@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{corrupt, read_logs, write_logs};
+use crate::progress::ProgressRx;
 use crate::{NodeId, TypeConfig};
 
 const VOTE: &[u8] = b"vote";
@@ -26,6 +27,8 @@ pub struct LogStore {
     db: Arc<Db>,
     log: ColumnFamily,
     meta: ColumnFamily,
+    /// The state machine's progress (`progress.rs`).
+    progress: ProgressRx,
 }
 
 impl Debug for LogStore {
@@ -47,8 +50,18 @@ fn synced() -> WriteOptions {
 }
 
 impl LogStore {
-    pub(crate) fn new(db: Arc<Db>, log: ColumnFamily, meta: ColumnFamily) -> Self {
-        LogStore { db, log, meta }
+    pub(crate) fn new(
+        db: Arc<Db>,
+        log: ColumnFamily,
+        meta: ColumnFamily,
+        progress: ProgressRx,
+    ) -> Self {
+        LogStore {
+            db,
+            log,
+            meta,
+            progress,
+        }
     }
 
     /// The database under this store (shared with the state machine).
@@ -166,7 +179,9 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 
     async fn get_log_state(&mut self) -> Result<LogState<TypeConfig>, StorageError<NodeId>> {
         let last_purged: Option<LogId<NodeId>> = self.get_meta(LAST_PURGED).map_err(read_logs)?;
-        let last = self.last_entry_id().map_err(read_logs)?.or(last_purged);
+        // The purge record and its deletion are one batch, so no entry at or below the record
+        // survives; max() keeps the answer right even so.
+        let last = self.last_entry_id().map_err(read_logs)?.max(last_purged);
         Ok(LogState {
             last_purged_log_id: last_purged,
             last_log_id: last,
@@ -245,14 +260,17 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn purge(&mut self, log_id: LogId<NodeId>) -> Result<(), StorageError<NodeId>> {
-        // Contract 2: the record first (synced; it also makes every earlier state-machine write
-        // durable, contract 3), then the deletion.
-        self.put_meta(LAST_PURGED, &log_id, true)
-            .map_err(write_logs)?;
+        // Contract 2: not past a snapshot still being installed (progress.rs).
+        let mut progress = self.progress.clone();
+        let _ = progress.wait_for(|p| p.allows_purge_to(log_id.index)).await;
+        // The record and the deletion in one synced batch (a synced write also makes every
+        // earlier state-machine write durable, contract 3).
         let mut batch = WriteBatch::new();
+        let record = serde_json::to_vec(&log_id).map_err(|e| write_logs(corrupt("encoding", e)))?;
+        batch
+            .put_cf(self.meta.id(), LAST_PURGED, &record)
+            .map_err(write_logs)?;
         Self::delete_indexes(&mut batch, self.log.id(), 0, log_id.index).map_err(write_logs)?;
-        self.db
-            .write(&WriteOptions::default(), batch)
-            .map_err(write_logs)
+        self.db.write(&synced(), batch).map_err(write_logs)
     }
 }

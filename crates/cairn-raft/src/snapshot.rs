@@ -5,8 +5,10 @@
 //! the `m` keys (applied log id, membership, and the snapshot's own meta under
 //! `msnapshot`). The sending node ships the file's bytes; the receiving node writes them to
 //! its snapshot directory and ingests the file into `raft_sm`. An ingested file's entries all
-//! carry one sequence number, above every write in the family, so its range deletion removes
-//! the old data but none of its own keys: one MANIFEST edit replaces the state machine.
+//! carry one sequence number: a new one above every write in the family when the file overlaps
+//! data there (sequence 0 in an empty family, where there is nothing to cover). A range
+//! deletion hides only entries with a lower sequence number, so it removes the old data but
+//! none of the file's own keys: one MANIFEST edit replaces the state machine.
 //!
 //! Files live in `<dir>/snapshots/<hex of the snapshot id>.sst`. The `msnapshot` record names
 //! the current one; [`remove_unrecorded`] deletes the others at open (a crash between writing
@@ -56,7 +58,7 @@ pub(crate) fn remove_unrecorded(s: &Shared) -> cairndb::Result<()> {
     let entries = std::fs::read_dir(&s.dir).map_err(|e| io("read_dir", &s.dir, e))?;
     for entry in entries {
         let path = entry.map_err(|e| io("read_dir", &s.dir, e))?.path();
-        if Some(&path) != keep.as_ref() {
+        if Some(&path) != keep.as_ref() && path.is_file() {
             std::fs::remove_file(&path).map_err(|e| io("remove", &path, e))?;
         }
     }
@@ -138,6 +140,12 @@ fn record(s: &Shared, meta: &Meta) -> cairndb::Result<()> {
 /// node) and makes it the current snapshot.
 pub(crate) fn install(s: &Shared, meta: &Meta, bytes: Vec<u8>) -> cairndb::Result<()> {
     let _one_at_a_time = s.snapshot_lock.lock().unwrap_or_else(|p| p.into_inner());
+    if recorded(s)?.is_some_and(|m| m.snapshot_id == meta.snapshot_id) {
+        // Already the current snapshot here, so its state is too (openraft never sends a node
+        // a snapshot older than what it applied); installing its file again would overwrite
+        // the current snapshot's file.
+        return Ok(());
+    }
     let path = file_of(&s.dir, &meta.snapshot_id);
     let tmp = path.with_extension("incoming");
     std::fs::write(&tmp, &bytes).map_err(|e| io("write", &tmp, e))?;
@@ -154,10 +162,17 @@ pub(crate) fn install(s: &Shared, meta: &Meta, bytes: Vec<u8>) -> cairndb::Resul
         let _ = std::fs::remove_file(&path);
         return Err(e);
     }
-    // The file carried its own meta; a file that disagrees with the meta it came with is a
-    // fault of the sender, and the state machine now holds the file's (consistent) state.
+    // The file carried its own meta. A file that disagrees with the meta it came with is the
+    // sender's fault: the state machine now holds the file's (consistent) state, and the file
+    // is kept under the name its own record gives, so that the record names a file.
     let stored: Option<Meta> = recorded(s)?;
     if stored.as_ref() != Some(meta) {
+        if let Some(own) = &stored {
+            let named = file_of(&s.dir, &own.snapshot_id);
+            std::fs::rename(&path, &named).map_err(|e| io("rename", &named, e))?;
+            sync_dir(&s.dir)?;
+        }
+        remove_unrecorded(s)?;
         return Err(corrupt(
             "installed snapshot",
             format!("its file records {stored:?}, it was sent as {meta:?}"),

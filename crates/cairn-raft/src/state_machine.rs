@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 use std::io::Cursor;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cairndb::options::{ReadOptions, WriteOptions};
@@ -18,6 +18,7 @@ use openraft::{
 use serde::de::DeserializeOwned;
 
 use crate::error::{corrupt, read_sm, read_snapshot, write_sm, write_snapshot};
+use crate::progress::ProgressTx;
 use crate::{snapshot, NodeId, Request, Response, TypeConfig};
 
 /// The key of user key `key` in the state machine's family.
@@ -43,6 +44,10 @@ pub(crate) struct Shared {
     /// the files in `dir` change one snapshot at a time.
     pub(crate) snapshot_lock: Mutex<()>,
     pub(crate) builds: AtomicU64,
+    /// Snapshots installed since open.
+    pub(crate) installs: AtomicU64,
+    /// What the log store sees of the progress (`progress.rs`).
+    pub(crate) progress: ProgressTx,
 }
 
 /// The replicated key-value state of one node. Cheap to clone: clones share the database (a
@@ -82,18 +87,35 @@ pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> cairndb::Result<Vec<u8>
 pub(crate) type AppliedState = (Option<LogId<NodeId>>, StoredMembership<NodeId, BasicNode>);
 
 impl StateMachine {
-    pub(crate) fn new(db: Arc<Db>, cf: ColumnFamily, dir: PathBuf) -> cairndb::Result<Self> {
+    pub(crate) fn new(
+        db: Arc<Db>,
+        cf: ColumnFamily,
+        dir: PathBuf,
+        progress: ProgressTx,
+    ) -> cairndb::Result<Self> {
         let shared = Shared {
             db,
             cf,
             dir,
             snapshot_lock: Mutex::new(()),
             builds: AtomicU64::new(0),
+            installs: AtomicU64::new(0),
+            progress,
         };
         snapshot::remove_unrecorded(&shared)?;
-        Ok(StateMachine {
+        let sm = StateMachine {
             shared: Arc::new(shared),
-        })
+        };
+        let (applied, _) = sm.applied(&ReadOptions::default())?;
+        sm.shared
+            .progress
+            .send_modify(|p| p.applied = applied.map(|l| l.index));
+        Ok(sm)
+    }
+
+    /// Snapshots this state machine installed since it was opened.
+    pub fn snapshot_installs(&self) -> u64 {
+        self.shared.installs.load(Ordering::Relaxed)
     }
 
     /// The value of `key`, as of the last applied entry (a local read: not linearizable by
@@ -217,6 +239,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     async fn begin_receiving_snapshot(
         &mut self,
     ) -> Result<Box<Cursor<Vec<u8>>>, StorageError<NodeId>> {
+        self.shared.progress.send_modify(|p| p.receiving = true);
         Ok(Box::new(Cursor::new(Vec::new())))
     }
 
@@ -225,7 +248,23 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         meta: &SnapshotMeta<NodeId, BasicNode>,
         snapshot: Box<Cursor<Vec<u8>>>,
     ) -> Result<(), StorageError<NodeId>> {
-        snapshot::install(&self.shared, meta, snapshot.into_inner()).map_err(write_snapshot)
+        let s = &self.shared;
+        let installed = snapshot::install(s, meta, snapshot.into_inner());
+        if installed.is_ok() {
+            s.installs.fetch_add(1, Ordering::Relaxed);
+        }
+        // On failure the state machine is unchanged (or holds the file's state, see
+        // snapshot::install); the applied index is read back either way.
+        let applied = self
+            .applied(&ReadOptions::default())
+            .map(|(a, _)| a.map(|l| l.index));
+        s.progress.send_modify(|p| {
+            p.receiving = false;
+            if let Ok(a) = applied {
+                p.applied = a;
+            }
+        });
+        installed.map_err(write_snapshot)
     }
 
     async fn get_current_snapshot(
