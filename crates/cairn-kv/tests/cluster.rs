@@ -162,6 +162,25 @@ async fn three_nodes_replicate_fail_over_catch_up_by_snapshot_and_change_members
         "every acknowledged write survives the failover"
     );
     write_range(&mut client, 100, 300).await;
+    // Large values, so that the snapshot the stopped node needs (about 5 MB) spans several
+    // chunks and is larger than an HTTP body may be by default.
+    let big: Vec<(String, String)> = (0..12)
+        .map(|j| {
+            // Random letters: the table's block compression must not shrink them away.
+            let v: String = (0..400_000)
+                .map(|_| {
+                    rand::Rng::sample(&mut rand::thread_rng(), rand::distributions::Alphanumeric)
+                        as char
+                })
+                .collect();
+            (format!("big{j:02}"), v)
+        })
+        .collect();
+    for (k, v) in &big {
+        client.put(k, v).await.expect("a large write");
+    }
+    let big_index = last_applied(&nodes[&new_leader]);
+    write_range(&mut client, 300, 360).await;
 
     // The log the stopped node lacks is purged on the new leader: it must take a snapshot.
     let purged = nodes[&new_leader]
@@ -169,8 +188,11 @@ async fn three_nodes_replicate_fail_over_catch_up_by_snapshot_and_change_members
         .raft
         .wait(Some(WAIT))
         .metrics(
-            |m| m.purged.is_some_and(|p| p.index > old_last),
-            "the log the stopped node lacks is purged",
+            |m| {
+                m.purged.is_some_and(|p| p.index > old_last)
+                    && m.snapshot.is_some_and(|s| s.index >= big_index)
+            },
+            "the log the stopped node lacks is purged, and the snapshot holds the large values",
         )
         .await
         .expect("the leader purges behind its snapshot")
@@ -181,7 +203,9 @@ async fn three_nodes_replicate_fail_over_catch_up_by_snapshot_and_change_members
     nodes.insert(leader, back);
     let all: Vec<&RunningNode> = nodes.values().collect();
     let index = last_applied(&nodes[&new_leader]);
-    assert_eq!(converged(&all, index).await, expected(300));
+    let mut with_big = big.clone();
+    with_big.extend(expected(360));
+    assert_eq!(converged(&all, index).await, with_big);
     assert!(
         nodes[&leader].app.sm.snapshot_installs() >= 1,
         "the restarted node caught up by installing a snapshot"
@@ -191,7 +215,7 @@ async fn three_nodes_replicate_fail_over_catch_up_by_snapshot_and_change_members
     let follower = *nodes.keys().find(|id| **id != new_leader).unwrap();
     let voters: BTreeSet<NodeId> = nodes.keys().copied().filter(|id| *id != follower).collect();
     client.set_voters(&voters).await.expect("remove a voter");
-    write_range(&mut client, 300, 320).await;
+    write_range(&mut client, 360, 380).await;
     client
         .add_learner(follower, &addrs[&follower].clone())
         .await
@@ -206,11 +230,13 @@ async fn three_nodes_replicate_fail_over_catch_up_by_snapshot_and_change_members
         .set_voters(&voters)
         .await
         .expect("make it a voter again");
-    write_range(&mut client, 320, 340).await;
+    write_range(&mut client, 380, 400).await;
     let all: Vec<&RunningNode> = nodes.values().collect();
     let leader = leader_of(&all, None).await;
     let index = last_applied(&nodes[&leader]);
-    assert_eq!(converged(&all, index).await, expected(340));
+    let mut with_big = big;
+    with_big.extend(expected(400));
+    assert_eq!(converged(&all, index).await, with_big);
     let members = nodes[&leader]
         .app
         .raft
