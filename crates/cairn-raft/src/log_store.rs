@@ -13,7 +13,6 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{corrupt, read_logs, write_logs};
-use crate::progress::ProgressRx;
 use crate::{NodeId, TypeConfig};
 
 const VOTE: &[u8] = b"vote";
@@ -27,8 +26,6 @@ pub struct LogStore {
     db: Arc<Db>,
     log: ColumnFamily,
     meta: ColumnFamily,
-    /// The state machine's progress (`progress.rs`).
-    progress: ProgressRx,
 }
 
 impl Debug for LogStore {
@@ -50,18 +47,8 @@ fn synced() -> WriteOptions {
 }
 
 impl LogStore {
-    pub(crate) fn new(
-        db: Arc<Db>,
-        log: ColumnFamily,
-        meta: ColumnFamily,
-        progress: ProgressRx,
-    ) -> Self {
-        LogStore {
-            db,
-            log,
-            meta,
-            progress,
-        }
+    pub(crate) fn new(db: Arc<Db>, log: ColumnFamily, meta: ColumnFamily) -> Self {
+        LogStore { db, log, meta }
     }
 
     /// The database under this store (shared with the state machine).
@@ -260,9 +247,6 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     }
 
     async fn purge(&mut self, log_id: LogId<NodeId>) -> Result<(), StorageError<NodeId>> {
-        // Contract 2: not past a snapshot still being installed (progress.rs).
-        let mut progress = self.progress.clone();
-        let _ = progress.wait_for(|p| p.allows_purge_to(log_id.index)).await;
         // The record and the deletion in one synced batch (a synced write also makes every
         // earlier state-machine write durable, contract 3).
         let mut batch = WriteBatch::new();

@@ -18,7 +18,6 @@ use openraft::{
 use serde::de::DeserializeOwned;
 
 use crate::error::{corrupt, read_sm, read_snapshot, write_sm, write_snapshot};
-use crate::progress::ProgressTx;
 use crate::{snapshot, NodeId, Request, Response, TypeConfig};
 
 /// The key of user key `key` in the state machine's family.
@@ -46,8 +45,6 @@ pub(crate) struct Shared {
     pub(crate) builds: AtomicU64,
     /// Snapshots installed since open.
     pub(crate) installs: AtomicU64,
-    /// What the log store sees of the progress (`progress.rs`).
-    pub(crate) progress: ProgressTx,
 }
 
 /// The replicated key-value state of one node. Cheap to clone: clones share the database (a
@@ -87,12 +84,7 @@ pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> cairndb::Result<Vec<u8>
 pub(crate) type AppliedState = (Option<LogId<NodeId>>, StoredMembership<NodeId, BasicNode>);
 
 impl StateMachine {
-    pub(crate) fn new(
-        db: Arc<Db>,
-        cf: ColumnFamily,
-        dir: PathBuf,
-        progress: ProgressTx,
-    ) -> cairndb::Result<Self> {
+    pub(crate) fn new(db: Arc<Db>, cf: ColumnFamily, dir: PathBuf) -> cairndb::Result<Self> {
         let shared = Shared {
             db,
             cf,
@@ -100,17 +92,11 @@ impl StateMachine {
             snapshot_lock: Mutex::new(()),
             builds: AtomicU64::new(0),
             installs: AtomicU64::new(0),
-            progress,
         };
         snapshot::remove_unrecorded(&shared)?;
-        let sm = StateMachine {
+        Ok(StateMachine {
             shared: Arc::new(shared),
-        };
-        let (applied, _) = sm.applied(&ReadOptions::default())?;
-        sm.shared
-            .progress
-            .send_modify(|p| p.applied = applied.map(|l| l.index));
-        Ok(sm)
+        })
     }
 
     /// Snapshots this state machine installed since it was opened.
@@ -239,7 +225,6 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     async fn begin_receiving_snapshot(
         &mut self,
     ) -> Result<Box<Cursor<Vec<u8>>>, StorageError<NodeId>> {
-        self.shared.progress.send_modify(|p| p.receiving = true);
         Ok(Box::new(Cursor::new(Vec::new())))
     }
 
@@ -253,17 +238,6 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         if installed.is_ok() {
             s.installs.fetch_add(1, Ordering::Relaxed);
         }
-        // On failure the state machine is unchanged (or holds the file's state, see
-        // snapshot::install); the applied index is read back either way.
-        let applied = self
-            .applied(&ReadOptions::default())
-            .map(|(a, _)| a.map(|l| l.index));
-        s.progress.send_modify(|p| {
-            p.receiving = false;
-            if let Ok(a) = applied {
-                p.applied = a;
-            }
-        });
         installed.map_err(write_snapshot)
     }
 

@@ -301,53 +301,6 @@ async fn snapshot_files_no_record_names_are_removed_at_open() {
     assert_eq!(current.meta.last_log_id, Some(log_id(1, 2)));
 }
 
-#[tokio::test]
-async fn a_purge_past_the_state_waits_for_the_snapshot_being_received() {
-    use std::future::Future;
-    use std::task::{Context, Poll, Waker};
-
-    let (da, db) = (TempDir::new().unwrap(), TempDir::new().unwrap());
-    let (_, mut sm_a) = open(da.path());
-    sm_a.apply(vec![
-        membership(1, 1),
-        put(1, 2, "a", "1"),
-        put(1, 3, "b", "2"),
-    ])
-    .await
-    .unwrap();
-    let snap = sm_a
-        .get_snapshot_builder()
-        .await
-        .build_snapshot()
-        .await
-        .unwrap();
-
-    let (mut log_b, mut sm_b) = open(db.path());
-    log_b
-        .blocking_append(vec![put(1, 1, "x", "y")])
-        .await
-        .unwrap();
-    let mut incoming = sm_b.begin_receiving_snapshot().await.unwrap();
-    // openraft queues the install and issues the purge at once: the purge must wait.
-    let mut purger = log_b.clone();
-    let mut purge = std::pin::pin!(purger.purge(log_id(1, 3)));
-    let mut cx = Context::from_waker(Waker::noop());
-    assert!(purge.as_mut().poll(&mut cx).is_pending());
-    assert!(purge.as_mut().poll(&mut cx).is_pending());
-    assert_eq!(
-        log_b.get_log_state().await.unwrap().last_purged_log_id,
-        None
-    );
-
-    *incoming = Cursor::new(snap.snapshot.into_inner());
-    sm_b.install_snapshot(&snap.meta, incoming).await.unwrap();
-    assert!(matches!(purge.as_mut().poll(&mut cx), Poll::Ready(Ok(()))));
-    let state = log_b.get_log_state().await.unwrap();
-    assert_eq!(state.last_purged_log_id, Some(log_id(1, 3)));
-    assert_eq!(state.last_log_id, Some(log_id(1, 3)));
-    assert_eq!(sm_b.snapshot_installs(), 1);
-}
-
 #[test]
 fn the_salvage_recovery_mode_is_refused() {
     let dir = TempDir::new().unwrap();
