@@ -17,9 +17,10 @@
 //!
 //! # Contract
 //!
-//! 1. An append is one write batch synced to the WAL before openraft's flush callback fires;
-//!    appends from concurrent writers of the same database share WAL syncs (CairnDB's group
-//!    commit). Votes and truncations are synced writes too.
+//! 1. An append is one write batch synced to the WAL before openraft's flush callback fires.
+//!    openraft calls `append` one batch at a time, so appends do not share syncs (a leader
+//!    syncs once per client write; docs/design/raft.md). Votes and truncations are synced
+//!    writes too.
 //! 2. Truncate and purge are range deletions. A purge writes `last_purged` and the deletion in
 //!    one synced batch. Known gap: openraft issues the purge that follows a snapshot install
 //!    without waiting for the install, so a crash between a durable purge and the end of the
