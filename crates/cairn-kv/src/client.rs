@@ -287,16 +287,7 @@ impl Client {
     /// # Errors
     /// [`ClientError`].
     pub async fn storage(&self, addr: &str) -> Result<serde_json::Value, ClientError> {
-        let reply = self
-            .http
-            .get(format!("http://{addr}/cluster/storage"))
-            .send()
-            .await
-            .map_err(|e| ClientError::NoLeader(e.to_string()))?;
-        reply
-            .json()
-            .await
-            .map_err(|e| ClientError::Server(StatusCode::OK, e.to_string()))
+        self.report(addr, "storage").await
     }
 
     /// openraft's metrics of the node at `addr`, as JSON.
@@ -304,9 +295,14 @@ impl Client {
     /// # Errors
     /// [`ClientError`].
     pub async fn metrics(&self, addr: &str) -> Result<serde_json::Value, ClientError> {
+        self.report(addr, "metrics").await
+    }
+
+    /// `GET /cluster/<what>` of the node at `addr` (no leader needed).
+    async fn report(&self, addr: &str, what: &str) -> Result<serde_json::Value, ClientError> {
         let reply = self
             .http
-            .get(format!("http://{addr}/cluster/metrics"))
+            .get(format!("http://{addr}/cluster/{what}"))
             .send()
             .await
             .map_err(|e| ClientError::NoLeader(e.to_string()))?;
