@@ -160,6 +160,25 @@ fn index(m: &serde_json::Value, field: &str) -> Option<u64> {
     }
 }
 
+/// Runs `poll` every [`POLL`] until it yields; a hang limit of [`LIMIT`] (no speed is checked:
+/// the waits are for other processes, which nothing can signal to this one).
+async fn poll_until<T, F: std::future::Future<Output = Option<T>>>(
+    what: &str,
+    mut poll: impl FnMut() -> F,
+) -> T {
+    let wait = async {
+        loop {
+            if let Some(v) = poll().await {
+                return v;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    };
+    tokio::time::timeout(LIMIT, wait)
+        .await
+        .unwrap_or_else(|_| panic!("hang: no {what} within {LIMIT:?}"))
+}
+
 /// Polls until `f` holds for the metrics of the node at `addr`; the metrics then.
 async fn until(
     client: &Client,
@@ -167,46 +186,39 @@ async fn until(
     what: &str,
     f: impl Fn(&serde_json::Value) -> bool,
 ) -> serde_json::Value {
-    let start = Instant::now();
-    loop {
-        if let Some(m) = metrics(client, addr).await {
-            if f(&m) {
-                return m;
-            }
-        }
-        assert!(
-            start.elapsed() < LIMIT,
-            "timed out waiting for {what} on {addr}"
-        );
-        tokio::time::sleep(POLL).await;
-    }
+    poll_until(&format!("{what} on {addr}"), || async {
+        metrics(client, addr).await.filter(|m| f(m))
+    })
+    .await
 }
 
 /// Waits until node `id` answers; fails at once if it exited.
 async fn up(cluster: &mut Cluster, client: &Client, id: u64) {
     let addr = cluster.nodes[&id].addr.clone();
-    let start = Instant::now();
-    while metrics(client, &addr).await.is_none() {
-        cluster.check_alive();
-        assert!(start.elapsed() < LIMIT, "node {id} never answered");
-        tokio::time::sleep(POLL).await;
-    }
+    let cluster = std::cell::RefCell::new(cluster);
+    poll_until(&format!("answer from node {id}"), || async {
+        let m = metrics(client, &addr).await;
+        if m.is_none() {
+            cluster.borrow_mut().check_alive();
+        }
+        m
+    })
+    .await;
 }
 
 /// The id of a live node that reports itself leader.
 async fn leader(cluster: &Cluster, client: &Client) -> u64 {
-    let start = Instant::now();
-    loop {
+    poll_until("leader", || async {
         for id in cluster.live() {
             if let Some(m) = metrics(client, &cluster.nodes[&id].addr).await {
                 if m["current_leader"].as_u64() == Some(id) && m["state"] == "Leader" {
-                    return id;
+                    return Some(id);
                 }
             }
         }
-        assert!(start.elapsed() < LIMIT, "no leader");
-        tokio::time::sleep(POLL).await;
-    }
+        None
+    })
+    .await
 }
 
 /// Writes `w<case>-<n>` = `v<n>` without pause until told to stop; publishes the count acked.

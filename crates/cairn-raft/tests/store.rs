@@ -111,27 +111,32 @@ async fn log_vote_and_state_machine_survive_a_reopen() {
     assert_eq!(state.last_purged_log_id, Some(log_id(1, 2)));
 }
 
-/// Node A with state {a=1, b=2}; node B with {b=old, c=3}.
-async fn two_nodes(a: &Path, b: &Path) -> (StateMachine, StateMachine) {
-    let (_, mut sm_a) = open(a);
-    sm_a.apply(vec![
+/// Node A: state {a=1, b=2}, applied up to (1,3), membership at (1,1).
+async fn node_a(dir: &Path) -> StateMachine {
+    let (_, mut sm) = open(dir);
+    sm.apply(vec![
         membership(1, 1),
         put(1, 2, "a", "1"),
         put(1, 3, "b", "2"),
     ])
     .await
     .unwrap();
-    let (_, mut sm_b) = open(b);
-    sm_b.apply(vec![put(1, 1, "b", "old"), put(1, 2, "c", "3")])
+    sm
+}
+
+/// Node B: state {b=old, c=3}, applied up to (1,2).
+async fn node_b(dir: &Path) -> StateMachine {
+    let (_, mut sm) = open(dir);
+    sm.apply(vec![put(1, 1, "b", "old"), put(1, 2, "c", "3")])
         .await
         .unwrap();
-    (sm_a, sm_b)
+    sm
 }
 
 #[tokio::test]
 async fn installing_a_snapshot_replaces_the_whole_state_machine() {
     let (da, db) = (TempDir::new().unwrap(), TempDir::new().unwrap());
-    let (mut sm_a, mut sm_b) = two_nodes(da.path(), db.path()).await;
+    let (mut sm_a, mut sm_b) = (node_a(da.path()).await, node_b(db.path()).await);
     let snap = sm_a
         .get_snapshot_builder()
         .await
@@ -188,14 +193,7 @@ async fn installing_a_snapshot_replaces_the_whole_state_machine() {
 #[tokio::test]
 async fn a_damaged_snapshot_is_refused_and_changes_nothing() {
     let da = TempDir::new().unwrap();
-    let (_, mut sm_a) = open(da.path());
-    sm_a.apply(vec![
-        membership(1, 1),
-        put(1, 2, "a", "1"),
-        put(1, 3, "b", "2"),
-    ])
-    .await
-    .unwrap();
+    let mut sm_a = node_a(da.path()).await;
     let snap = sm_a
         .get_snapshot_builder()
         .await
@@ -213,10 +211,7 @@ async fn a_damaged_snapshot_is_refused_and_changes_nothing() {
     let mut refused = 0;
     for bytes in damaged {
         let db = TempDir::new().unwrap();
-        let (_, mut sm_b) = open(db.path());
-        sm_b.apply(vec![put(1, 1, "b", "old"), put(1, 2, "c", "3")])
-            .await
-            .unwrap();
+        let mut sm_b = node_b(db.path()).await;
         match sm_b
             .install_snapshot(&snap.meta, Box::new(Cursor::new(bytes)))
             .await
