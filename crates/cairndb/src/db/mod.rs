@@ -67,6 +67,7 @@ mod conflict;
 mod destroy;
 mod dynamic_options;
 mod flush;
+mod group_insert;
 mod info_log;
 mod ingest;
 mod install;

@@ -69,12 +69,13 @@
 //!     later directory sync, `mod.rs` contract 6) syncs the directory in its term, before its
 //!     record; a failure there poisons as a failed WAL sync does.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use parking_lot::{Mutex, MutexGuard};
+use parking_lot::MutexGuard;
 
+use super::group_insert::{insert_as_member, GroupInsert};
 use super::publish_queue::Completion;
 use super::switch::sync_retired_wals;
 use super::writer::{MemberInsert, Writer, DONE, GROUP_INSERTED, INSERT, LEADER, PUBLISHED};
@@ -810,65 +811,6 @@ struct Written {
     durable: Option<(Arc<LogSync>, u64)>,
 }
 
-/// A group whose members insert their own batches (invariant 6): the memtables they insert
-/// into (fixed while the leader is active), the members still inserting, and their failures.
-#[derive(Debug)]
-pub(super) struct GroupInsert {
-    leader: Arc<Writer>,
-    remaining: AtomicUsize,
-    failures: Mutex<Vec<(usize, Error)>>,
-    pub(super) mems: Vec<(u32, Arc<MemTable>)>,
-}
-
-impl GroupInsert {
-    /// A group of `followers` members besides `leader`, inserting into `mems`.
-    pub(super) fn new(
-        leader: Arc<Writer>,
-        followers: usize,
-        mems: Vec<(u32, Arc<MemTable>)>,
-    ) -> Self {
-        GroupInsert {
-            leader,
-            remaining: AtomicUsize::new(followers),
-            failures: Mutex::new(Vec::new()),
-            mems,
-        }
-    }
-
-    /// Reports one member's insert finished; the last report wakes the leader. The AcqRel
-    /// decrement orders every member's inserts before the leader's wake-up (invariant 6).
-    fn member_done(&self, failure: Option<(usize, Error)>) {
-        if let Some(f) = failure {
-            self.failures.lock().push(f);
-        }
-        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.leader.set_state(GROUP_INSERTED);
-        }
-    }
-}
-
-/// A follower's part of a concurrent group insert: inserts its own batch, then reports to the
-/// group (invariant 6). A panic in the insert (a bug) is reported as a failure before it
-/// continues unwinding, so the leader never waits for ever.
-fn insert_as_member(task: MemberInsert) {
-    let MemberInsert {
-        batch,
-        index,
-        group,
-    } = task;
-    let inserted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        insert_into(&batch, &group.mems)
-    }));
-    match inserted {
-        Ok(result) => group.member_done(result.err().map(|e| (index, e))),
-        Err(panic) => {
-            let e = Error::Poisoned("a group member's memtable insert panicked".into());
-            group.member_done(Some((index, e)));
-            std::panic::resume_unwind(panic);
-        }
-    }
-}
-
 /// Most bytes one group's WAL record holds: large enough to amortize a sync over many small
 /// writes, small enough that a follower does not wait behind a huge record.
 const MAX_GROUP_BYTES: usize = 1 << 20;
@@ -975,7 +917,7 @@ fn take_group(st: &mut DbState, keep_members: bool) -> Group {
 }
 
 /// Inserts `batch` into the memtables of the group's families (`mems`).
-fn insert_into(batch: &WriteBatch, mems: &[(u32, Arc<MemTable>)]) -> Result<()> {
+pub(super) fn insert_into(batch: &WriteBatch, mems: &[(u32, Arc<MemTable>)]) -> Result<()> {
     insert_batch(batch, |cf| {
         Ok(mems.iter().find(|(id, _)| *id == cf).map(|(_, m)| &**m))
     })

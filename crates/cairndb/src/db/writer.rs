@@ -101,7 +101,7 @@ pub(super) struct MemberInsert {
     pub(super) batch: WriteBatch,
     /// The member's place in the group, leader 0.
     pub(super) index: usize,
-    pub(super) group: std::sync::Arc<super::write::GroupInsert>,
+    pub(super) group: std::sync::Arc<super::group_insert::GroupInsert>,
 }
 
 impl Writer {
@@ -303,7 +303,7 @@ mod tests {
                 w.reset(LEADER);
                 let mut batch = WriteBatch::new();
                 batch.put(b"k", b"v").unwrap();
-                let group = Arc::new(super::super::write::GroupInsert::new(
+                let group = Arc::new(super::super::group_insert::GroupInsert::new(
                     Arc::clone(&w),
                     1,
                     Vec::new(),
