@@ -35,7 +35,7 @@
 //!    and, if compaction keeps failing, returns that error rather than waiting forever.
 //! 6. A group member inserts its batch only after the group's WAL record was accepted, and the
 //!    leader publishes the group's last sequence (mod.rs invariant 1) only after every member
-//!    reported its insert finished (`GroupInsert::member_done`: the last of the AcqRel
+//!    reported its insert finished (`group_insert.rs`, `GroupInsert::member_done`: the last of the AcqRel
 //!    decrements wakes the leader, so each member's inserts happen before the publication). A
 //!    member whose insert fails gets its error; the database is poisoned and the rest of the
 //!    group gets `Poisoned`, as when the leader's insert fails.
