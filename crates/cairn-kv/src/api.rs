@@ -33,13 +33,55 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
-use cairn_raft::StateMachine;
 use openraft::error::{CheckIsLeaderError, ClientWriteError, ForwardToLeader, RaftError};
 use openraft::raft::{AppendEntriesRequest, InstallSnapshotRequest, VoteRequest};
 use openraft::BasicNode;
 use serde::{Deserialize, Serialize};
 
+use crate::node::BoxError;
 use crate::{NodeId, Raft, Request, TypeConfig};
+
+/// The reads a node serves from its own state machine (after the read barrier, if any).
+/// `cairn_raft::StateMachine` has them; another storage started with
+/// [`crate::node::start_with`] brings its own.
+pub trait LocalReads: Send + Sync + 'static {
+    /// The value of `key`.
+    ///
+    /// # Errors
+    /// The storage's read errors.
+    fn get(&self, key: &str) -> Result<Option<String>, BoxError>;
+    /// The keys in `[from, to)` (`to` None: to the end) and their values, at most `limit`.
+    ///
+    /// # Errors
+    /// The storage's read errors.
+    fn scan(
+        &self,
+        from: &str,
+        to: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, String)>, BoxError>;
+    /// Snapshots this node installed since it started.
+    fn snapshot_installs(&self) -> u64;
+}
+
+impl LocalReads for cairn_raft::StateMachine {
+    fn get(&self, key: &str) -> Result<Option<String>, BoxError> {
+        Ok(cairn_raft::StateMachine::get(self, key)?)
+    }
+
+    fn scan(
+        &self,
+        from: &str,
+        to: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<(String, String)>, BoxError> {
+        Ok(cairn_raft::StateMachine::scan(self, from, to, limit)?)
+    }
+
+    fn snapshot_installs(&self) -> u64 {
+        cairn_raft::StateMachine::snapshot_installs(self)
+    }
+}
 
 /// What the handlers share: the node's Raft handle and its state machine (for reads).
 #[derive(Clone)]
@@ -49,7 +91,7 @@ pub struct App {
     /// The node's openraft handle.
     pub raft: Raft,
     /// The node's state machine, read directly by reads.
-    pub sm: StateMachine,
+    pub sm: Arc<dyn LocalReads>,
 }
 
 impl std::fmt::Debug for App {

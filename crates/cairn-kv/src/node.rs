@@ -4,13 +4,14 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use openraft::storage::{RaftLogStorage, RaftStateMachine};
 use openraft::Config;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::api::{router, App};
+use crate::api::{router, App, LocalReads};
 use crate::network::Network;
-use crate::{NodeId, Raft};
+use crate::{NodeId, Raft, TypeConfig};
 
 /// What a node needs to start.
 #[derive(Debug, Clone)]
@@ -19,7 +20,7 @@ pub struct NodeConfig {
     pub id: NodeId,
     /// Where its HTTP server listens (port 0: any free port; [`RunningNode::addr`] says which).
     pub listen: SocketAddr,
-    /// Its storage directory (`cairn_raft::open`).
+    /// Its storage directory (`cairn_raft::open`; unused by [`start_with`]).
     pub dir: PathBuf,
     /// openraft's configuration (timeouts, snapshot policy).
     pub raft: Config,
@@ -61,15 +62,36 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// # Errors
 /// Invalid openraft configuration, storage open errors, a port that cannot be bound.
 pub async fn start(config: NodeConfig) -> Result<RunningNode, BoxError> {
-    let raft_config = Arc::new(config.raft.validate()?);
     let (log, sm) = cairn_raft::open(&config.dir, cairndb::options::Options::default())?;
-    let raft = Raft::new(config.id, raft_config, Network::new(), log, sm.clone()).await?;
+    let reads = Arc::new(sm.clone());
+    start_with(config, log, sm, reads).await
+}
+
+/// As [`start`] on storage opened by the caller: any openraft log store and state machine of
+/// this service's type configuration, and the reads the API serves from that state machine.
+/// `config.dir` is not used. This is how the service runs on another storage for a
+/// comparison (docs/design/raft.md, "Measured").
+///
+/// # Errors
+/// Invalid openraft configuration, a port that cannot be bound.
+pub async fn start_with<L, S>(
+    config: NodeConfig,
+    log: L,
+    sm: S,
+    reads: Arc<dyn LocalReads>,
+) -> Result<RunningNode, BoxError>
+where
+    L: RaftLogStorage<TypeConfig>,
+    S: RaftStateMachine<TypeConfig>,
+{
+    let raft_config = Arc::new(config.raft.validate()?);
+    let raft = Raft::new(config.id, raft_config, Network::new(), log, sm).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let app = Arc::new(App {
         id: config.id,
         raft,
-        sm,
+        sm: reads,
     });
     let (stop, stopped) = oneshot::channel::<()>();
     let routes = router(app.clone());

@@ -18,13 +18,16 @@
 //! # Contract
 //!
 //! 1. An append is one write batch synced to the WAL before openraft's flush callback fires.
-//!    openraft calls `append` one batch at a time, so appends do not share syncs (a leader
-//!    syncs once per client write; docs/design/raft.md). Votes and truncations are synced
-//!    writes too.
-//! 2. Truncate and purge are range deletions. A purge writes `last_purged` and the deletion in
-//!    one synced batch. Known gap: openraft issues the purge that follows a snapshot install
-//!    without waiting for the install, so a crash between a durable purge and the end of the
-//!    ingestion can leave the state machine behind the purged log (`docs/design/raft.md`).
+//!    openraft 0.9 waits for that callback before it handles the next client write
+//!    (`RaftCore::append_to_log`), so a leader's appends cannot share syncs whatever the
+//!    storage does (docs/design/raft.md). Votes and truncations are synced writes too.
+//! 2. Truncate and purge are range deletions. A purge is openraft's at once (reads and
+//!    `get_log_state` reflect it) but made durable only up to the state machine's applied
+//!    index: the `last_purged` record and the deletion in one synced batch; the rest follows
+//!    when the state machine catches up (after a snapshot install, or at the next append).
+//!    openraft issues the purge that follows a received snapshot without waiting for its
+//!    install, so this keeps a crash from leaving the state machine behind the purged log
+//!    (`purge.rs`); [`open`] refuses a store in that state.
 //! 3. `apply` writes the data, the last applied log id and the membership in one batch, so the
 //!    state machine is always a state the log produced. It is not synced on its own: the WAL is
 //!    one sequence and recovery keeps a prefix of it, so it becomes durable with the next synced
@@ -43,6 +46,7 @@
 
 mod error;
 mod log_store;
+mod purge;
 mod snapshot;
 mod state_machine;
 
@@ -50,6 +54,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cairndb::fs::{FileSystem, RealFs};
 use cairndb::options::Options;
 use cairndb::{ColumnFamilyDescriptor, Db};
 use serde::{Deserialize, Serialize};
@@ -117,9 +122,21 @@ pub(crate) const SM_CF: &str = "raft_sm";
 /// ```
 ///
 /// # Errors
-/// [`cairndb::Error::InvalidArgument`] for `wal_recovery_mode` `SkipAnyCorruptedRecords`; the
-/// database's open errors; I/O errors creating the snapshot directory.
-pub fn open(
+/// [`cairndb::Error::InvalidArgument`] for `wal_recovery_mode` `SkipAnyCorruptedRecords`;
+/// [`cairndb::Error::Corruption`] when the log is purged past the state machine's applied
+/// index (contract 2); the database's open errors; I/O errors creating the snapshot
+/// directory.
+pub fn open(dir: impl AsRef<Path>, options: Options) -> cairndb::Result<(LogStore, StateMachine)> {
+    open_with_fs(RealFs::shared(), dir, options)
+}
+
+/// As [`open`], with every file (the database's and the snapshots') on `fs`: a
+/// `cairndb::fs::MemFs` to simulate power cuts, a `FaultFs` to inject errors or count syncs.
+///
+/// # Errors
+/// As [`open`].
+pub fn open_with_fs(
+    fs: Arc<dyn FileSystem>,
     dir: impl AsRef<Path>,
     mut options: Options,
 ) -> cairndb::Result<(LogStore, StateMachine)> {
@@ -137,16 +154,27 @@ pub fn open(
         .iter()
         .map(|name| ColumnFamilyDescriptor::new(*name, options.cf.clone()))
         .collect::<Vec<_>>();
-    std::fs::create_dir_all(dir).map_err(|e| cairndb::Error::io("create_dir", dir, e))?;
-    let db = Arc::new(Db::open_cf(dir.join("db"), options, families)?);
+    fs.create_dir_all(dir)?;
+    let db = Arc::new(Db::open_cf_with_fs(
+        fs.clone(),
+        dir.join("db"),
+        options,
+        families,
+    )?);
     let snapshots: PathBuf = dir.join("snapshots");
-    std::fs::create_dir_all(&snapshots)
-        .map_err(|e| cairndb::Error::io("create_dir", &snapshots, e))?;
+    fs.create_dir_all(&snapshots)?;
     let family = |name: &str| {
         db.column_family(name)
             .ok_or_else(|| cairndb::Error::InvalidArgument(format!("column family {name} missing")))
     };
-    let sm = StateMachine::new(db.clone(), family(SM_CF)?, snapshots)?;
-    let log = LogStore::new(db.clone(), family(LOG_CF)?, family(META_CF)?);
+    let purges = Arc::new(purge::Purges::open(
+        db.clone(),
+        family(LOG_CF)?,
+        family(META_CF)?,
+        family(SM_CF)?,
+    )?);
+    purges.check_at_open()?;
+    let sm = StateMachine::new(db.clone(), family(SM_CF)?, fs, snapshots, purges.clone())?;
+    let log = LogStore::new(db.clone(), family(LOG_CF)?, family(META_CF)?, purges);
     Ok((log, sm))
 }

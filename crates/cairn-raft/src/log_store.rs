@@ -13,11 +13,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{corrupt, read_logs, write_logs};
+use crate::purge::{delete_indexes, index_key, Purges};
 use crate::{NodeId, TypeConfig};
 
 const VOTE: &[u8] = b"vote";
 const COMMITTED: &[u8] = b"committed";
-const LAST_PURGED: &[u8] = b"last_purged";
 
 /// The Raft log of one node, and its vote and committed index. Cheap to clone: clones share
 /// the database (a clone is also the log reader openraft asks for).
@@ -26,17 +26,14 @@ pub struct LogStore {
     db: Arc<Db>,
     log: ColumnFamily,
     meta: ColumnFamily,
+    /// Purges requested and made durable (`purge.rs`).
+    purges: Arc<Purges>,
 }
 
 impl Debug for LogStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LogStore").finish_non_exhaustive()
     }
-}
-
-/// The key of the entry at `index`: big-endian, so that key order is index order.
-fn index_key(index: u64) -> [u8; 8] {
-    index.to_be_bytes()
 }
 
 fn synced() -> WriteOptions {
@@ -47,8 +44,18 @@ fn synced() -> WriteOptions {
 }
 
 impl LogStore {
-    pub(crate) fn new(db: Arc<Db>, log: ColumnFamily, meta: ColumnFamily) -> Self {
-        LogStore { db, log, meta }
+    pub(crate) fn new(
+        db: Arc<Db>,
+        log: ColumnFamily,
+        meta: ColumnFamily,
+        purges: Arc<Purges>,
+    ) -> Self {
+        LogStore {
+            db,
+            log,
+            meta,
+            purges,
+        }
     }
 
     /// The database under this store (shared with the state machine).
@@ -127,20 +134,6 @@ impl LogStore {
         it.status()?;
         Ok(last)
     }
-
-    /// Deletes the entries with indexes in `[from, to]` (a range deletion; `to` may be
-    /// `u64::MAX`, which a half-open range cannot reach).
-    fn delete_indexes(batch: &mut WriteBatch, cf: u32, from: u64, to: u64) -> cairndb::Result<()> {
-        if from > to {
-            return Ok(());
-        }
-        if to == u64::MAX {
-            batch.delete_range_cf(cf, &index_key(from), &index_key(u64::MAX))?;
-            batch.delete_cf(cf, &index_key(u64::MAX))
-        } else {
-            batch.delete_range_cf(cf, &index_key(from), &index_key(to + 1))
-        }
-    }
 }
 
 impl RaftLogReader<TypeConfig> for LogStore {
@@ -156,7 +149,13 @@ impl RaftLogReader<TypeConfig> for LogStore {
             },
             Bound::Unbounded => 0,
         };
-        self.entries(start, range.end_bound().cloned())
+        // Entries a purge covers stay on disk until the purge is durable (purge.rs); openraft
+        // never sees them again.
+        let first_kept = self
+            .purges
+            .last_purged()
+            .map_or(0, |p| p.index.saturating_add(1));
+        self.entries(start.max(first_kept), range.end_bound().cloned())
             .map_err(read_logs)
     }
 }
@@ -165,10 +164,14 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     type LogReader = Self;
 
     async fn get_log_state(&mut self) -> Result<LogState<TypeConfig>, StorageError<NodeId>> {
-        let last_purged: Option<LogId<NodeId>> = self.get_meta(LAST_PURGED).map_err(read_logs)?;
-        // The purge record and its deletion are one batch, so no entry at or below the record
-        // survives; max() keeps the answer right even so.
-        let last = self.last_entry_id().map_err(read_logs)?.max(last_purged);
+        // A purge is openraft's as soon as it is requested, durable or not (purge.rs).
+        let last_purged = self.purges.last_purged();
+        let last_entry = self.last_entry_id().map_err(read_logs)?;
+        let last = match (last_entry, last_purged) {
+            (Some(e), Some(p)) if e.index <= p.index => Some(p),
+            (Some(e), _) => Some(e),
+            (None, p) => p,
+        };
         Ok(LogState {
             last_purged_log_id: last_purged,
             last_log_id: last,
@@ -216,6 +219,10 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         I: IntoIterator<Item = Entry<TypeConfig>> + OptionalSend,
         I::IntoIter: OptionalSend,
     {
+        if self.purges.unsettled() {
+            // The state machine may have caught up with a purge since (purge.rs).
+            self.purges.settle().map_err(write_logs)?;
+        }
         let mut batch = WriteBatch::new();
         let cf = self.log.id();
         for entry in entries {
@@ -225,9 +232,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
                 .put_cf(cf, &index_key(entry.log_id.index), &bytes)
                 .map_err(write_logs)?;
         }
-        // Contract 1: synced before the callback; concurrent synced writes share one WAL sync.
-        let result = self.db.write(&synced(), batch);
-        match result {
+        // Contract 1: synced before the callback.
+        match self.db.write(&synced(), batch) {
             Ok(()) => {
                 callback.log_io_completed(Ok(()));
                 Ok(())
@@ -241,20 +247,12 @@ impl RaftLogStorage<TypeConfig> for LogStore {
 
     async fn truncate(&mut self, log_id: LogId<NodeId>) -> Result<(), StorageError<NodeId>> {
         let mut batch = WriteBatch::new();
-        Self::delete_indexes(&mut batch, self.log.id(), log_id.index, u64::MAX)
-            .map_err(write_logs)?;
+        delete_indexes(&mut batch, self.log.id(), log_id.index, u64::MAX).map_err(write_logs)?;
         self.db.write(&synced(), batch).map_err(write_logs)
     }
 
     async fn purge(&mut self, log_id: LogId<NodeId>) -> Result<(), StorageError<NodeId>> {
-        // The record and the deletion in one synced batch (a synced write also makes every
-        // earlier state-machine write durable, contract 3).
-        let mut batch = WriteBatch::new();
-        let record = serde_json::to_vec(&log_id).map_err(|e| write_logs(corrupt("encoding", e)))?;
-        batch
-            .put_cf(self.meta.id(), LAST_PURGED, &record)
-            .map_err(write_logs)?;
-        Self::delete_indexes(&mut batch, self.log.id(), 0, log_id.index).map_err(write_logs)?;
-        self.db.write(&synced(), batch).map_err(write_logs)
+        // Contract 2: openraft's at once, durable as far as the state machine has applied.
+        self.purges.request(log_id).map_err(write_logs)
     }
 }

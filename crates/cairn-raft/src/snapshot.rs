@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use cairndb::fs::RealFs;
+use cairndb::fs::read_all;
 use cairndb::options::{DbOptions, ReadOptions, WriteOptions};
 use cairndb::{IngestExternalFileOptions, SstFileWriter};
 use openraft::storage::Snapshot;
@@ -38,16 +38,6 @@ fn file_of(dir: &Path, snapshot_id: &str) -> PathBuf {
     dir.join(format!("{hex}.sst"))
 }
 
-fn io(op: &'static str, path: &Path, e: std::io::Error) -> cairndb::Error {
-    cairndb::Error::io(op, path, e)
-}
-
-fn sync_dir(dir: &Path) -> cairndb::Result<()> {
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| io("sync_dir", dir, e))
-}
-
 fn recorded(s: &Shared) -> cairndb::Result<Option<Meta>> {
     get_json(&s.db, &s.cf, &ReadOptions::default(), CURRENT_SNAPSHOT)
 }
@@ -55,11 +45,10 @@ fn recorded(s: &Shared) -> cairndb::Result<Option<Meta>> {
 /// Removes every file in the snapshot directory but the recorded snapshot's.
 pub(crate) fn remove_unrecorded(s: &Shared) -> cairndb::Result<()> {
     let keep = recorded(s)?.map(|m| file_of(&s.dir, &m.snapshot_id));
-    let entries = std::fs::read_dir(&s.dir).map_err(|e| io("read_dir", &s.dir, e))?;
-    for entry in entries {
-        let path = entry.map_err(|e| io("read_dir", &s.dir, e))?.path();
-        if Some(&path) != keep.as_ref() && path.is_file() {
-            std::fs::remove_file(&path).map_err(|e| io("remove", &path, e))?;
+    for name in s.fs.list(&s.dir)? {
+        let path = s.dir.join(name);
+        if Some(&path) != keep.as_ref() {
+            s.fs.remove(&path)?;
         }
     }
     Ok(())
@@ -92,7 +81,7 @@ pub(crate) fn build(s: &Shared) -> cairndb::Result<Snapshot<TypeConfig>> {
     };
     let path = file_of(&s.dir, &meta.snapshot_id);
     let mut writer =
-        SstFileWriter::for_family(RealFs::shared(), &DbOptions::default(), &s.cf.options());
+        SstFileWriter::for_family(s.fs.clone(), &DbOptions::default(), &s.cf.options());
     writer.open(&path)?;
     let written = (|| {
         writer.delete_range(&[DATA_PREFIX], DATA_END)?;
@@ -114,12 +103,12 @@ pub(crate) fn build(s: &Shared) -> cairndb::Result<Snapshot<TypeConfig>> {
         writer.finish()
     })();
     if let Err(e) = written {
-        let _ = std::fs::remove_file(&path);
+        let _ = s.fs.remove(&path);
         return Err(e);
     }
-    sync_dir(&s.dir)?;
+    s.fs.sync_dir(&s.dir)?;
     record(s, &meta)?;
-    let bytes = std::fs::read(&path).map_err(|e| io("read", &path, e))?;
+    let bytes = read_all(&*s.fs, &path)?;
     Ok(Snapshot {
         meta,
         snapshot: Box::new(Cursor::new(bytes)),
@@ -148,18 +137,18 @@ pub(crate) fn install(s: &Shared, meta: &Meta, bytes: Vec<u8>) -> cairndb::Resul
     }
     let path = file_of(&s.dir, &meta.snapshot_id);
     let tmp = path.with_extension("incoming");
-    std::fs::write(&tmp, &bytes).map_err(|e| io("write", &tmp, e))?;
-    std::fs::File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| io("sync", &tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| io("rename", &path, e))?;
-    sync_dir(&s.dir)?;
+    let mut file = s.fs.create(&tmp)?;
+    file.append(&bytes)?;
+    file.sync()?;
+    drop(file);
+    s.fs.rename(&tmp, &path)?;
+    s.fs.sync_dir(&s.dir)?;
     let opts = IngestExternalFileOptions {
         verify_checksums_before_ingest: true,
         ..IngestExternalFileOptions::default()
     };
     if let Err(e) = s.db.ingest_external_file_cf(&s.cf, &[&path], &opts) {
-        let _ = std::fs::remove_file(&path);
+        let _ = s.fs.remove(&path);
         return Err(e);
     }
     // The file carried its own meta. A file that disagrees with the meta it came with is the
@@ -169,8 +158,8 @@ pub(crate) fn install(s: &Shared, meta: &Meta, bytes: Vec<u8>) -> cairndb::Resul
     if stored.as_ref() != Some(meta) {
         if let Some(own) = &stored {
             let named = file_of(&s.dir, &own.snapshot_id);
-            std::fs::rename(&path, &named).map_err(|e| io("rename", &named, e))?;
-            sync_dir(&s.dir)?;
+            s.fs.rename(&path, &named)?;
+            s.fs.sync_dir(&s.dir)?;
         }
         remove_unrecorded(s)?;
         return Err(corrupt(
@@ -188,7 +177,7 @@ pub(crate) fn current(s: &Shared) -> cairndb::Result<Option<Snapshot<TypeConfig>
         return Ok(None);
     };
     let path = file_of(&s.dir, &meta.snapshot_id);
-    let bytes = std::fs::read(&path).map_err(|e| io("read", &path, e))?;
+    let bytes = read_all(&*s.fs, &path)?;
     Ok(Some(Snapshot {
         meta,
         snapshot: Box::new(Cursor::new(bytes)),

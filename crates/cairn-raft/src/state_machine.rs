@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use cairndb::fs::FileSystem;
 use cairndb::options::{ReadOptions, WriteOptions};
 use cairndb::{ColumnFamily, Db, WriteBatch};
 use openraft::storage::{RaftStateMachine, Snapshot};
@@ -18,6 +19,7 @@ use openraft::{
 use serde::de::DeserializeOwned;
 
 use crate::error::{corrupt, read_sm, read_snapshot, write_sm, write_snapshot};
+use crate::purge::Purges;
 use crate::{snapshot, NodeId, Request, Response, TypeConfig};
 
 /// The key of user key `key` in the state machine's family.
@@ -38,6 +40,9 @@ pub(crate) const CURRENT_SNAPSHOT: &[u8] = b"msnapshot";
 pub(crate) struct Shared {
     pub(crate) db: Arc<Db>,
     pub(crate) cf: ColumnFamily,
+    /// The file system of the database and the snapshot files.
+    pub(crate) fs: Arc<dyn FileSystem>,
+    /// The snapshot directory.
     pub(crate) dir: PathBuf,
     /// Held while a snapshot is built or installed, so that the current-snapshot record and
     /// the files in `dir` change one snapshot at a time.
@@ -45,6 +50,8 @@ pub(crate) struct Shared {
     pub(crate) builds: AtomicU64,
     /// Snapshots installed since open.
     pub(crate) installs: AtomicU64,
+    /// The log's purges, settled after an install (`purge.rs`).
+    pub(crate) purges: Arc<Purges>,
 }
 
 /// The replicated key-value state of one node. Cheap to clone: clones share the database (a
@@ -84,14 +91,22 @@ pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> cairndb::Result<Vec<u8>
 pub(crate) type AppliedState = (Option<LogId<NodeId>>, StoredMembership<NodeId, BasicNode>);
 
 impl StateMachine {
-    pub(crate) fn new(db: Arc<Db>, cf: ColumnFamily, dir: PathBuf) -> cairndb::Result<Self> {
+    pub(crate) fn new(
+        db: Arc<Db>,
+        cf: ColumnFamily,
+        fs: Arc<dyn FileSystem>,
+        dir: PathBuf,
+        purges: Arc<Purges>,
+    ) -> cairndb::Result<Self> {
         let shared = Shared {
             db,
             cf,
+            fs,
             dir,
             snapshot_lock: Mutex::new(()),
             builds: AtomicU64::new(0),
             installs: AtomicU64::new(0),
+            purges,
         };
         snapshot::remove_unrecorded(&shared)?;
         Ok(StateMachine {
@@ -234,11 +249,10 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         snapshot: Box<Cursor<Vec<u8>>>,
     ) -> Result<(), StorageError<NodeId>> {
         let s = &self.shared;
-        let installed = snapshot::install(s, meta, snapshot.into_inner());
-        if installed.is_ok() {
-            s.installs.fetch_add(1, Ordering::Relaxed);
-        }
-        installed.map_err(write_snapshot)
+        snapshot::install(s, meta, snapshot.into_inner()).map_err(write_snapshot)?;
+        s.installs.fetch_add(1, Ordering::Relaxed);
+        // The purge openraft issued with this install can be durable now (purge.rs).
+        s.purges.settle().map_err(write_snapshot)
     }
 
     async fn get_current_snapshot(

@@ -68,6 +68,12 @@
 //! 10. A synced group whose WAL's name is not durable yet (a memtable switch left it to a
 //!     later directory sync, `mod.rs` contract 6) syncs the directory in its term, before its
 //!     record; a failure there poisons as a failed WAL sync does.
+//! 11. A synced group that inserts nothing (`Db::sync_wal`'s empty write, WAL-only records)
+//!     has nothing to publish, so with `enable_pipelined_write` its sync too comes after its
+//!     term, through the log's [`LogSync`]: writers behind a `sync_wal` (RocksDB's `SyncWAL`,
+//!     which syncs outside its write thread too) append while it syncs. The group's writers
+//!     return once the sync covers its offset; a failed sync poisons the database
+//!     (invariant 9).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -332,6 +338,12 @@ impl DbInner {
                 self.end_leadership(st);
                 done
             }
+            Stage::Syncing(group) => {
+                // Nothing to publish: the next leader may write while this group syncs
+                // (invariant 11).
+                self.end_leadership(st);
+                self.sync_after_term(group)
+            }
         };
         for (writer, outcome) in outcomes {
             writer.finish(outcome);
@@ -468,9 +480,9 @@ impl DbInner {
         // A synced record needs its WAL's name durable too (contract 6); only the current
         // WAL's may not be, once per WAL.
         let sync_dir = sync && wal.is_some() && st.wal_name_durable < st.wal_number;
-        // With pipelining, a group that inserts syncs after its term (invariant 9), so the
+        // With pipelining, a synced group syncs after its term (invariants 9 and 11), so the
         // next group appends while the sync runs and one sync covers several groups.
-        let log_sync = if sync && inserts && self.options.db.enable_pipelined_write {
+        let log_sync = if sync && self.options.db.enable_pipelined_write {
             wal.as_ref().and_then(LogWriter::log_sync)
         } else {
             None
@@ -526,7 +538,16 @@ impl DbInner {
             }
         }
         if !inserts {
-            // WAL-only records: written, nothing to insert or publish.
+            // WAL-only records, or only `Db::sync_wal`'s empty write: nothing to insert or
+            // publish. A sync left for after the term runs there (invariant 11).
+            if let Some(log) = log_sync {
+                return Stage::Syncing(Syncing {
+                    log,
+                    offset: wal_end,
+                    writers,
+                    outcomes,
+                });
+            }
             outcomes.extend(writers[1..].iter().map(|w| (Arc::clone(w), Ok(()))));
             return Stage::Finished(Ok(()), outcomes);
         }
@@ -581,6 +602,33 @@ impl DbInner {
                 let mut outcomes = group.outcomes;
                 outcomes.extend(poisoned(&group.writers[1..], &why));
                 Err((Err(e), outcomes))
+            }
+        }
+    }
+
+    /// Syncs the WAL through a group's record after its term, for a group that inserts
+    /// nothing (invariant 11). A failed sync poisons the database, as in `await_durable`.
+    fn sync_after_term(&self, group: Syncing) -> Finished {
+        let stats = self.counters.stats();
+        let synced = group.log.sync_through(group.offset, |micros| {
+            if let Some(s) = stats {
+                s.record_in_histogram(HistogramType::WalFileSync, micros);
+            }
+        });
+        let mut outcomes = group.outcomes;
+        match synced {
+            Ok(_) => {
+                outcomes.extend(group.writers[1..].iter().map(|w| (Arc::clone(w), Ok(()))));
+                (Ok(()), outcomes)
+            }
+            Err(e) => {
+                let why = format!("WAL sync failed: {e}");
+                self.state
+                    .lock()
+                    .poisoned
+                    .get_or_insert_with(|| why.clone());
+                outcomes.extend(poisoned(&group.writers[1..], &why));
+                (Err(e), outcomes)
             }
         }
     }
@@ -789,6 +837,18 @@ enum Stage {
     Finished(Result<()>, Vec<Outcome>),
     /// The group's WAL record is written; its inserts and publication come next.
     Written(Written),
+    /// The group inserts nothing and its WAL sync comes after its term (invariant 11).
+    Syncing(Syncing),
+}
+
+/// A group that inserts nothing (WAL-only records, or `Db::sync_wal`'s empty write), written,
+/// whose sync comes after its term.
+struct Syncing {
+    /// The log to sync and the offset its record (or nothing) ends at.
+    log: Arc<LogSync>,
+    offset: u64,
+    writers: Vec<Arc<Writer>>,
+    outcomes: Vec<Outcome>,
 }
 
 /// A group whose WAL record is written (or skipped with `disable_wal`), registered for
