@@ -572,23 +572,12 @@ impl DbInner {
         let Some((log, offset)) = group.durable.take() else {
             return Ok(group);
         };
-        let stats = self.counters.stats();
-        let synced = log.sync_through(offset, |micros| {
-            if let Some(s) = stats {
-                s.record_in_histogram(HistogramType::WalFileSync, micros);
-            }
-        });
-        match synced {
+        match self.sync_log(&log, offset) {
             Ok(ran) => {
                 group.syncs = u64::from(ran);
                 Ok(group)
             }
-            Err(e) => {
-                let why = format!("WAL sync failed: {e}");
-                self.state
-                    .lock()
-                    .poisoned
-                    .get_or_insert_with(|| why.clone());
+            Err((e, why)) => {
                 let count: u64 = group
                     .records
                     .iter()
@@ -609,28 +598,37 @@ impl DbInner {
     /// Syncs the WAL through a group's record after its term, for a group that inserts
     /// nothing (invariant 11). A failed sync poisons the database, as in `await_durable`.
     fn sync_after_term(&self, group: Syncing) -> Finished {
-        let stats = self.counters.stats();
-        let synced = group.log.sync_through(group.offset, |micros| {
-            if let Some(s) = stats {
-                s.record_in_histogram(HistogramType::WalFileSync, micros);
-            }
-        });
         let mut outcomes = group.outcomes;
-        match synced {
+        match self.sync_log(&group.log, group.offset) {
             Ok(_) => {
                 outcomes.extend(group.writers[1..].iter().map(|w| (Arc::clone(w), Ok(()))));
                 (Ok(()), outcomes)
             }
-            Err(e) => {
-                let why = format!("WAL sync failed: {e}");
-                self.state
-                    .lock()
-                    .poisoned
-                    .get_or_insert_with(|| why.clone());
+            Err((e, why)) => {
                 outcomes.extend(poisoned(&group.writers[1..], &why));
                 (Err(e), outcomes)
             }
         }
+    }
+
+    /// Syncs `log` through `offset` after a term (invariants 9 and 11), timing the sync for the
+    /// statistics. Returns the syncs it ran; a failed sync poisons the database and comes back
+    /// with the reason followers are given.
+    fn sync_log(&self, log: &LogSync, offset: u64) -> std::result::Result<u32, (Error, String)> {
+        let stats = self.counters.stats();
+        let synced = log.sync_through(offset, |micros| {
+            if let Some(s) = stats {
+                s.record_in_histogram(HistogramType::WalFileSync, micros);
+            }
+        });
+        synced.map_err(|e| {
+            let why = format!("WAL sync failed: {e}");
+            self.state
+                .lock()
+                .poisoned
+                .get_or_insert_with(|| why.clone());
+            (e, why)
+        })
     }
 
     /// Inserts a written group into the memtables (members on their own threads, or the
