@@ -62,6 +62,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// # Errors
 /// Invalid openraft configuration, storage open errors, a port that cannot be bound.
 pub async fn start(config: NodeConfig) -> Result<RunningNode, BoxError> {
+    config.raft.clone().validate()?;
     let (log, sm) = cairn_raft::open(&config.dir, cairndb::options::Options::default())?;
     let reads = Arc::new(sm.clone());
     start_with(config, log, sm, reads).await

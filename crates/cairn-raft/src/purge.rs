@@ -155,7 +155,10 @@ impl Purges {
         s.requested.map(|l| l.index) > s.durable.map(|l| l.index)
     }
 
-    /// The state a store opens in must have its durable purge at or below its applied index.
+    /// The state a store opens in: its durable purge at or below its applied index, and its log
+    /// contiguous from the durable purge on. A gap can only come from the case `purge.rs`
+    /// cannot cover (entries from a new leader appended past a snapshot whose install was cut
+    /// short); openraft would apply across it, so open refuses it.
     pub(crate) fn check_at_open(&self) -> cairndb::Result<()> {
         let durable = self.state().durable;
         let applied = self.applied()?;
@@ -169,6 +172,29 @@ impl Purges {
                 ),
             ));
         }
-        Ok(())
+        let mut it = self.db.iter_cf(&ReadOptions::default(), &self.log)?;
+        it.seek(&index_key(durable.map_or(0, |l| l.index.saturating_add(1))));
+        // After a purge the next entry is the one above it; a log never purged starts anywhere.
+        let mut previous: Option<u64> = durable.map(|l| l.index);
+        while it.valid() {
+            let index = <[u8; 8]>::try_from(it.key())
+                .map(u64::from_be_bytes)
+                .map_err(|_| corrupt("log key", format!("{} bytes, not 8", it.key().len())))?;
+            if let Some(p) = previous {
+                if index != p + 1 {
+                    return Err(corrupt(
+                        "raft storage",
+                        format!(
+                            "the log jumps from entry {p} to entry {index} (an install of a \
+                             snapshot was cut short while later entries were written); remove \
+                             this node's data and add it back"
+                        ),
+                    ));
+                }
+            }
+            previous = Some(index);
+            it.next();
+        }
+        it.status()
     }
 }

@@ -374,3 +374,27 @@ async fn open_refuses_a_log_purged_past_the_state_machine() {
         "a corruption error, got {err}"
     );
 }
+
+/// A log with a gap after its purge point (left when an install was cut short while a new
+/// leader's later entries were written) would be applied across the gap by openraft; open
+/// refuses it.
+#[tokio::test]
+async fn open_refuses_a_log_with_a_gap() {
+    let dir = TempDir::new().unwrap();
+    {
+        let (mut log, mut sm) = open(dir.path());
+        let first: Vec<_> = (1..=5).map(|i| put(1, i, &format!("k{i}"), "v")).collect();
+        log.blocking_append(first.clone()).await.unwrap();
+        sm.apply(first).await.unwrap();
+        log.purge(log_id(1, 5)).await.unwrap();
+        log.blocking_append(vec![put(2, 9, "k9", "v"), put(2, 10, "k10", "v")])
+            .await
+            .unwrap();
+    }
+    let err =
+        cairn_raft::open(dir.path(), cairndb::options::Options::default()).expect_err("refused");
+    assert!(
+        matches!(err, cairndb::Error::Corruption(_)),
+        "a corruption error, got {err}"
+    );
+}

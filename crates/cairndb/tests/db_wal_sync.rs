@@ -113,7 +113,7 @@ fn synced_writes_from_many_threads_survive_a_power_cut() {
         }
         let cut = mem.crash_clone(CrashOptions::synced_only());
         drop(db);
-        let db = Db::open_with_fs(cut.shared(), DIR, pipelined(true)).expect("reopen");
+        let db = Db::open_with_fs(cut.shared(), DIR, pipelined(on)).expect("reopen");
         for t in 0..4u32 {
             for i in (0..60u32).step_by(3) {
                 let got = db.get(&ReadOptions::default(), &key(t, i)).expect("get");
@@ -265,7 +265,7 @@ fn a_synced_write_after_a_switch_makes_the_new_wals_name_durable() {
         db.put(&synced(), b"synced", b"2").expect("synced put");
         let cut = mem.crash_clone(CrashOptions::synced_only());
         drop(db);
-        let db = Db::open_with_fs(cut.shared(), DIR, pipelined(true)).expect("reopen");
+        let db = Db::open_with_fs(cut.shared(), DIR, pipelined(on)).expect("reopen");
         let ro = ReadOptions::default();
         assert_eq!(
             db.get(&ro, b"synced").expect("get").as_deref(),

@@ -72,8 +72,11 @@
 //!     has nothing to publish, so with `enable_pipelined_write` its sync too comes after its
 //!     term, through the log's [`LogSync`]: writers behind a `sync_wal` (RocksDB's `SyncWAL`,
 //!     which syncs outside its write thread too) append while it syncs. The group's writers
-//!     return once the sync covers its offset; a failed sync poisons the database
-//!     (invariant 9).
+//!     return once the sync covers its offset; a failed sync poisons the database. Unlike
+//!     invariant 9 it stops no publication: the groups written while it synced are unsynced
+//!     writes (a synced one waits on the same log's sync, which then fails too), and every
+//!     write after the failure is refused. `close` does not wait for such a sync; the log's
+//!     `LogSync` keeps the file open until it ends.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
