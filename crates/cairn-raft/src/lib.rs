@@ -27,7 +27,8 @@
 //!    when the state machine catches up (after a snapshot install, or at the next append).
 //!    openraft issues the purge that follows a received snapshot without waiting for its
 //!    install, so this keeps a crash from leaving the state machine behind the purged log
-//!    (`purge.rs`); [`open`] refuses a store in that state.
+//!    (`purge.rs`); [`open`] refuses a store in that state, or with a gap in its log after
+//!    the durable purge.
 //! 3. `apply` writes the data, the last applied log id and the membership in one batch, so the
 //!    state machine is always a state the log produced. It is not synced on its own: the WAL is
 //!    one sequence and recovery keeps a prefix of it, so it becomes durable with the next synced

@@ -354,6 +354,15 @@ async fn a_purge_is_never_durable_past_the_applied_index() {
     );
 }
 
+/// Opening the store in `dir` fails with a Corruption error.
+fn assert_refused_as_corrupt(dir: &Path) {
+    let err = cairn_raft::open(dir, cairndb::options::Options::default()).expect_err("refused");
+    assert!(
+        matches!(err, cairndb::Error::Corruption(_)),
+        "a corruption error, got {err}"
+    );
+}
+
 /// A store whose durable purge is past its applied index (written by a version that purged at
 /// once) cannot be started by openraft; open says why instead.
 #[tokio::test]
@@ -367,12 +376,7 @@ async fn open_refuses_a_log_purged_past_the_state_machine() {
             .put_cf(&Default::default(), &meta, b"last_purged", &record)
             .unwrap();
     }
-    let err =
-        cairn_raft::open(dir.path(), cairndb::options::Options::default()).expect_err("refused");
-    assert!(
-        matches!(err, cairndb::Error::Corruption(_)),
-        "a corruption error, got {err}"
-    );
+    assert_refused_as_corrupt(dir.path());
 }
 
 /// A log with a gap after its purge point (left when an install was cut short while a new
@@ -391,10 +395,5 @@ async fn open_refuses_a_log_with_a_gap() {
             .await
             .unwrap();
     }
-    let err =
-        cairn_raft::open(dir.path(), cairndb::options::Options::default()).expect_err("refused");
-    assert!(
-        matches!(err, cairndb::Error::Corruption(_)),
-        "a corruption error, got {err}"
-    );
+    assert_refused_as_corrupt(dir.path());
 }
