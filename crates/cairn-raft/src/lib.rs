@@ -103,6 +103,14 @@ openraft::declare_raft_types!(
 /// The node id type.
 pub type NodeId = u64;
 
+/// Write options of a synced write.
+pub(crate) fn synced() -> cairndb::options::WriteOptions {
+    cairndb::options::WriteOptions {
+        sync: true,
+        ..cairndb::options::WriteOptions::default()
+    }
+}
+
 pub(crate) const LOG_CF: &str = "raft_log";
 pub(crate) const META_CF: &str = "raft_meta";
 pub(crate) const SM_CF: &str = "raft_sm";

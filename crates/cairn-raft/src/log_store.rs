@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{corrupt, read_logs, write_logs};
-use crate::purge::{delete_indexes, index_key, Purges};
-use crate::{NodeId, TypeConfig};
+use crate::purge::{delete_indexes, index_key, index_of, Purges};
+use crate::{synced, NodeId, TypeConfig};
 
 const VOTE: &[u8] = b"vote";
 const COMMITTED: &[u8] = b"committed";
@@ -33,13 +33,6 @@ pub struct LogStore {
 impl Debug for LogStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LogStore").finish_non_exhaustive()
-    }
-}
-
-fn synced() -> WriteOptions {
-    WriteOptions {
-        sync: true,
-        ..WriteOptions::default()
     }
 }
 
@@ -84,9 +77,7 @@ impl LogStore {
 
     /// The entry at the iterator's position, checked against its key.
     fn decode(key: &[u8], value: &[u8]) -> cairndb::Result<Entry<TypeConfig>> {
-        let index = <[u8; 8]>::try_from(key)
-            .map(u64::from_be_bytes)
-            .map_err(|_| corrupt("log key", format!("{} bytes, not 8", key.len())))?;
+        let index = index_of(key)?;
         let entry: Entry<TypeConfig> =
             serde_json::from_slice(value).map_err(|e| corrupt("log entry", e))?;
         if entry.log_id.index != index {
@@ -219,10 +210,8 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         I: IntoIterator<Item = Entry<TypeConfig>> + OptionalSend,
         I::IntoIter: OptionalSend,
     {
-        if self.purges.unsettled() {
-            // The state machine may have caught up with a purge since (purge.rs).
-            self.purges.settle().map_err(write_logs)?;
-        }
+        // The state machine may have caught up with a purge since (purge.rs).
+        self.purges.settle().map_err(write_logs)?;
         let mut batch = WriteBatch::new();
         let cf = self.log.id();
         for entry in entries {

@@ -19,13 +19,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use cairndb::options::{ReadOptions, WriteOptions};
+use cairndb::options::ReadOptions;
 use cairndb::{ColumnFamily, Db, WriteBatch};
 use openraft::LogId;
 
 use crate::error::corrupt;
 use crate::state_machine::{get_json, APPLIED};
-use crate::NodeId;
+use crate::{synced, NodeId};
 
 /// The `raft_meta` key of the durable purge record.
 pub(crate) const LAST_PURGED: &[u8] = b"last_purged";
@@ -50,6 +50,13 @@ struct State {
 /// The key of the entry at `index`: big-endian, so that key order is index order.
 pub(crate) fn index_key(index: u64) -> [u8; 8] {
     index.to_be_bytes()
+}
+
+/// The index a log key holds (the inverse of [`index_key`]).
+pub(crate) fn index_of(key: &[u8]) -> cairndb::Result<u64> {
+    <[u8; 8]>::try_from(key)
+        .map(u64::from_be_bytes)
+        .map_err(|_| corrupt("log key", format!("{} bytes, not 8", key.len())))
 }
 
 /// Adds the deletion of the entries with indexes in `[from, to]` to `batch` (a range
@@ -116,16 +123,14 @@ impl Purges {
     }
 
     /// Makes the requested purge durable up to the applied index (one synced batch), if that
-    /// is past the durable record.
+    /// is past the durable record. Cheap when nothing is pending (every append calls it).
     pub(crate) fn settle(&self) -> cairndb::Result<()> {
         let mut s = self.state();
-        if s.requested.map(|l| l.index) <= s.durable.map(|l| l.index) {
-            return Ok(());
-        }
-        let Some(applied) = self.applied()? else {
+        let durable = s.durable.map(|l| l.index);
+        let Some(requested) = s.requested.filter(|r| Some(r.index) > durable) else {
             return Ok(());
         };
-        let Some(requested) = s.requested else {
+        let Some(applied) = self.applied()? else {
             return Ok(());
         };
         let target = if requested.index <= applied.index {
@@ -133,26 +138,16 @@ impl Purges {
         } else {
             applied
         };
-        if Some(target.index) <= s.durable.map(|l| l.index) {
+        if Some(target.index) <= durable {
             return Ok(());
         }
         let mut batch = WriteBatch::new();
         let record = serde_json::to_vec(&target).map_err(|e| corrupt("encoding", e))?;
         batch.put_cf(self.meta.id(), LAST_PURGED, &record)?;
         delete_indexes(&mut batch, self.log.id(), 0, target.index)?;
-        let synced = WriteOptions {
-            sync: true,
-            ..WriteOptions::default()
-        };
-        self.db.write(&synced, batch)?;
+        self.db.write(&synced(), batch)?;
         s.durable = Some(target);
         Ok(())
-    }
-
-    /// Whether a requested purge is not durable yet.
-    pub(crate) fn unsettled(&self) -> bool {
-        let s = self.state();
-        s.requested.map(|l| l.index) > s.durable.map(|l| l.index)
     }
 
     /// The state a store opens in: its durable purge at or below its applied index, and its log
@@ -177,9 +172,7 @@ impl Purges {
         // After a purge the next entry is the one above it; a log never purged starts anywhere.
         let mut previous: Option<u64> = durable.map(|l| l.index);
         while it.valid() {
-            let index = <[u8; 8]>::try_from(it.key())
-                .map(u64::from_be_bytes)
-                .map_err(|_| corrupt("log key", format!("{} bytes, not 8", it.key().len())))?;
+            let index = index_of(it.key())?;
             if let Some(p) = previous {
                 if index != p + 1 {
                     return Err(corrupt(

@@ -20,7 +20,7 @@ use std::sync::atomic::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use cairndb::fs::read_all;
-use cairndb::options::{DbOptions, ReadOptions, WriteOptions};
+use cairndb::options::{DbOptions, ReadOptions};
 use cairndb::{IngestExternalFileOptions, SstFileWriter};
 use openraft::storage::Snapshot;
 use openraft::{BasicNode, SnapshotMeta};
@@ -117,11 +117,7 @@ pub(crate) fn build(s: &Shared) -> cairndb::Result<Snapshot<TypeConfig>> {
 
 /// Records `meta` as the current snapshot (synced) and removes the other files.
 fn record(s: &Shared, meta: &Meta) -> cairndb::Result<()> {
-    let synced = WriteOptions {
-        sync: true,
-        ..WriteOptions::default()
-    };
-    s.db.put_cf(&synced, &s.cf, CURRENT_SNAPSHOT, &to_json(meta)?)?;
+    s.db.put_cf(&crate::synced(), &s.cf, CURRENT_SNAPSHOT, &to_json(meta)?)?;
     remove_unrecorded(s)
 }
 

@@ -64,6 +64,7 @@ mod checkpoint;
 mod column_family;
 mod compact;
 mod conflict;
+mod deferred_sync;
 mod destroy;
 mod dynamic_options;
 mod flush;

@@ -84,6 +84,7 @@ use std::time::Instant;
 
 use parking_lot::MutexGuard;
 
+use super::deferred_sync::Syncing;
 use super::group_insert::{insert_as_member, GroupInsert};
 use super::publish_queue::Completion;
 use super::switch::sync_retired_wals;
@@ -598,42 +599,6 @@ impl DbInner {
         }
     }
 
-    /// Syncs the WAL through a group's record after its term, for a group that inserts
-    /// nothing (invariant 11). A failed sync poisons the database, as in `await_durable`.
-    fn sync_after_term(&self, group: Syncing) -> Finished {
-        let mut outcomes = group.outcomes;
-        match self.sync_log(&group.log, group.offset) {
-            Ok(_) => {
-                outcomes.extend(group.writers[1..].iter().map(|w| (Arc::clone(w), Ok(()))));
-                (Ok(()), outcomes)
-            }
-            Err((e, why)) => {
-                outcomes.extend(poisoned(&group.writers[1..], &why));
-                (Err(e), outcomes)
-            }
-        }
-    }
-
-    /// Syncs `log` through `offset` after a term (invariants 9 and 11), timing the sync for the
-    /// statistics. Returns the syncs it ran; a failed sync poisons the database and comes back
-    /// with the reason followers are given.
-    fn sync_log(&self, log: &LogSync, offset: u64) -> std::result::Result<u32, (Error, String)> {
-        let stats = self.counters.stats();
-        let synced = log.sync_through(offset, |micros| {
-            if let Some(s) = stats {
-                s.record_in_histogram(HistogramType::WalFileSync, micros);
-            }
-        });
-        synced.map_err(|e| {
-            let why = format!("WAL sync failed: {e}");
-            self.state
-                .lock()
-                .poisoned
-                .get_or_insert_with(|| why.clone());
-            (e, why)
-        })
-    }
-
     /// Inserts a written group into the memtables (members on their own threads, or the
     /// leader alone) and publishes it in sequence order (invariants 6 and 8). Called without
     /// the state lock. Returns the leader's result and each follower's.
@@ -819,13 +784,13 @@ enum Turn<'a> {
 }
 
 /// A follower and the result the leader hands it.
-type Outcome = (Arc<Writer>, Result<()>);
+pub(super) type Outcome = (Arc<Writer>, Result<()>);
 
 /// A group that ended: the leader's result and the followers' outcomes.
-type Finished = (Result<()>, Vec<Outcome>);
+pub(super) type Finished = (Result<()>, Vec<Outcome>);
 
 /// `Poisoned` outcomes carrying `why`, one for each of `writers`.
-fn poisoned(writers: &[Arc<Writer>], why: &str) -> Vec<Outcome> {
+pub(super) fn poisoned(writers: &[Arc<Writer>], why: &str) -> Vec<Outcome> {
     writers
         .iter()
         .map(|w| (Arc::clone(w), Err(Error::Poisoned(why.to_string()))))
@@ -840,16 +805,6 @@ enum Stage {
     Written(Written),
     /// The group inserts nothing and its WAL sync comes after its term (invariant 11).
     Syncing(Syncing),
-}
-
-/// A group that inserts nothing (WAL-only records, or `Db::sync_wal`'s empty write), written,
-/// whose sync comes after its term.
-struct Syncing {
-    /// The log to sync and the offset its record (or nothing) ends at.
-    log: Arc<LogSync>,
-    offset: u64,
-    writers: Vec<Arc<Writer>>,
-    outcomes: Vec<Outcome>,
 }
 
 /// A group whose WAL record is written (or skipped with `disable_wal`), registered for
