@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use cairndb::batch::WriteBatch;
@@ -17,10 +17,12 @@ fn concurrent_writers_and_atomic_batches() {
     let fs = MemFs::new().shared();
     let db = Arc::new(Db::open_with_fs(Arc::clone(&fs), DIR, opts()).expect("open"));
     let stop = Arc::new(AtomicBool::new(false));
+    // Completed snapshot checks. Writer 0 waits halfway for two more of them, so at least one
+    // whole check runs while the batches are being written, however the threads are scheduled.
+    let checks = Arc::new(AtomicU64::new(0));
     let reader = {
-        let (db, stop) = (Arc::clone(&db), Arc::clone(&stop));
+        let (db, stop, checks) = (Arc::clone(&db), Arc::clone(&stop), Arc::clone(&checks));
         std::thread::spawn(move || {
-            let mut checks = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 let snap = db.snapshot().expect("snapshot");
                 let ro = ReadOptions {
@@ -32,16 +34,21 @@ fn concurrent_writers_and_atomic_batches() {
                     let b = db.get(&ro, &[b'b', t]).expect("get b");
                     assert_eq!(a, b, "batch of thread {t} seen half applied");
                 }
-                checks += 1;
+                checks.fetch_add(1, Ordering::Release);
             }
-            checks
         })
     };
     let writers: Vec<_> = (0..4u8)
         .map(|t| {
-            let db = Arc::clone(&db);
+            let (db, checks) = (Arc::clone(&db), Arc::clone(&checks));
             std::thread::spawn(move || {
                 for i in 0..400u32 {
+                    if t == 0 && i == 200 {
+                        let seen = checks.load(Ordering::Acquire);
+                        while checks.load(Ordering::Acquire) < seen + 2 {
+                            std::thread::yield_now();
+                        }
+                    }
                     let w = WriteOptions {
                         sync: i % 10 == 0,
                         ..WriteOptions::default()
@@ -62,7 +69,8 @@ fn concurrent_writers_and_atomic_batches() {
         w.join().expect("writer");
     }
     stop.store(true, Ordering::Relaxed);
-    assert!(reader.join().expect("reader") > 0);
+    reader.join().expect("reader");
+    assert!(checks.load(Ordering::Acquire) >= 2);
     assert_eq!(db.latest_sequence(), 4 * 400 * 3);
     let check = |db: &Db| {
         for t in 0..4u8 {
@@ -93,11 +101,19 @@ fn concurrent_writers_and_atomic_batches() {
 fn publication_in_sequence_order_and_iterators_stable_across_flushes() {
     let db = Arc::new(Db::open_with_fs(MemFs::new().shared(), DIR, opts()).expect("open"));
     let stop = Arc::new(AtomicBool::new(false));
+    // Completed snapshot checks; writer 0 waits halfway for two more (as in the test above).
+    let checks = Arc::new(AtomicU64::new(0));
     let writers: Vec<_> = (0..3u8)
         .map(|t| {
-            let db = Arc::clone(&db);
+            let (db, checks) = (Arc::clone(&db), Arc::clone(&checks));
             std::thread::spawn(move || {
                 for i in 0..1500u32 {
+                    if t == 0 && i == 750 {
+                        let seen = checks.load(Ordering::Acquire);
+                        while checks.load(Ordering::Acquire) < seen + 2 {
+                            std::thread::yield_now();
+                        }
+                    }
                     let mut k = vec![b'w', t];
                     k.extend_from_slice(&i.to_be_bytes());
                     let w = WriteOptions {
@@ -118,9 +134,8 @@ fn publication_in_sequence_order_and_iterators_stable_across_flushes() {
         (it, before, db.latest_sequence())
     };
     let reader = {
-        let (db, stop) = (Arc::clone(&db), Arc::clone(&stop));
+        let (db, stop, checks) = (Arc::clone(&db), Arc::clone(&stop), Arc::clone(&checks));
         std::thread::spawn(move || {
-            let mut checks = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 let snap = db.snapshot().expect("snapshot");
                 let ro = ReadOptions {
@@ -128,16 +143,16 @@ fn publication_in_sequence_order_and_iterators_stable_across_flushes() {
                     ..ReadOptions::default()
                 };
                 assert_eq!(count(&db, &ro), snap.sequence(), "a gap below the snapshot");
-                checks += 1;
+                checks.fetch_add(1, Ordering::Release);
             }
-            checks
         })
     };
     for w in writers {
         w.join().expect("writer");
     }
     stop.store(true, Ordering::Relaxed);
-    assert!(reader.join().expect("reader") > 0);
+    reader.join().expect("reader");
+    assert!(checks.load(Ordering::Acquire) >= 2);
     let tables: usize = db
         .level_summary_cf(&db.default_column_family())
         .iter()
