@@ -33,11 +33,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response as HttpResponse};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
-use openraft::error::{CheckIsLeaderError, ClientWriteError, ForwardToLeader, RaftError};
+use openraft::error::{CheckIsLeaderError, ForwardToLeader, RaftError};
 use openraft::raft::{AppendEntriesRequest, InstallSnapshotRequest, VoteRequest};
 use openraft::BasicNode;
 use serde::{Deserialize, Serialize};
 
+use crate::batcher::{Failure, WriteError, Writes};
 use crate::node::BoxError;
 use crate::{NodeId, Raft, Request, TypeConfig};
 
@@ -83,13 +84,16 @@ impl LocalReads for cairn_raft::StateMachine {
     }
 }
 
-/// What the handlers share: the node's Raft handle and its state machine (for reads).
+/// What the handlers share: the node's Raft handle, its write queue and its state machine (for
+/// reads).
 #[derive(Clone)]
 pub struct App {
     /// This node's id.
     pub id: NodeId,
     /// The node's openraft handle.
     pub raft: Raft,
+    /// Client writes, grouped into entries ([`crate::batcher`]).
+    pub writes: Writes<WriteError>,
     /// The node's state machine, read directly by reads.
     pub sm: Arc<dyn LocalReads>,
 }
@@ -210,7 +214,7 @@ fn not_leader(f: &ForwardToLeader<NodeId, BasicNode>) -> HttpResponse {
     (StatusCode::MISDIRECTED_REQUEST, Json(body)).into_response()
 }
 
-fn write_error(e: RaftError<NodeId, ClientWriteError<NodeId, BasicNode>>) -> HttpResponse {
+fn write_error(e: WriteError) -> HttpResponse {
     match e.forward_to_leader() {
         Some(f) => not_leader(f),
         None => unavailable(e),
@@ -218,12 +222,10 @@ fn write_error(e: RaftError<NodeId, ClientWriteError<NodeId, BasicNode>>) -> Htt
 }
 
 async fn write(app: &App, req: Request) -> HttpResponse {
-    match app.raft.client_write(req).await {
-        Ok(reply) => Json(ValueReply {
-            value: reply.data.value,
-        })
-        .into_response(),
-        Err(e) => write_error(e),
+    match app.writes.write(req).await {
+        Ok(reply) => Json(ValueReply { value: reply.value }).into_response(),
+        Err(Failure::Write(e)) => write_error(e),
+        Err(Failure::Unanswered) => unavailable("the write was not answered (node stopping)"),
     }
 }
 

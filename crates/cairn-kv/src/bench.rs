@@ -1,6 +1,9 @@
 //! `cairn-kv bench`: concurrent clients put random keys for a fixed time; the report gives
 //! acknowledged writes per second and latency percentiles. Every client is a [`Client`] of its
 //! own (it finds the leader itself); a write counts once acknowledged (applied on the leader).
+//! It also reads how many entries the leader's log grew by, so that the report says how many
+//! writes shared an entry (each entry is one append and one sync on the leader, and the
+//! service groups concurrent writes into entries: [`crate::batcher`]).
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -23,6 +26,9 @@ pub struct Report {
     pub failures: u64,
     /// Latencies of acknowledged writes, microseconds, sorted.
     pub latencies_us: Vec<u64>,
+    /// Entries the leader's log grew by during the run (None: the leader changed, or no node
+    /// reported one).
+    pub log_entries: Option<u64>,
 }
 
 impl Report {
@@ -51,8 +57,30 @@ impl fmt::Display for Report {
             self.quantile_us(0.99),
             self.quantile_us(0.999),
             self.latencies_us.last().copied().unwrap_or(0),
-        )
+        )?;
+        match self.log_entries {
+            Some(n) => write!(
+                f,
+                " log_entries={n} writes_per_entry={:.1}",
+                self.writes as f64 / n.max(1) as f64
+            ),
+            None => write!(f, " log_entries=unknown"),
+        }
     }
+}
+
+/// The leader's id and last log index, as the first node that says it leads reports them.
+async fn leader_log(nodes: &[String]) -> Option<(u64, u64)> {
+    let client = Client::new(nodes.to_vec());
+    for addr in nodes {
+        let Ok(m) = client.metrics(addr).await else {
+            continue;
+        };
+        if m["state"] == "Leader" {
+            return Some((m["id"].as_u64()?, m["last_log_index"].as_u64()?));
+        }
+    }
+    None
 }
 
 /// Runs `clients` writers against `nodes` for `seconds`.
@@ -68,6 +96,7 @@ pub async fn run(
 ) -> Result<Report, ClientError> {
     // One write first, so that every client starts with the leader known to answer.
     Client::new(nodes.clone()).put("bench-warmup", "x").await?;
+    let log_before = leader_log(&nodes).await;
     let value = "v".repeat(value_size);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let start = Instant::now();
@@ -98,11 +127,17 @@ pub async fn run(
         failures += f;
     }
     latencies_us.sort_unstable();
+    let elapsed = start.elapsed();
+    let log_entries = match (log_before, leader_log(&nodes).await) {
+        (Some((id, before)), Some((same, after))) if id == same => Some(after - before),
+        _ => None,
+    };
     Ok(Report {
         clients,
-        elapsed: start.elapsed(),
+        elapsed,
         writes: latencies_us.len() as u64,
         failures,
         latencies_us,
+        log_entries,
     })
 }

@@ -3,6 +3,7 @@
 //!
 //! - [`node`]: starts a node (storage, Raft, HTTP server) and stops it.
 //! - [`api`]: the HTTP API: Raft's RPCs between nodes, the key-value API, cluster membership.
+//! - [`batcher`]: group commit: concurrent client writes go into Raft as one entry.
 //! - [`network`]: openraft's network (the client side of Raft's RPCs).
 //! - [`client`]: a client that finds the leader and follows redirects.
 //! - [`bench`]: a write load with latency percentiles (`cairn-kv bench`).
@@ -12,6 +13,7 @@
 //! API and its consistency.
 
 pub mod api;
+pub mod batcher;
 pub mod bench;
 pub mod client;
 pub mod network;

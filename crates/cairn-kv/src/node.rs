@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::api::{router, App, LocalReads};
+use crate::batcher::{Batching, Writes};
 use crate::network::Network;
 use crate::{NodeId, Raft, TypeConfig};
 
@@ -24,6 +25,8 @@ pub struct NodeConfig {
     pub dir: PathBuf,
     /// openraft's configuration (timeouts, snapshot policy).
     pub raft: Config,
+    /// How client writes are grouped into log entries.
+    pub batching: Batching,
 }
 
 /// Settings for a cluster on one machine or a LAN. Heartbeats every 150 ms (openraft also
@@ -60,9 +63,10 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// Opens the node's storage, starts openraft on it and serves the HTTP API.
 ///
 /// # Errors
-/// Invalid openraft configuration, storage open errors, a port that cannot be bound.
+/// Invalid openraft or batching configuration, storage open errors, a port that cannot be bound.
 pub async fn start(config: NodeConfig) -> Result<RunningNode, BoxError> {
     config.raft.clone().validate()?;
+    config.batching.validate()?;
     let (log, sm) = cairn_raft::open(&config.dir, cairndb::options::Options::default())?;
     let reads = Arc::new(sm.clone());
     start_with(config, log, sm, reads).await
@@ -74,7 +78,7 @@ pub async fn start(config: NodeConfig) -> Result<RunningNode, BoxError> {
 /// comparison (docs/design/raft.md, "Measured").
 ///
 /// # Errors
-/// Invalid openraft configuration, a port that cannot be bound.
+/// Invalid openraft or batching configuration, a port that cannot be bound.
 pub async fn start_with<L, S>(
     config: NodeConfig,
     log: L,
@@ -85,13 +89,16 @@ where
     L: RaftLogStorage<TypeConfig>,
     S: RaftStateMachine<TypeConfig>,
 {
+    config.batching.validate()?;
     let raft_config = Arc::new(config.raft.validate()?);
     let raft = Raft::new(config.id, raft_config, Network::new(), log, sm).await?;
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
+    let writes = Writes::start(Arc::new(raft.clone()), config.batching);
     let app = Arc::new(App {
         id: config.id,
         raft,
+        writes,
         sm: reads,
     });
     let (stop, stopped) = oneshot::channel::<()>();

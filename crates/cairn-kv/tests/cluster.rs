@@ -1,6 +1,7 @@
 //! A 3-node cluster in one process, over HTTP on 127.0.0.1: replication, linearizable reads
 //! through any node, the leader stopped during service (a new one takes over with every
-//! acknowledged write), and the stopped node restarted from its directory after the leader has
+//! acknowledged write; then eight clients write at once, so the leader groups their writes into
+//! shared entries), and the stopped node restarted from its directory after the leader has
 //! purged the log it lacks, so that it can only catch up by receiving a snapshot. Then a node
 //! is removed from the voters and added back.
 //!
@@ -12,6 +13,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use cairn_kv::api::ReadMode;
+use cairn_kv::batcher::Batching;
 use cairn_kv::client::Client;
 use cairn_kv::node::{loopback_config, start, NodeConfig, RunningNode};
 use cairn_kv::NodeId;
@@ -44,6 +46,7 @@ async fn start_node(id: NodeId, dir: &Path, listen: SocketAddr) -> RunningNode {
         listen,
         dir: dir.join(id.to_string()),
         raft,
+        batching: Batching::default(),
     })
     .await
     .expect("node starts")
@@ -100,6 +103,27 @@ async fn write_range(client: &mut Client, from: u32, to: u32) {
             .put(&format!("k{i:04}"), &format!("v{i}"))
             .await
             .expect("the write is acknowledged");
+    }
+}
+
+/// Writes `from..to` from `clients` clients at once (so that the leader groups them into
+/// shared entries, `cairn_kv::batcher`), each acknowledged.
+async fn write_concurrently(addrs: &BTreeMap<NodeId, String>, from: u32, to: u32, clients: u32) {
+    let tasks: Vec<_> = (0..clients)
+        .map(|c| {
+            let mut client = Client::new(addrs.values().cloned().collect());
+            tokio::spawn(async move {
+                for i in (from + c..to).step_by(clients as usize) {
+                    client
+                        .put(&format!("k{i:04}"), &format!("v{i}"))
+                        .await
+                        .expect("the write is acknowledged");
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.expect("writer task");
     }
 }
 
@@ -161,7 +185,7 @@ async fn three_nodes_replicate_fail_over_catch_up_by_snapshot_and_change_members
         expected(100),
         "every acknowledged write survives the failover"
     );
-    write_range(&mut client, 100, 300).await;
+    write_concurrently(&addrs, 100, 300, 8).await;
     // Large values, so that the snapshot the stopped node needs (about 5 MB) spans several
     // chunks and is larger than an HTTP body may be by default.
     let big: Vec<(String, String)> = (0..12)

@@ -78,14 +78,23 @@ pub enum Request {
         /// The key.
         key: String,
     },
+    /// Several writes applied in order, all in one entry: how a service lets concurrent
+    /// clients share a log append and its syncs (`cairn_kv::batcher`).
+    Batch {
+        /// The writes, applied first to last.
+        writes: Vec<Request>,
+    },
 }
 
 /// What applying an entry returned: the value a `Put` wrote; `None` for deletes and for
-/// openraft's blank and membership entries.
+/// openraft's blank and membership entries; for a `Batch`, one reply per write in `batch`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Response {
     /// The value written, if any.
     pub value: Option<String>,
+    /// A batch's replies, in the order of its writes (empty for other requests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batch: Vec<Response>,
 }
 
 openraft::declare_raft_types!(

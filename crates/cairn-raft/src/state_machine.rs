@@ -179,6 +179,30 @@ impl RaftSnapshotBuilder<TypeConfig> for StateMachine {
     }
 }
 
+/// Adds the writes of `request` to `batch`; the reply applying them gives.
+fn add_request(batch: &mut WriteBatch, cf: u32, request: Request) -> cairndb::Result<Response> {
+    Ok(match request {
+        Request::Put { key, value } => {
+            batch.put_cf(cf, &data_key(key.as_bytes()), value.as_bytes())?;
+            Response {
+                value: Some(value),
+                batch: Vec::new(),
+            }
+        }
+        Request::Delete { key } => {
+            batch.delete_cf(cf, &data_key(key.as_bytes()))?;
+            Response::default()
+        }
+        Request::Batch { writes } => Response {
+            value: None,
+            batch: writes
+                .into_iter()
+                .map(|w| add_request(batch, cf, w))
+                .collect::<cairndb::Result<_>>()?,
+        },
+    })
+}
+
 impl RaftStateMachine<TypeConfig> for StateMachine {
     type SnapshotBuilder = Self;
 
@@ -200,17 +224,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
             last = Some(entry.log_id);
             let reply = match entry.payload {
                 EntryPayload::Blank => Response::default(),
-                EntryPayload::Normal(Request::Put { key, value }) => {
-                    batch
-                        .put_cf(cf, &data_key(key.as_bytes()), value.as_bytes())
-                        .map_err(write_sm)?;
-                    Response { value: Some(value) }
-                }
-                EntryPayload::Normal(Request::Delete { key }) => {
-                    batch
-                        .delete_cf(cf, &data_key(key.as_bytes()))
-                        .map_err(write_sm)?;
-                    Response::default()
+                EntryPayload::Normal(request) => {
+                    add_request(&mut batch, cf, request).map_err(write_sm)?
                 }
                 EntryPayload::Membership(m) => {
                     let stored = StoredMembership::new(Some(entry.log_id), m);

@@ -8,6 +8,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use cairn_kv::batcher::Batching;
 use cairn_kv::node::{loopback_config, start, NodeConfig};
 use clap::Parser;
 
@@ -30,6 +31,15 @@ struct Args {
     /// the snapshot).
     #[arg(long, default_value_t = 1000)]
     keep_logs: u64,
+    /// Group commit: most client writes in one log entry (1: every write is its own entry).
+    #[arg(long, default_value_t = Batching::default().max_writes)]
+    batch_max_writes: usize,
+    /// Group commit: most bytes of keys and values in one log entry.
+    #[arg(long, default_value_t = Batching::default().max_bytes)]
+    batch_max_bytes: usize,
+    /// Group commit: most entries of client writes in Raft and not yet applied.
+    #[arg(long, default_value_t = Batching::default().max_in_flight)]
+    batch_in_flight: usize,
 }
 
 #[tokio::main]
@@ -43,6 +53,11 @@ async fn main() -> Result<(), cairn_kv::node::BoxError> {
         listen: args.listen,
         dir: args.dir,
         raft,
+        batching: Batching {
+            max_writes: args.batch_max_writes,
+            max_bytes: args.batch_max_bytes,
+            max_in_flight: args.batch_in_flight,
+        },
     })
     .await?;
     println!("node {} listening on {}", args.id, node.addr);
