@@ -1,5 +1,6 @@
 //! Reliability suite `raft`: a 3-node cluster of `cairn-kv-server` processes on 127.0.0.1,
-//! written to without pause by one client while each case injects one fault:
+//! written to without pause by four clients at once (so that leaders group their writes into
+//! shared entries, `cairn_kv::batcher`) while each case injects one fault:
 //!
 //! 0. the leader is killed (SIGKILL) and restarted;
 //! 1. a follower is killed and restarted;
@@ -221,7 +222,11 @@ async fn leader(cluster: &Cluster, client: &Client) -> u64 {
     .await
 }
 
-/// Writes `w<case>-<n>` = `v<n>` without pause until told to stop; publishes the count acked.
+/// Clients of a [`Writer`].
+const CLIENTS: u64 = 4;
+
+/// [`CLIENTS`] clients, client `c` writing `w<case>-<c>-<n>` = `v<n>` without pause until told
+/// to stop; publishes the count acked (all clients together, in the order acknowledged).
 struct Writer {
     acked: Arc<Mutex<Vec<(String, String, Instant)>>>,
     count: watch::Receiver<usize>,
@@ -233,23 +238,35 @@ impl Writer {
     fn start(addrs: Vec<String>, case: u64) -> Writer {
         let acked = Arc::new(Mutex::new(Vec::new()));
         let (count_tx, count) = watch::channel(0usize);
+        let count_tx = Arc::new(count_tx);
         let (stop, stop_rx) = watch::channel(false);
-        let log = acked.clone();
-        let task = tokio::spawn(async move {
-            let mut client = Client::new(addrs);
-            let mut failures = 0;
-            let mut n = 0u64;
-            while !*stop_rx.borrow() {
-                let (k, v) = (format!("w{case:04}-{n:06}"), format!("v{n}"));
-                n += 1;
-                match client.put(&k, &v).await {
-                    Ok(()) => {
-                        let mut l = log.lock().unwrap();
-                        l.push((k, v, Instant::now()));
-                        count_tx.send_replace(l.len());
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|c| {
+                let (log, count_tx, stop_rx) = (acked.clone(), count_tx.clone(), stop_rx.clone());
+                let mut client = Client::new(addrs.clone());
+                tokio::spawn(async move {
+                    let mut failures = 0;
+                    let mut n = 0u64;
+                    while !*stop_rx.borrow() {
+                        let (k, v) = (format!("w{case:04}-{c}-{n:06}"), format!("v{n}"));
+                        n += 1;
+                        match client.put(&k, &v).await {
+                            Ok(()) => {
+                                let mut l = log.lock().unwrap();
+                                l.push((k, v, Instant::now()));
+                                count_tx.send_replace(l.len());
+                            }
+                            Err(_) => failures += 1,
+                        }
                     }
-                    Err(_) => failures += 1,
-                }
+                    failures
+                })
+            })
+            .collect();
+        let task = tokio::spawn(async move {
+            let mut failures = 0;
+            for c in clients {
+                failures += c.await.expect("writer client");
             }
             failures
         });
