@@ -98,6 +98,7 @@ internal_modules!(
 pub mod comparator;
 pub mod fs;
 pub mod ingest;
+pub mod lsm_math;
 pub mod options;
 pub mod perf_context;
 #[cfg(test)]
