@@ -1,6 +1,7 @@
 //! Compaction features through the database: compaction filters, file times with TTL and
 //! periodic compactions under an injected clock, deletion-triggered compaction, universal and
-//! FIFO compaction end to end, the background rate limiter and subcompactions.
+//! FIFO compaction end to end, the background rate limiter, subcompactions and filter bits per
+//! level.
 
 mod common;
 
@@ -880,4 +881,59 @@ fn round_robin_walks_the_level_in_key_order_and_its_cursor_survives_reopen() {
     assert_value(&db, &r, &key(10), b"new");
     assert_value(&db, &r, &key(1500), &noise(1500, 2, 100));
     assert_value(&db, &r, &key(700), &noise(700, 2, 100));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filter bits per level.
+
+/// `bloom_bits_per_key_per_level`: every table carries the bits of the level it was written to
+/// (none on L0, 20 on L1, 6 from L2 down), its filter is there exactly when it has bits, and
+/// every key reads back. The keys arrive in order, so without the setting the files would move
+/// down without a rewrite.
+#[test]
+fn every_table_has_the_filter_bits_of_its_level() {
+    let mut o = compaction_opts();
+    o.cf.level_compaction_dynamic_level_bytes = false;
+    o.cf.num_levels = 4;
+    o.cf.bloom_bits_per_key_per_level = vec![0.0, 20.0, 6.0];
+    o.cf.compression = cairndb::CompressionType::None;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    for i in 0..8000u32 {
+        db.put(&w, &key(i), &[b'v'; 100]).expect("put");
+    }
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("compactions");
+    let tables = db.get_properties_of_all_tables().expect("properties");
+    let want = |level: usize| [0.0, 20.0, 6.0, 6.0][level];
+    let mut levels = std::collections::BTreeSet::new();
+    for t in &tables {
+        levels.insert(t.level);
+        assert_eq!(
+            t.properties.bloom_bits_per_key,
+            want(t.level),
+            "{} in L{}",
+            t.file_name,
+            t.level
+        );
+        assert_eq!(
+            t.properties.filter_bytes == 0,
+            want(t.level) == 0.0,
+            "{} in L{}: {} filter bytes",
+            t.file_name,
+            t.level,
+            t.properties.filter_bytes
+        );
+    }
+    assert!(
+        levels.contains(&1) && levels.contains(&2),
+        "the workload reaches L1 and L2: {levels:?}"
+    );
+    for i in (0..8000u32).step_by(7) {
+        assert_value(&db, &ReadOptions::default(), &key(i), &[b'v'; 100]);
+    }
+    assert_eq!(
+        db.get(&ReadOptions::default(), b"absent").expect("get"),
+        None
+    );
 }

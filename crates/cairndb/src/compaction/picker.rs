@@ -286,7 +286,7 @@ impl LevelPicker<'_, '_> {
         let v = self.version();
         if output == 0
             || v.num_files(output) == 0
-            || !self.input.options.compression_per_level.is_empty()
+            || self.input.options.has_per_level_table_settings()
         {
             return None;
         }
@@ -330,7 +330,7 @@ impl LevelPicker<'_, '_> {
         inputs: Files,
         only_right: bool,
     ) -> Files {
-        if inputs.len() != 1 || !self.input.options.compression_per_level.is_empty() {
+        if inputs.len() != 1 || self.input.options.has_per_level_table_settings() {
             return inputs;
         }
         let files = self.version().files(level);

@@ -429,6 +429,39 @@ fn a_file_with_nothing_below_is_moved_trivially_and_extended_to_its_neighbours()
     assert_eq!(next.num_files(2), 5);
 }
 
+/// A file written with one level's filter bits is rewritten, not moved, into a level whose
+/// bits differ; with the same bits on both levels the move stays trivial (one file at a time,
+/// as with `compression_per_level`).
+#[test]
+fn no_trivial_move_between_levels_of_different_filter_bits() {
+    let mut files: Vec<_> = (0..6u32)
+        .map(|i| {
+            (
+                1,
+                file(u64::from(i) + 1, &key(i * 10), &key(i * 10 + 5), 200, 1),
+            )
+        })
+        .collect();
+    files.push((2, file(50, &key(100), &key(200), 100, 0)));
+    let v = version(4, files);
+    let mut o = small_options();
+    o.bloom_bits_per_key_per_level = vec![10.0, 10.0, 6.0];
+    let plan = pick(&v, &o, &RunningCompactions::new()).expect("L1 is over its target");
+    assert!(!plan.is_trivial_move, "L1 has 10 bits per key, L2 6");
+    o.bloom_bits_per_key_per_level = vec![10.0, 8.0];
+    let plan = pick(&v, &o, &RunningCompactions::new()).expect("L1 is over its target");
+    assert!(plan.is_trivial_move, "8 bits on L1 and, as the last entry, on L2");
+    assert_eq!(
+        numbers(&plan, 1),
+        vec![1],
+        "a per-level setting is not extended to neighbours (as with compression_per_level)"
+    );
+    o.bloom_bits_per_key_per_level = Vec::new();
+    o.table.bloom_bits_per_key = 7.0;
+    let plan = pick(&v, &o, &RunningCompactions::new()).expect("L1 is over its target");
+    assert!(plan.is_trivial_move, "one setting for every level");
+}
+
 #[test]
 fn no_trivial_move_when_the_grandparent_overlap_is_too_large() {
     let o = small_options();

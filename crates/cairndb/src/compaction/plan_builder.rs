@@ -268,8 +268,11 @@ fn is_trivial_move(input: &PickerInput<'_>, plan: &CompactionPlan) -> bool {
     }
     let last = v.num_levels() - 1;
     let start = plan.start_level();
+    let out = plan.output_level;
     if opts.compression_for_level(start, start == last)
-        != opts.compression_for_level(plan.output_level, plan.output_level == last)
+        != opts.compression_for_level(out, out == last)
+        || opts.bloom_bits_for_level(start, start == last)
+            != opts.bloom_bits_for_level(out, out == last)
     {
         return false;
     }

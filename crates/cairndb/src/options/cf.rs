@@ -99,6 +99,15 @@ pub struct CfOptions {
     /// use the last entry. Default empty. The usual choice: none or LZ4 on upper levels (written
     /// often, read through the cache), Zstd at the bottom (most of the data).
     pub compression_per_level: Vec<CompressionType>,
+    /// Bloom filter bits per key of tables written to each level, L0 first; overrides the
+    /// table's `filter_policy` bits when not empty. Levels past the end use the last entry; 0
+    /// means no filter for that level; each entry is 0 or in 1..=100. A CairnDB option (RocksDB
+    /// has one rate for every level). Deeper levels hold more keys, so fewer bits per key there
+    /// and more above spend the same memory for fewer false positives (Monkey; the allocation
+    /// is `lsm_math::monkey`, docs/design/lsm_math.md). Indexed as `compression_per_level`.
+    /// A file keeps the bits it was written with: a level change between two settings is not
+    /// a trivial move. Default empty.
+    pub bloom_bits_per_key_per_level: Vec<f64>,
     /// Compression of the bottommost level, overriding both of the above; `None` is RocksDB's
     /// `kDisableCompressionOption` (do not override). Default `None`.
     pub bottommost_compression: Option<CompressionType>,
@@ -199,6 +208,7 @@ impl Default for CfOptions {
             compaction_pri: CompactionPri::MinOverlappingRatio,
             compression: CompressionType::Lz4,
             compression_per_level: Vec::new(),
+            bloom_bits_per_key_per_level: Vec::new(),
             bottommost_compression: None,
             comparator: KeyOrder::BYTEWISE,
             prefix_extractor: None,
@@ -275,6 +285,14 @@ impl CfOptions {
         )?;
         if let Some(d) = &self.compact_on_deletion {
             d.validate()?;
+        }
+        for &bits in &self.bloom_bits_per_key_per_level {
+            if !(bits == 0.0 || (1.0..=crate::sstable::MAX_BLOOM_BITS_PER_KEY).contains(&bits)) {
+                return Err(Error::InvalidArgument(format!(
+                    "bloom_bits_per_key_per_level: {bits} is not 0 or in 1..={}",
+                    crate::sstable::MAX_BLOOM_BITS_PER_KEY
+                )));
+            }
         }
         // Name the table options as RocksDB users write them, keeping the error's kind.
         self.table.validate().map_err(|e| match e {
@@ -392,6 +410,25 @@ impl CfOptions {
         }
     }
 
+    /// Bloom bits per key of files written to `level`: 0 for the bottommost level with
+    /// `optimize_filters_for_hits`, else `bloom_bits_per_key_per_level` (the last entry for
+    /// levels past its end), else the table's `filter_policy` bits.
+    pub fn bloom_bits_for_level(&self, level: usize, is_bottommost: bool) -> f64 {
+        if self.optimize_filters_for_hits && is_bottommost {
+            return 0.0;
+        }
+        match self.bloom_bits_per_key_per_level.as_slice() {
+            [] => self.table.bloom_bits_per_key,
+            per_level => per_level[level.min(per_level.len() - 1)],
+        }
+    }
+
+    /// True when tables of different levels may be written differently (per-level compression
+    /// or filter bits), so that moving a file between levels may need a rewrite.
+    pub fn has_per_level_table_settings(&self) -> bool {
+        !self.compression_per_level.is_empty() || !self.bloom_bits_per_key_per_level.is_empty()
+    }
+
     /// The table options for a file written to `level`: `table` with the compression, prefix
     /// extractor and write-behind filled in from these and `db`'s options, and no filter for the
     /// bottommost level with `optimize_filters_for_hits`.
@@ -408,9 +445,7 @@ impl CfOptions {
         t.properties_collectors = self.table_properties_collector_factories.clone();
         t.level_at_creation = level;
         t.bytes_per_sync = db.bytes_per_sync;
-        if self.optimize_filters_for_hits && is_bottommost {
-            t.bloom_bits_per_key = 0.0;
-        }
+        t.bloom_bits_per_key = self.bloom_bits_for_level(level, is_bottommost);
         t
     }
 

@@ -33,6 +33,7 @@ pub const MUTABLE_CF_OPTIONS: &[&str] = &[
     "max_bytes_for_level_multiplier",
     "compression",
     "compression_per_level",
+    "bloom_bits_per_key_per_level",
     "bottommost_compression",
     "compression_opts",
     "compaction_options_fifo",

@@ -12,7 +12,8 @@
 //!   or `nullptr`;
 //! - `filter_policy`: `bloomfilter:BITS[:USE_BLOCK_BASED]` or `nullptr` (RocksDB >= 7 builds a
 //!   full filter whatever USE_BLOCK_BASED says, and so does CairnDB);
-//! - `compression_per_level`: compression names separated by `:`.
+//! - `compression_per_level`: compression names separated by `:`;
+//! - `bloom_bits_per_key_per_level`: numbers separated by `:` (a CairnDB option).
 //!
 //! Invariants:
 //! 1. Parsing works on a copy; the caller's options change only when the whole string parsed.
@@ -630,6 +631,15 @@ fn set_cf_data(cf: &mut CfOptions, name: &str, option: &str, v: &str) -> Result<
         "compression" => cf.compression = parse_compression(option, v)?,
         "compression_per_level" => {
             cf.compression_per_level = parse_compression_per_level(option, v)?;
+        }
+        "bloom_bits_per_key_per_level" => {
+            cf.bloom_bits_per_key_per_level = if v.is_empty() {
+                Vec::new()
+            } else {
+                v.split(':')
+                    .map(|b| parse_f64(option, b))
+                    .collect::<Result<_>>()?
+            };
         }
         "bottommost_compression" => cf.bottommost_compression = parse_bottommost(option, v)?,
         "prefix_extractor" => cf.prefix_extractor = parse_prefix_extractor(option, v)?,

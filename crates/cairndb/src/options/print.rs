@@ -87,7 +87,7 @@ pub(super) fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
         .iter()
         .map(|c| c.rocksdb_name())
         .collect();
-    vec![
+    let mut pairs = vec![
         ("write_buffer_size", cf.write_buffer_size.to_string()),
         (
             "max_write_buffer_number",
@@ -210,7 +210,18 @@ pub(super) fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
             TABLE_FACTORY,
             format!("{{{}}}", join(table_pairs(&cf.table))),
         ),
-    ]
+    ];
+    // A CairnDB option: printed only when set, so that a default OPTIONS file stays one that
+    // RocksDB reads.
+    if !cf.bloom_bits_per_key_per_level.is_empty() {
+        let bits: Vec<String> = cf
+            .bloom_bits_per_key_per_level
+            .iter()
+            .map(f64::to_string)
+            .collect();
+        pairs.push(("bloom_bits_per_key_per_level", bits.join(":")));
+    }
+    pairs
 }
 
 pub(super) fn universal_string(u: &UniversalOptions) -> String {
