@@ -937,3 +937,53 @@ fn every_table_has_the_filter_bits_of_its_level() {
         None
     );
 }
+
+/// `optimize_filters`: the same memory as 10 bits per key everywhere, spread as Monkey says
+/// for the tree's shape when each table is written. Once the deepest level is the largest, the
+/// tables written to it get fewer than 10 bits (those written while it was still small may have
+/// more: a file keeps its bits), and a table flushed to L0 then gets more; every key reads back.
+#[test]
+fn optimize_filters_gives_the_small_upper_runs_more_bits() {
+    let mut o = compaction_opts();
+    o.cf.level_compaction_dynamic_level_bytes = false;
+    o.cf.num_levels = 4;
+    o.cf.optimize_filters = true;
+    o.cf.compression = cairndb::CompressionType::None;
+    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let w = WriteOptions::default();
+    for i in 0..8000u32 {
+        db.put(&w, &key(i), &[b'v'; 100]).expect("put");
+    }
+    db.flush().expect("flush");
+    db.wait_for_compactions().expect("compactions");
+    db.put(&w, b"late", b"value").expect("put");
+    db.flush().expect("flush");
+    let tables = db.get_properties_of_all_tables().expect("properties");
+    let deepest = tables.iter().map(|t| t.level).max().expect("tables");
+    assert!(deepest >= 2, "the workload reaches L2");
+    for t in &tables {
+        let bits = t.properties.bloom_bits_per_key;
+        assert!(
+            (1.0..=100.0).contains(&bits),
+            "{} in L{}: {bits}",
+            t.file_name,
+            t.level
+        );
+    }
+    let bottom: Vec<f64> = tables
+        .iter()
+        .filter(|t| t.level == deepest)
+        .map(|t| t.properties.bloom_bits_per_key)
+        .collect();
+    assert!(bottom.iter().any(|&b| b < 10.0), "L{deepest}: {bottom:?}");
+    let l0: Vec<f64> = tables
+        .iter()
+        .filter(|t| t.level == 0)
+        .map(|t| t.properties.bloom_bits_per_key)
+        .collect();
+    assert!(!l0.is_empty() && l0.iter().all(|&b| b > 10.0), "L0: {l0:?}");
+    for i in (0..8000u32).step_by(7) {
+        assert_value(&db, &ReadOptions::default(), &key(i), &[b'v'; 100]);
+    }
+    assert_value(&db, &ReadOptions::default(), b"late", b"value");
+}

@@ -143,6 +143,9 @@ pub struct CompactionJob<'a> {
     pub grandparents: &'a [FileMetaData],
     /// What to keep: snapshots, bottommost, merge operator, compaction filter.
     pub iter_options: CompactionIterOptions,
+    /// Bloom bits per key of the outputs (`filter_bits::output_filter_bits` for the version
+    /// the plan was made on).
+    pub filter_bits: f64,
 }
 
 impl fmt::Debug for CompactionJob<'_> {
@@ -225,11 +228,12 @@ impl CompactionJob<'_> {
             range_deletions_dropped: dropped,
             ..CompactionJobResult::default()
         };
-        let topts = self.cf_options.table_options_for_output(
+        let mut topts = self.cf_options.table_options_for_output(
             self.db_options,
             self.output_level,
             self.iter_options.bottommost,
         );
+        topts.bloom_bits_per_key = self.filter_bits;
         let mut splitter = TombstoneSplitter::new(kept, order.clone());
         let mut grandparents = GrandparentTracker::new(self.grandparents, order);
         let leveled = self.cf_options.compaction_style == CompactionStyle::Level;

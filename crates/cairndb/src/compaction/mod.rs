@@ -6,6 +6,7 @@
 
 pub mod deletion_collector;
 pub mod filter;
+pub mod filter_bits;
 pub mod invariants;
 pub mod iter;
 pub mod job;

@@ -16,6 +16,7 @@
 //! `grandparents` takes files only from below the output level inside the range (4), and
 //! `build_plan` sets `is_trivial_move` only when the move keeps every level disjoint (5).
 
+use super::filter_bits::output_filter_bits;
 use std::sync::Arc;
 
 use super::picker::{max_compaction_bytes, PickerInput};
@@ -271,8 +272,8 @@ fn is_trivial_move(input: &PickerInput<'_>, plan: &CompactionPlan) -> bool {
     let out = plan.output_level;
     if opts.compression_for_level(start, start == last)
         != opts.compression_for_level(out, out == last)
-        || opts.bloom_bits_for_level(start, start == last)
-            != opts.bloom_bits_for_level(out, out == last)
+        || output_filter_bits(v, opts, start, start == last)
+            != output_filter_bits(v, opts, out, out == last)
     {
         return false;
     }

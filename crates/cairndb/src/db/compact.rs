@@ -30,6 +30,7 @@ use parking_lot::{Mutex, MutexGuard};
 use super::write_control::{pressure, stall_log_line, Cause, Debt, Pressure, Thresholds};
 use super::{catch_job_panic, CfData, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
+use crate::compaction::filter_bits::output_filter_bits;
 use crate::compaction::iter::CompactionIterOptions;
 use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
 use crate::compaction::manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
@@ -165,9 +166,15 @@ impl DbInner {
                 column_family_id: id,
                 output_level: plan.output_level,
             };
+            // The options in force when the job starts, kept to its end (`Db::set_options`).
+            let options = data.current_options();
+            let filter_bits = match st.versions.current(id) {
+                Some(v) => output_filter_bits(&v, &options, plan.output_level, plan.is_bottommost),
+                None => options.bloom_bits_for_level(plan.output_level, plan.is_bottommost),
+            };
             let ran = MutexGuard::unlocked(st, || {
                 catch_job_panic("compaction", || {
-                    self.run_job(&data, plan, &snapshots, &filter_context)
+                    self.run_job(&data, &options, filter_bits, plan, &snapshots, &filter_context)
                 })
             });
             ran.and_then(|(outcome, outputs, guards)| {
@@ -236,15 +243,16 @@ impl DbInner {
 
     /// Merges the plan's inputs into new tables at its output level. Runs without the state
     /// lock. Returns what it did, the outputs, and the guards protecting their numbers.
+    #[allow(clippy::too_many_arguments)]
     fn run_job(
         &self,
         cf: &CfData,
+        options: &CfOptions,
+        filter_bits: f64,
         plan: &CompactionPlan,
         snapshots: &[SequenceNumber],
         filter_context: &CompactionFilterContext,
     ) -> Result<(JobOutcome, Vec<FileMetaData>, Vec<PendingOutput>)> {
-        // The options in force when the job starts, kept to its end (`Db::set_options`).
-        let options = cf.current_options();
         let read_options = options.table_options_for_reads();
         let mut tables = Vec::with_capacity(plan.num_input_files());
         for (_, f) in plan.input_files() {
@@ -264,7 +272,7 @@ impl DbInner {
             fs: &*self.fs,
             dir: &self.dir,
             db_options: &self.options.db,
-            cf_options: &options,
+            cf_options: options,
             output_level: plan.output_level,
             target_file_size: plan.target_file_size,
             max_grandparent_overlap_bytes: plan.max_compaction_bytes,
@@ -273,10 +281,11 @@ impl DbInner {
                 snapshots: snapshots.to_vec(),
                 bottommost: plan.is_bottommost,
                 merge_operator: options.merge_operator.clone(),
-                compaction_filter: compaction_filter_for(&options, filter_context),
+                compaction_filter: compaction_filter_for(options, filter_context),
                 level: plan.start_level(),
                 zero_sequence_numbers: false,
             },
+            filter_bits,
         };
         let ranges = self.subcompaction_ranges(cf, plan, &tables);
         let guards = Mutex::new(Vec::new());

@@ -29,6 +29,7 @@ use parking_lot::MutexGuard;
 use super::switch::sync_retired_wals;
 use super::{catch_job_panic, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::deletion_collector::collector_for;
+use crate::compaction::filter_bits::output_filter_bits;
 use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};
 use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
@@ -40,7 +41,7 @@ use crate::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::sstable::TableBuilder;
 use crate::types::{ParsedKey, RangeTombstone, SequenceNumber};
 use crate::version::filenames::table_file_name;
-use crate::version::{EntryStats, FileMetaData, VersionEdit};
+use crate::version::{EntryStats, FileMetaData, Version, VersionEdit};
 
 /// Pause before the background thread retries a failed flush.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
@@ -261,13 +262,16 @@ impl DbInner {
         let started = std::time::Instant::now();
         // Snapshots taken later see the whole memtable as it is (it is immutable and older).
         let snapshots: Vec<SequenceNumber> = self.snapshots.lock().keys().copied().collect();
+        let options = data.current_options();
+        let filter_bits = l0_filter_bits(st.versions.current(id).as_deref(), &options);
         let built = MutexGuard::unlocked(st, || {
             catch_job_panic("flush", || {
                 build_l0_table(
                     &*self.fs,
                     &self.dir,
                     &self.options.db,
-                    &data.current_options(),
+                    &options,
+                    filter_bits,
                     &mems,
                     pending.number(),
                     &snapshots,
@@ -444,6 +448,15 @@ fn others_need_wals_below(st: &DbState, id: u32, next_log: u64, published: Seque
     })
 }
 
+/// Bloom bits per key of an L0 table of a family whose current version is `version`
+/// (`compaction::filter_bits`; the options' own without a version).
+pub(super) fn l0_filter_bits(version: Option<&Version>, options: &CfOptions) -> f64 {
+    match version {
+        Some(v) => output_filter_bits(v, options, 0, false),
+        None => options.bloom_bits_for_level(0, false),
+    }
+}
+
 /// A table a flush wrote, returned only once the directory was synced after it was created
 /// (the flush counts on that for the WALs' names too, `mod.rs` contract 6).
 #[derive(Debug)]
@@ -461,11 +474,13 @@ pub(super) struct FlushedTable {
 /// bottommost and no compaction filter runs (RocksDB's default for flushes). Memtables holding
 /// merge operands are written as they are (a failing merge operator must not stop flushes).
 /// `Ok(None)` when nothing is left. On error the partial file is deleted.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn build_l0_table(
     fs: &dyn FileSystem,
     dir: &Path,
     db: &DbOptions,
     cf: &CfOptions,
+    filter_bits: f64,
     mems: &[Arc<MemTable>],
     number: u64,
     snapshots: &[SequenceNumber],
@@ -476,7 +491,7 @@ pub(super) fn build_l0_table(
     {
         return Ok(None);
     }
-    let result = write_table(fs, dir, db, cf, mems, number, snapshots);
+    let result = write_table(fs, dir, db, cf, filter_bits, mems, number, snapshots);
     if result.is_err() {
         // Best effort: an unreferenced table is also found obsolete later.
         let _ = fs.remove(&dir.join(table_file_name(number)));
@@ -498,18 +513,21 @@ fn point_entries(mems: &[Arc<MemTable>], order: &KeyOrder) -> BoxedIterator {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_table(
     fs: &dyn FileSystem,
     dir: &Path,
     db: &DbOptions,
     cf: &CfOptions,
+    filter_bits: f64,
     mems: &[Arc<MemTable>],
     number: u64,
     snapshots: &[SequenceNumber],
 ) -> Result<Option<FlushedTable>> {
     let path = dir.join(table_file_name(number));
     let now = db.now_secs();
-    let topts = cf.table_options_for_output(db, 0, false);
+    let mut topts = cf.table_options_for_output(db, 0, false);
+    topts.bloom_bits_per_key = filter_bits;
     let file = RateLimitedFile::wrap(
         fs.create(&path)?,
         db.rate_limiter.as_ref(),

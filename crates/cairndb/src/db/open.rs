@@ -27,7 +27,7 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 
 use super::column_family::{new_cf_data, ColumnFamilyDescriptor};
-use super::flush::build_l0_table;
+use super::flush::{build_l0_table, l0_filter_bits};
 use super::write_control::WriteController;
 use super::writer;
 use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, Imm, RecoveryReport};
@@ -720,12 +720,14 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
     for (id, mem) in &replayed.mems {
         let Some(cf) = st.cfs.get(id) else { continue };
         let options = cf.data.options.clone();
+        let filter_bits = l0_filter_bits(st.versions.current(*id).as_deref(), &options);
         let output = st.versions.new_pending_output();
         let meta = build_l0_table(
             &*inner.fs,
             &inner.dir,
             &inner.options.db,
             &options,
+            filter_bits,
             std::slice::from_ref(mem),
             output.number(),
             &[],
@@ -897,12 +899,14 @@ fn flush_full(
         if cf.mem.approximate_memory_usage() < cf.options.write_buffer_size {
             continue;
         }
+        let filter_bits = l0_filter_bits(versions.current(id).as_deref(), &cf.options);
         let output = versions.new_pending_output();
         let meta = build_l0_table(
             &**fs,
             dir,
             &options.db,
             &cf.options,
+            filter_bits,
             std::slice::from_ref(&cf.mem),
             output.number(),
             &[],

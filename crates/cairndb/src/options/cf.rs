@@ -108,6 +108,14 @@ pub struct CfOptions {
     /// A file keeps the bits it was written with: a level change between two settings is not
     /// a trivial move. Default empty.
     pub bloom_bits_per_key_per_level: Vec<f64>,
+    /// Spreads the table's `filter_policy` bits per key over the levels as Monkey prescribes
+    /// (fewer bits per key on the large deep levels, more above), so that a lookup of an absent
+    /// key expects the fewest false positives for the same filter memory
+    /// (`compaction::filter_bits` gives the shape it assumes; docs/design/lsm_math.md the
+    /// math). A CairnDB option; leveled compaction only; refused together with
+    /// `bloom_bits_per_key_per_level` or `optimize_filters_for_hits`. Files are never moved
+    /// trivially between levels with it (their bits differ). Default false.
+    pub optimize_filters: bool,
     /// Compression of the bottommost level, overriding both of the above; `None` is RocksDB's
     /// `kDisableCompressionOption` (do not override). Default `None`.
     pub bottommost_compression: Option<CompressionType>,
@@ -209,6 +217,7 @@ impl Default for CfOptions {
             compression: CompressionType::Lz4,
             compression_per_level: Vec::new(),
             bloom_bits_per_key_per_level: Vec::new(),
+            optimize_filters: false,
             bottommost_compression: None,
             comparator: KeyOrder::BYTEWISE,
             prefix_extractor: None,
@@ -285,6 +294,22 @@ impl CfOptions {
         )?;
         if let Some(d) = &self.compact_on_deletion {
             d.validate()?;
+        }
+        if self.optimize_filters {
+            let conflict = if !self.bloom_bits_per_key_per_level.is_empty() {
+                Some("bloom_bits_per_key_per_level")
+            } else if self.optimize_filters_for_hits {
+                Some("optimize_filters_for_hits")
+            } else if self.compaction_style != CompactionStyle::Level {
+                Some("a compaction style other than kCompactionStyleLevel")
+            } else {
+                None
+            };
+            if let Some(other) = conflict {
+                return Err(Error::InvalidArgument(format!(
+                    "optimize_filters cannot be combined with {other}"
+                )));
+            }
         }
         for &bits in &self.bloom_bits_per_key_per_level {
             if !(bits == 0.0 || (1.0..=crate::sstable::MAX_BLOOM_BITS_PER_KEY).contains(&bits)) {
@@ -412,7 +437,9 @@ impl CfOptions {
 
     /// Bloom bits per key of files written to `level`: 0 for the bottommost level with
     /// `optimize_filters_for_hits`, else `bloom_bits_per_key_per_level` (the last entry for
-    /// levels past its end), else the table's `filter_policy` bits.
+    /// levels past its end), else the table's `filter_policy` bits. With `optimize_filters`
+    /// flushes and compactions take theirs from `compaction::filter_bits` instead; this is
+    /// then the table's bits, which ingestion and `SstFileWriter` use.
     pub fn bloom_bits_for_level(&self, level: usize, is_bottommost: bool) -> f64 {
         if self.optimize_filters_for_hits && is_bottommost {
             return 0.0;
@@ -426,7 +453,9 @@ impl CfOptions {
     /// True when tables of different levels may be written differently (per-level compression
     /// or filter bits), so that moving a file between levels may need a rewrite.
     pub fn has_per_level_table_settings(&self) -> bool {
-        !self.compression_per_level.is_empty() || !self.bloom_bits_per_key_per_level.is_empty()
+        !self.compression_per_level.is_empty()
+            || !self.bloom_bits_per_key_per_level.is_empty()
+            || self.optimize_filters
     }
 
     /// The table options for a file written to `level`: `table` with the compression, prefix

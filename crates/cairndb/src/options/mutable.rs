@@ -34,6 +34,7 @@ pub const MUTABLE_CF_OPTIONS: &[&str] = &[
     "compression",
     "compression_per_level",
     "bloom_bits_per_key_per_level",
+    "optimize_filters",
     "bottommost_compression",
     "compression_opts",
     "compaction_options_fifo",

@@ -645,6 +645,7 @@ fn set_cf_data(cf: &mut CfOptions, name: &str, option: &str, v: &str) -> Result<
         "prefix_extractor" => cf.prefix_extractor = parse_prefix_extractor(option, v)?,
         "comparator" => cf.comparator = parse_comparator(&cf.comparator, option, v)?,
         "optimize_filters_for_hits" => cf.optimize_filters_for_hits = parse_bool(option, v)?,
+        "optimize_filters" => cf.optimize_filters = parse_bool(option, v)?,
         "memtable_huge_page_size" => cf.memtable_huge_page_size = parse_usize(option, v)?,
         _ => return Ok(false),
     }

@@ -211,7 +211,7 @@ pub(super) fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
             format!("{{{}}}", join(table_pairs(&cf.table))),
         ),
     ];
-    // A CairnDB option: printed only when set, so that a default OPTIONS file stays one that
+    // CairnDB options: printed only when set, so that a default OPTIONS file stays one that
     // RocksDB reads.
     if !cf.bloom_bits_per_key_per_level.is_empty() {
         let bits: Vec<String> = cf
@@ -220,6 +220,9 @@ pub(super) fn cf_pairs(cf: &CfOptions) -> Vec<(&'static str, String)> {
             .map(f64::to_string)
             .collect();
         pairs.push(("bloom_bits_per_key_per_level", bits.join(":")));
+    }
+    if cf.optimize_filters {
+        pairs.push(("optimize_filters", "true".into()));
     }
     pairs
 }

@@ -1111,3 +1111,35 @@ fn bloom_bits_per_level_parse_print_validate_and_index() {
     // Mutable, as compression_per_level.
     assert!(super::mutable::MUTABLE_CF_OPTIONS.contains(&"bloom_bits_per_key_per_level"));
 }
+
+#[test]
+fn optimize_filters_parse_print_and_conflicts() {
+    let c = cf("optimize_filters=true");
+    assert!(c.optimize_filters && c.has_per_level_table_settings());
+    c.validate().expect("valid");
+    assert!(cf(&c.to_options_string()).optimize_filters);
+    assert!(!CfOptions::default()
+        .to_options_string()
+        .contains("optimize_filters="));
+    for (s, needle) in [
+        (
+            "optimize_filters=true;bloom_bits_per_key_per_level=10:5",
+            "bloom_bits_per_key_per_level",
+        ),
+        (
+            "optimize_filters=true;optimize_filters_for_hits=true",
+            "optimize_filters_for_hits",
+        ),
+        (
+            "optimize_filters=true;compaction_style=kCompactionStyleUniversal",
+            "kCompactionStyleLevel",
+        ),
+    ] {
+        let m = validate_error(s);
+        assert!(
+            m.contains("optimize_filters cannot") && m.contains(needle),
+            "{s}: {m}"
+        );
+    }
+    assert!(super::mutable::MUTABLE_CF_OPTIONS.contains(&"optimize_filters"));
+}
