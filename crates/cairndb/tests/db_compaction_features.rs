@@ -987,3 +987,50 @@ fn optimize_filters_gives_the_small_upper_runs_more_bits() {
     }
     assert_value(&db, &ReadOptions::default(), b"late", b"value");
 }
+
+/// The predicted false positives of a lookup of an absent key: one per L0 table and one per
+/// level below without filters; the same count times the filter's rate with 10 bits per key
+/// everywhere (every table then has one rate).
+#[test]
+fn predicted_false_positives_count_l0_tables_and_levels() {
+    for bits in [0.0, 10.0] {
+        let mut o = compaction_opts();
+        o.cf.table.bloom_bits_per_key = bits;
+        o.cf.compression = cairndb::CompressionType::None;
+        let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+        let w = WriteOptions::default();
+        for i in 0..6000u32 {
+            db.put(&w, &key((i * 7919) % 6000), &[b'v'; 100])
+                .expect("put");
+        }
+        db.flush().expect("flush");
+        db.wait_for_compactions().expect("compactions");
+        db.put(&w, b"late", b"value").expect("put");
+        db.flush().expect("flush");
+        let tables = db.get_properties_of_all_tables().expect("properties");
+        let l0 = tables.iter().filter(|t| t.level == 0).count();
+        let levels: std::collections::BTreeSet<usize> = tables
+            .iter()
+            .filter(|t| t.level > 0)
+            .map(|t| t.level)
+            .collect();
+        assert!(
+            l0 >= 1 && !levels.is_empty(),
+            "{l0} L0 tables, levels {levels:?}"
+        );
+        let rate = if bits == 0.0 {
+            1.0
+        } else {
+            cairndb::lsm_math::monkey::cache_local_fpr(10.0)
+        };
+        let want = (l0 + levels.len()) as f64 * rate;
+        let got = db
+            .expected_filter_false_positives_cf(&db.default_column_family())
+            .expect("prediction");
+        assert!((got - want).abs() < 1e-9, "{bits} bits: {got}, want {want}");
+        let shown = db
+            .property("cairndb.filter-false-positives-per-lookup")
+            .expect("property");
+        assert_eq!(shown, format!("{want:.6}"));
+    }
+}

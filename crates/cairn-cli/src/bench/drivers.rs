@@ -152,9 +152,25 @@ pub fn write<E: BenchEngine>(
 
 /// db_bench's `ReadRandom`: `--reads` point lookups (or `--duration` seconds) of random keys.
 pub fn readrandom<E: BenchEngine>(ctx: &Ctx<'_, E>, t: &mut ThreadState) -> Result<()> {
+    read_random_keys(ctx, t, ctx.args.key_size)
+}
+
+/// db_bench's `readmissing`: `readrandom` with keys one byte longer than the stored ones (the
+/// same leading bytes and a pad byte), so every read misses but falls between stored keys,
+/// and a lookup probes every level's filter. (db_bench lengthens the key for the benchmarks
+/// that follow as well; here it is this benchmark's keys only.)
+pub fn readmissing<E: BenchEngine>(ctx: &Ctx<'_, E>, t: &mut ThreadState) -> Result<()> {
+    read_random_keys(ctx, t, ctx.args.key_size + 1)
+}
+
+fn read_random_keys<E: BenchEngine>(
+    ctx: &Ctx<'_, E>,
+    t: &mut ThreadState,
+    key_size: usize,
+) -> Result<()> {
     let reads = ctx.args.reads();
     let mut budget = OpBudget::new(ctx.args.duration, reads);
-    let mut key = vec![0u8; ctx.args.key_size];
+    let mut key = vec![0u8; key_size];
     let (mut found, mut read) = (0, 0);
     while !budget.done(1) {
         let started = Instant::now();

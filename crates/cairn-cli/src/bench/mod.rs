@@ -107,7 +107,8 @@ pub struct BenchArgs {
     #[arg(long = "engine", value_enum, default_value_t = EngineKind::Cairndb)]
     pub engine: EngineKind,
     /// Comma-separated benchmarks, run in order on one database: fillseq, fillbatch, fillrandom,
-    /// filluniquerandom, fillsync, overwrite, updaterandom, readrandom, multireadrandom, readseq,
+    /// filluniquerandom, fillsync, overwrite, updaterandom, readrandom, readmissing,
+    /// multireadrandom, readseq,
     /// readreverse, seekrandom, readwhilewriting, readrandomwriterandom, deleterandom,
     /// deleteseq, randomtransaction, bluestore_fill, bluestore_write (Ceph BlueStore's key-value
     /// traffic, see --suite bluestore), flush, compact, waitforcompaction, stats, levelstats.

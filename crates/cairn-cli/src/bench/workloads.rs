@@ -51,6 +51,7 @@ pub const BENCHMARKS: &[&str] = &[
     "overwrite",
     "updaterandom",
     "readrandom",
+    "readmissing",
     "multireadrandom",
     "readseq",
     "readreverse",
@@ -718,6 +719,9 @@ impl<'a, E: BenchEngine> Run<'a, E> {
             "fillsync" => self.write(name, KeyOrder::Random, num / 1000, batch, Some(true)),
             "readrandom" => self.on_threads(name, n, args.reads() * n as u64, |c, t, _| {
                 drivers::readrandom(c, t)
+            }),
+            "readmissing" => self.on_threads(name, n, args.reads() * n as u64, |c, t, _| {
+                drivers::readmissing(c, t)
             }),
             "multireadrandom" => self.on_threads(name, n, args.reads() * n as u64, |c, t, _| {
                 drivers::multireadrandom(c, t)

@@ -354,6 +354,31 @@ fn reads_draw_a_database_per_read_and_count_found_keys() {
     );
 }
 
+/// readmissing reads readrandom's keys, one byte longer: none is found.
+#[test]
+fn readmissing_reads_the_random_keys_made_longer_and_finds_none() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db");
+    bench(&db, &["--num=40", "--seed=5"], &["fillseq"]);
+    let flags = ["--num=40", "--reads=30", "--seed=5", "--use_existing_db=1"];
+    let (lines, calls, _) = bench(&db, &flags, &["readmissing"]);
+    let mut rng = Random64::new(5 + 1);
+    let read: Vec<u64> = (0..30)
+        .map(|_| {
+            rng.next_u64();
+            rng.next_u64() % 40
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        read.iter().map(|&k| Call::Get(k)).collect::<Vec<_>>()
+    );
+    assert!(
+        line(&lines, "readmissing").ends_with("(0 of 30 found)"),
+        "{lines:?}"
+    );
+}
+
 #[test]
 fn multireadrandom_reads_whole_batches_of_random_keys() {
     let dir = tempfile::tempdir().expect("tempdir");

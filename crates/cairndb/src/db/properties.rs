@@ -51,6 +51,7 @@ pub const PROPERTY_NAMES: &[&str] = &[
     "estimate-pending-compaction-bytes",
     "background-errors",
     "num-snapshots",
+    "filter-false-positives-per-lookup",
 ];
 
 impl Db {
@@ -78,6 +79,11 @@ impl Db {
             "cfstats" => inner.cf_stats(cf.id()),
             "dbstats" => Some(inner.db_stats()),
             "levelstats" => inner.level_stats(cf.id()),
+            // CairnDB's own: Db::expected_filter_false_positives_cf.
+            "filter-false-positives-per-lookup" => self
+                .expected_filter_false_positives_cf(cf)
+                .ok()
+                .map(|r| format!("{r:.6}")),
             _ => None,
         }
     }

@@ -90,6 +90,45 @@ impl Db {
         self.tables_in_ranges(cf, Some(ranges))
     }
 
+    /// The false positives a point lookup of an absent key is expected to pay in `cf` (reads
+    /// of a data block its filters let through), predicted from the live tables' filter bits:
+    /// every L0 table's rate, plus per level below the entry-weighted mean rate of its tables
+    /// (a lookup probes the one table whose range holds the key; keys spread evenly). A table's
+    /// rate is the cache-local filter's at its bits per key (`lsm_math::monkey::cache_local_fpr`),
+    /// 1 without a filter. CairnDB's own; what `optimize_filters` minimises
+    /// (docs/design/lsm_math.md). Also the property `cairndb.filter-false-positives-per-lookup`.
+    ///
+    /// # Errors
+    /// As [`Db::get_properties_of_all_tables_cf`].
+    pub fn expected_filter_false_positives_cf(&self, cf: &ColumnFamily) -> Result<f64> {
+        let tables = self.get_properties_of_all_tables_cf(cf)?;
+        let rate = |t: &LiveTableProperties| {
+            if t.properties.filter_bytes == 0 {
+                1.0
+            } else {
+                crate::lsm_math::monkey::cache_local_fpr(t.properties.bloom_bits_per_key)
+            }
+        };
+        let levels = tables.iter().map(|t| t.level).max().map_or(0, |l| l + 1);
+        let mut expected = 0.0;
+        for level in 0..levels {
+            let on: Vec<&LiveTableProperties> = tables.iter().filter(|t| t.level == level).collect();
+            if level == 0 {
+                expected += on.iter().map(|t| rate(t)).sum::<f64>();
+                continue;
+            }
+            let entries: f64 = on.iter().map(|t| t.properties.num_entries as f64).sum();
+            if entries > 0.0 {
+                expected += on
+                    .iter()
+                    .map(|t| t.properties.num_entries as f64 * rate(t))
+                    .sum::<f64>()
+                    / entries;
+            }
+        }
+        Ok(expected)
+    }
+
     fn tables_in_ranges(
         &self,
         cf: &ColumnFamily,
