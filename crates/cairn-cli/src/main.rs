@@ -16,6 +16,7 @@
 //!   for the common commands, for operators' scripts.
 
 mod admin;
+mod advise;
 mod bench;
 mod dbopts;
 mod kv;
@@ -82,6 +83,12 @@ enum Command {
     ///
     /// Example: cairn stats --db /data/db --property rocksdb.estimate-num-keys
     Stats(admin::StatsArgs),
+    /// Tuning advice from the LSM math: the levels and growth factor that minimise write
+    /// amplification for the database's size, and Monkey's filter bits per level, each with
+    /// its prediction and the option string (docs/design/lsm_math.md).
+    ///
+    /// Example: cairn advise --db /data/db   or   cairn advise --db-size 68719476736
+    Advise(advise::AdviseArgs),
     /// Prints every table of every level with its size, sequence range and key range.
     ///
     /// Example: cairn lsm --db /data/db
@@ -144,6 +151,9 @@ fn main() -> ExitCode {
         Command::SstDump { args } => Ok(sst_dump::run(&args)),
         Command::Sst(cmd) => sst::run(&cmd).map_err(Into::into),
         Command::Compact(args) => admin::compact(&args)
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
+        Command::Advise(args) => advise::advise(&args)
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
         Command::Stats(args) => admin::stats(&args)

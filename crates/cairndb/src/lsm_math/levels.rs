@@ -77,6 +77,26 @@ pub fn write_amp(cost: LevelCost, fanout: f64, levels: f64) -> f64 {
     levels * cost.per_level(growth_factor(fanout, levels))
 }
 
+/// A tree sized from the bottom by a fixed `growth` (RocksDB's
+/// `level_compaction_dynamic_level_bytes` with `max_bytes_for_level_multiplier`): as many full
+/// levels of that growth as fit in `fanout`, and a first level that takes the rest
+/// (`fanout / growth^(levels - 1)`, between 1 and `growth`). Its levels and total write
+/// amplification, the sum of the levels' costs.
+pub fn with_growth(cost: LevelCost, fanout: f64, growth: f64) -> LevelPlan {
+    let levels = if fanout <= growth {
+        1.0
+    } else {
+        // Rounded to absorb floating error (1000 at growth 10 is 3 full levels).
+        (((fanout.ln() / growth.ln()) * 1e9).round() / 1e9).ceil()
+    };
+    let first = fanout.max(1.0) / growth.powf(levels - 1.0);
+    LevelPlan {
+        levels,
+        growth,
+        write_amp: (levels - 1.0) * cost.per_level(growth) + cost.per_level(first),
+    }
+}
+
 /// The real-valued optimum, `levels = ln T / x*`; `None` when `cost` has none or `fanout ≤ 1`.
 pub fn continuous_optimum(cost: LevelCost, fanout: f64) -> Option<LevelPlan> {
     let x = cost.best_log_growth()?;
@@ -177,6 +197,18 @@ mod tests {
         );
         let p = best_levels(LevelCost::AllToAllRewritesOnly, 1024.0, 20);
         assert_eq!(p.levels, 20.0, "more levels always write less");
+    }
+
+    /// 1000 at growth 10 is three full levels; 1024 adds a first level of growth 1.024.
+    #[test]
+    fn fixed_growth_from_the_bottom() {
+        let p = with_growth(LevelCost::SomeToSome, 1000.0, 10.0);
+        assert_eq!(p.levels, 3.0);
+        assert!(close(p.write_amp, 30.0, 1e-9), "{p:?}");
+        let p = with_growth(LevelCost::SomeToSomeWithOwnWrite, 1024.0, 10.0);
+        assert_eq!(p.levels, 4.0);
+        assert!(close(p.write_amp, 3.0 * 11.0 + 2.024, 1e-9), "{p:?}");
+        assert_eq!(with_growth(LevelCost::SomeToSome, 5.0, 10.0).levels, 1.0);
     }
 
     proptest! {
