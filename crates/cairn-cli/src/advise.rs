@@ -128,13 +128,18 @@ fn inputs(args: &AdviseArgs) -> Result<Inputs> {
         bits_per_key: args.bits_per_key.unwrap_or(cf.table.bloom_bits_per_key),
         l0_files: args
             .l0_files
-            .unwrap_or(cf.level0_file_num_compaction_trigger.max(1) as u32),
+            .unwrap_or(cf.level0_file_num_compaction_trigger.max(1)),
     };
-    if i.write_buffer_size <= 0.0 || i.multiplier <= 1.0 || i.bits_per_key < 0.0 || i.l0_files == 0
+    if i.write_buffer_size <= 0.0
+        || i.multiplier <= 1.0
+        || i.bits_per_key < 0.0
+        || i.l0_files == 0
+        || args.max_levels == 0
     {
         return Err(Error::InvalidArgument(format!(
-            "need a positive write buffer size, a multiplier above 1, bits per key >= 0 and at \
-             least one L0 file: {i:?}"
+            "need a positive write buffer size, a multiplier above 1, bits per key >= 0, at \
+             least one L0 file and --max-levels >= 1: {i:?}, --max-levels {}",
+            args.max_levels
         )));
     }
     Ok(i)
@@ -259,6 +264,9 @@ mod tests {
         assert!(inputs(&none).is_err());
         let mut bad = flags(1 << 30);
         bad.multiplier = Some(1.0);
+        assert!(inputs(&bad).is_err());
+        let mut bad = flags(1 << 30);
+        bad.max_levels = 0;
         assert!(inputs(&bad).is_err());
     }
 
