@@ -71,7 +71,12 @@ pub fn optimized_bits_by_level(version: &Version, options: &CfOptions) -> Vec<f6
     };
     let mut by_level = vec![0.0; bytes.len()];
     // The L0 runs are alike; the allocation gives them the same bits but for a last step.
-    by_level[0] = usable(bits[..l0_runs].iter().copied().fold(f64::INFINITY, f64::min));
+    by_level[0] = usable(
+        bits[..l0_runs]
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min),
+    );
     for (i, &l) in levels.iter().enumerate() {
         by_level[l] = usable(bits[l0_runs + i]);
     }
@@ -147,13 +152,21 @@ mod tests {
             bits[0] > bits[1] && bits[1] > bits[2] && bits[2] > bits[3],
             "{bits:?}"
         );
-        assert_eq!(bits[4], bits[3], "levels past the data take the deepest run's bits");
+        assert_eq!(
+            bits[4], bits[3],
+            "levels past the data take the deepest run's bits"
+        );
         // The shape: 4 L0 runs of 1 MiB, then 10, 100 (targets) and 400 MiB (L3's size).
         let sizes = [1.0, 1.0, 1.0, 1.0, 10.0, 100.0, 400.0];
-        let per_run = [bits[0], bits[0], bits[0], bits[0], bits[1], bits[2], bits[3]];
+        let per_run = [
+            bits[0], bits[0], bits[0], bits[0], bits[1], bits[2], bits[3],
+        ];
         let spent: f64 = sizes.iter().zip(&per_run).map(|(s, b)| s * b).sum();
         let total = 10.0 * sizes.iter().sum::<f64>();
-        assert!(spent <= total * (1.0 + 1e-9) && spent > total * 0.99, "{spent} of {total}");
+        assert!(
+            spent <= total * (1.0 + 1e-9) && spent > total * 0.99,
+            "{spent} of {total}"
+        );
         let r = expected_false_positives(&per_run, cache_local_fpr);
         let uniform = expected_false_positives(&[10.0; 7], cache_local_fpr);
         assert!(r < uniform, "{r} against {uniform} with 10 bits everywhere");

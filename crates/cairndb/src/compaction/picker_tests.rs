@@ -450,7 +450,10 @@ fn no_trivial_move_between_levels_of_different_filter_bits() {
     assert!(!plan.is_trivial_move, "L1 has 10 bits per key, L2 6");
     o.bloom_bits_per_key_per_level = vec![10.0, 8.0];
     let plan = pick(&v, &o, &RunningCompactions::new()).expect("L1 is over its target");
-    assert!(plan.is_trivial_move, "8 bits on L1 and, as the last entry, on L2");
+    assert!(
+        plan.is_trivial_move,
+        "8 bits on L1 and, as the last entry, on L2"
+    );
     assert_eq!(
         numbers(&plan, 1),
         vec![1],

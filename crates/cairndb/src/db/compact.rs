@@ -174,7 +174,14 @@ impl DbInner {
             };
             let ran = MutexGuard::unlocked(st, || {
                 catch_job_panic("compaction", || {
-                    self.run_job(&data, &options, filter_bits, plan, &snapshots, &filter_context)
+                    self.run_job(
+                        &data,
+                        &options,
+                        filter_bits,
+                        plan,
+                        &snapshots,
+                        &filter_context,
+                    )
                 })
             });
             ran.and_then(|(outcome, outputs, guards)| {

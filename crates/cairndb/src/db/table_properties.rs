@@ -112,7 +112,8 @@ impl Db {
         let levels = tables.iter().map(|t| t.level).max().map_or(0, |l| l + 1);
         let mut expected = 0.0;
         for level in 0..levels {
-            let on: Vec<&LiveTableProperties> = tables.iter().filter(|t| t.level == level).collect();
+            let on: Vec<&LiveTableProperties> =
+                tables.iter().filter(|t| t.level == level).collect();
             if level == 0 {
                 expected += on.iter().map(|t| rate(t)).sum::<f64>();
                 continue;
