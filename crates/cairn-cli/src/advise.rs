@@ -12,7 +12,9 @@ use std::path::PathBuf;
 
 use cairndb::fs::RealFs;
 use cairndb::lsm_math::levels::{best_levels, continuous_optimum, with_growth, LevelCost};
-use cairndb::lsm_math::monkey::{allocate, cache_local_fpr, expected_false_positives, RateCurve};
+use cairndb::lsm_math::monkey::{
+    cache_local_fpr, expected_false_positives, leveled_tree, MAX_L0_RUNS,
+};
 use cairndb::options::{CfOptions, OptionsFile, ParseConfig};
 use cairndb::{Error, Result};
 use clap::{Args, ValueEnum};
@@ -130,15 +132,17 @@ fn inputs(args: &AdviseArgs) -> Result<Inputs> {
             .l0_files
             .unwrap_or(cf.level0_file_num_compaction_trigger.max(1)),
     };
-    if i.write_buffer_size <= 0.0
-        || i.multiplier <= 1.0
-        || i.bits_per_key < 0.0
-        || i.l0_files == 0
-        || args.max_levels == 0
-    {
+    // Written so that NaN fails every check.
+    let fine = i.write_buffer_size > 0.0
+        && i.multiplier > 1.0
+        && i.multiplier.is_finite()
+        && (0.0..=100.0).contains(&i.bits_per_key)
+        && (1..=MAX_L0_RUNS as u32).contains(&i.l0_files)
+        && args.max_levels >= 1;
+    if !fine {
         return Err(Error::InvalidArgument(format!(
-            "need a positive write buffer size, a multiplier above 1, bits per key >= 0, at \
-             least one L0 file and --max-levels >= 1: {i:?}, --max-levels {}",
+            "need a positive write buffer size, a finite multiplier above 1, bits per key in \
+             0..=100, 1..={MAX_L0_RUNS} L0 files and --max-levels >= 1: {i:?}, --max-levels {}",
             args.max_levels
         )));
     }
@@ -146,19 +150,21 @@ fn inputs(args: &AdviseArgs) -> Result<Inputs> {
 }
 
 /// Filter bits per key of L0 (first) and of each level below, Monkey's allocation for a tree
-/// of `levels` levels growing by `growth` from the memtable, and the expected false positives
-/// of an absent-key lookup with them and with `bits` everywhere.
+/// of `levels` levels growing by `growth` from the memtable (`lsm_math::monkey::leveled_tree`,
+/// which `optimize_filters` uses too), and the expected false positives of an absent-key lookup
+/// with them and with `bits` everywhere.
 fn filter_plan(i: &Inputs, levels: u32, growth: f64) -> (Vec<f64>, f64, f64) {
+    let sizes: Vec<f64> = (1..=levels)
+        .map(|l| i.write_buffer_size * growth.powi(l as i32))
+        .collect();
     let l0 = i.l0_files as usize;
-    let mut keys = vec![i.write_buffer_size; l0];
-    keys.extend((1..=levels).map(|l| i.write_buffer_size * growth.powi(l as i32)));
-    let curve = RateCurve::sample(40.0, 0.05, cache_local_fpr);
-    let budget = i.bits_per_key * keys.iter().sum::<f64>();
-    let bits = allocate(&keys, budget, &curve);
-    let monkey = expected_false_positives(&bits, cache_local_fpr);
-    let uniform = expected_false_positives(&vec![i.bits_per_key; keys.len()], cache_local_fpr);
-    let mut per_level = vec![bits[..l0].iter().copied().fold(f64::INFINITY, f64::min)];
-    per_level.extend_from_slice(&bits[l0..]);
+    let (l0_bits, level_bits) = leveled_tree(l0, i.write_buffer_size, &sizes, i.bits_per_key);
+    let mut runs = vec![l0_bits; l0];
+    runs.extend_from_slice(&level_bits);
+    let monkey = expected_false_positives(&runs, cache_local_fpr);
+    let uniform = expected_false_positives(&vec![i.bits_per_key; runs.len()], cache_local_fpr);
+    let mut per_level = vec![l0_bits];
+    per_level.extend(level_bits);
     (per_level, monkey, uniform)
 }
 
@@ -225,15 +231,25 @@ pub fn advise(args: &AdviseArgs) -> Result<()> {
         i.l0_files, current.levels
     );
     println!();
-    println!("options: {}", option_string(levels, advice.growth));
+    println!("options: {}", option_string(&i, levels, advice.growth));
     Ok(())
 }
 
-/// The option string that applies `levels` levels below L0 and growth `growth`.
-fn option_string(levels: u32, growth: f64) -> String {
+/// The option string that applies `levels` levels below L0 and growth `growth`: with dynamic
+/// level bytes, a level base of one write buffer times the growth keeps exactly that many
+/// levels (the last holds the data, each above `growth` times less). Monkey's filters when
+/// there are filter bits, replacing per-level bits and `optimize_filters_for_hits`, which it
+/// cannot be combined with.
+fn option_string(i: &Inputs, levels: u32, growth: f64) -> String {
+    let base = (i.write_buffer_size * growth).round() as u64;
+    let filters = if i.bits_per_key > 0.0 {
+        ";optimize_filters=true;bloom_bits_per_key_per_level=;optimize_filters_for_hits=false"
+    } else {
+        ""
+    };
     format!(
         "num_levels={};max_bytes_for_level_multiplier={growth:.2};\
-         level_compaction_dynamic_level_bytes=true;optimize_filters=true",
+         max_bytes_for_level_base={base};level_compaction_dynamic_level_bytes=true{filters}",
         levels + 1
     )
 }
@@ -268,6 +284,17 @@ mod tests {
         let mut bad = flags(1 << 30);
         bad.max_levels = 0;
         assert!(inputs(&bad).is_err());
+        for nan in [Some(f64::NAN), Some(f64::INFINITY)] {
+            let mut bad = flags(1 << 30);
+            bad.multiplier = nan;
+            assert!(inputs(&bad).is_err());
+        }
+        let mut bad = flags(1 << 30);
+        bad.bits_per_key = Some(f64::NAN);
+        assert!(inputs(&bad).is_err());
+        let mut bad = flags(1 << 30);
+        bad.l0_files = Some(1 << 20);
+        assert!(inputs(&bad).is_err());
     }
 
     /// 64 GiB over 64 MiB buffers: T = 1024, so the w+1 model advises 5 levels of growth 4
@@ -281,9 +308,22 @@ mod tests {
         assert_eq!(bits.len(), 6, "L0 and five levels");
         assert!(bits.windows(2).all(|w| w[0] > w[1]), "{bits:?}");
         assert!(monkey < uniform, "{monkey} {uniform}");
-        let o = CfOptions::from_options_string(&option_string(5, advice.growth)).unwrap();
+        // Applied over options that had per-level bits, the advice still validates.
+        let mut o = CfOptions::from_options_string(
+            "bloom_bits_per_key_per_level=20:10;optimize_filters_for_hits=true",
+        )
+        .unwrap();
+        o.apply_options_string(
+            &option_string(&i, 5, advice.growth),
+            &ParseConfig::default(),
+        )
+        .unwrap();
         o.validate().expect("the advised options validate");
         assert_eq!((o.num_levels, o.max_bytes_for_level_multiplier), (6, 4.0));
-        assert!(o.optimize_filters);
+        assert_eq!(o.max_bytes_for_level_base, 4 * (64 << 20));
+        assert!(o.optimize_filters && o.bloom_bits_per_key_per_level.is_empty());
+        let mut no_bits = i;
+        no_bits.bits_per_key = 0.0;
+        assert!(!option_string(&no_bits, 5, 4.0).contains("optimize_filters"));
     }
 }

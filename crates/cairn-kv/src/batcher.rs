@@ -138,8 +138,9 @@ impl<E: Clone + Send + 'static> Writes<E> {
         Writes { queue }
     }
 
-    /// Queues `request`; the receiver gets its reply. Queued writes go to Raft in the order
-    /// they were queued.
+    /// Queues `request`; the receiver gets its reply. Entries are formed in queue order; with
+    /// more than one entry in flight, two entries may reach Raft in either order (their writes
+    /// were all unacknowledged, so concurrent, and either order is linearizable).
     pub fn enqueue(&self, request: Request) -> oneshot::Receiver<Result<Response, Failure<E>>> {
         let (reply, answer) = oneshot::channel();
         // A send fails only when the task has stopped; the dropped sender answers Unanswered.

@@ -129,7 +129,9 @@ pub async fn run(
     latencies_us.sort_unstable();
     let elapsed = start.elapsed();
     let log_entries = match (log_before, leader_log(&nodes).await) {
-        (Some((id, before)), Some((same, after))) if id == same => Some(after - before),
+        // The same leader at both ends (it may have lost and regained leadership in between;
+        // a log it truncated meanwhile shows as unknown).
+        (Some((id, before)), Some((same, after))) if id == same => after.checked_sub(before),
         _ => None,
     };
     Ok(Report {

@@ -3,12 +3,16 @@
 //!
 //! A connection failure is `Unreachable` (openraft backs off before retrying that node); any
 //! other transport failure, including the RPC's time limit, is a `Network` error (retried at
-//! once); an error the remote Raft returned is a `RemoteError`.
+//! once); an error the remote Raft returned is a `RemoteError`. An append whose body the
+//! target refuses as too large (HTTP 413: over [`crate::api::RAFT_BODY_LIMIT`], possible when
+//! entries hold grouped writes) is `PayloadTooLarge` with a hint of half as many entries, so
+//! that openraft sends fewer at a time instead of resending the same payload.
 
 use std::error::Error;
 
 use openraft::error::{
-    InstallSnapshotError, NetworkError, RPCError, RaftError, RemoteError, Unreachable,
+    InstallSnapshotError, NetworkError, PayloadTooLarge, RPCError, RaftError, RemoteError,
+    Unreachable,
 };
 use openraft::network::{RPCOption, RaftNetwork, RaftNetworkFactory};
 use openraft::raft::{
@@ -56,10 +60,13 @@ pub struct Connection {
 type RpcResult<T, E> = Result<T, RPCError<NodeId, BasicNode, RaftError<NodeId, E>>>;
 
 impl Connection {
+    /// Posts `req` to `route`. `entries`: the number of log entries an append carries (None for
+    /// the other RPCs), for the hint of a refused oversized append.
     async fn call<Req, Resp, E>(
         &self,
         route: &str,
         req: &Req,
+        entries: Option<usize>,
         option: &RPCOption,
     ) -> RpcResult<Resp, E>
     where
@@ -80,6 +87,12 @@ impl Connection {
             Err(e) if e.is_connect() => return Err(RPCError::Unreachable(Unreachable::new(&e))),
             Err(e) => return Err(RPCError::Network(NetworkError::new(&e))),
         };
+        if let (Some(n), reqwest::StatusCode::PAYLOAD_TOO_LARGE) = (entries, reply.status()) {
+            let hint = (n as u64 / 2).max(1);
+            return Err(RPCError::PayloadTooLarge(
+                PayloadTooLarge::new_entries_hint(hint),
+            ));
+        }
         if let Err(e) = reply.error_for_status_ref() {
             // Not a Raft reply (a body over the limit, a node shutting down): unreachable, so
             // that openraft backs off instead of resending at once.
@@ -111,7 +124,8 @@ impl RaftNetwork<TypeConfig> for Connection {
         rpc: AppendEntriesRequest<TypeConfig>,
         option: RPCOption,
     ) -> RpcResult<AppendEntriesResponse<NodeId>, openraft::error::Infallible> {
-        self.call("append", &rpc, &option).await
+        let entries = rpc.entries.len();
+        self.call("append", &rpc, Some(entries), &option).await
     }
 
     async fn install_snapshot(
@@ -119,7 +133,7 @@ impl RaftNetwork<TypeConfig> for Connection {
         rpc: InstallSnapshotRequest<TypeConfig>,
         option: RPCOption,
     ) -> RpcResult<InstallSnapshotResponse<NodeId>, InstallSnapshotError> {
-        self.call("snapshot", &rpc, &option).await
+        self.call("snapshot", &rpc, None, &option).await
     }
 
     async fn vote(
@@ -127,6 +141,6 @@ impl RaftNetwork<TypeConfig> for Connection {
         rpc: VoteRequest<NodeId>,
         option: RPCOption,
     ) -> RpcResult<VoteResponse<NodeId>, openraft::error::Infallible> {
-        self.call("vote", &rpc, &option).await
+        self.call("vote", &rpc, None, &option).await
     }
 }

@@ -1,7 +1,7 @@
 //! A 3-node cluster in one process, over HTTP on 127.0.0.1: replication, linearizable reads
 //! through any node, the leader stopped during service (a new one takes over with every
-//! acknowledged write; then eight clients write at once, so the leader groups their writes into
-//! shared entries), and the stopped node restarted from its directory after the leader has
+//! acknowledged write; then eight clients write at once, so the leader may group their writes
+//! into shared entries), and the stopped node restarted from its directory after the leader has
 //! purged the log it lacks, so that it can only catch up by receiving a snapshot. Then a node
 //! is removed from the voters and added back.
 //!
@@ -106,8 +106,9 @@ async fn write_range(client: &mut Client, from: u32, to: u32) {
     }
 }
 
-/// Writes `from..to` from `clients` clients at once (so that the leader groups them into
-/// shared entries, `cairn_kv::batcher`), each acknowledged.
+/// Writes `from..to` from `clients` clients at once (so that the leader may group them into
+/// shared entries, `cairn_kv::batcher`; how many share one depends on timing and is not
+/// asserted), each acknowledged.
 async fn write_concurrently(addrs: &BTreeMap<NodeId, String>, from: u32, to: u32, clients: u32) {
     let tasks: Vec<_> = (0..clients)
         .map(|c| {

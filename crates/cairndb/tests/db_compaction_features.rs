@@ -886,17 +886,15 @@ fn round_robin_walks_the_level_in_key_order_and_its_cursor_survives_reopen() {
 // ---------------------------------------------------------------------------------------------
 // Filter bits per level.
 
-/// `bloom_bits_per_key_per_level`: every table carries the bits of the level it was written to
-/// (none on L0, 20 on L1, 6 from L2 down), its filter is there exactly when it has bits, and
-/// every key reads back. The keys arrive in order, so without the setting the files would move
-/// down without a rewrite.
-#[test]
-fn every_table_has_the_filter_bits_of_its_level() {
+/// A database of [`compaction_opts`] with four statically sized levels, no compression and
+/// `configure`'s changes, holding keys 0..8000 (values of 100 bytes) written in order, flushed
+/// and compacted.
+fn ordered_keys_in_four_levels(configure: impl FnOnce(&mut Options)) -> Db {
     let mut o = compaction_opts();
     o.cf.level_compaction_dynamic_level_bytes = false;
     o.cf.num_levels = 4;
-    o.cf.bloom_bits_per_key_per_level = vec![0.0, 20.0, 6.0];
     o.cf.compression = cairndb::CompressionType::None;
+    configure(&mut o);
     let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
     let w = WriteOptions::default();
     for i in 0..8000u32 {
@@ -904,6 +902,17 @@ fn every_table_has_the_filter_bits_of_its_level() {
     }
     db.flush().expect("flush");
     db.wait_for_compactions().expect("compactions");
+    db
+}
+
+/// `bloom_bits_per_key_per_level`: every table carries the bits of the level it was written to
+/// (none on L0, 20 on L1, 6 from L2 down), its filter is there exactly when it has bits, and
+/// every key reads back. The keys arrive in order, so without the setting the files would move
+/// down without a rewrite.
+#[test]
+fn every_table_has_the_filter_bits_of_its_level() {
+    let db =
+        ordered_keys_in_four_levels(|o| o.cf.bloom_bits_per_key_per_level = vec![0.0, 20.0, 6.0]);
     let tables = db.get_properties_of_all_tables().expect("properties");
     let want = |level: usize| [0.0, 20.0, 6.0, 6.0][level];
     let mut levels = std::collections::BTreeSet::new();
@@ -944,18 +953,11 @@ fn every_table_has_the_filter_bits_of_its_level() {
 /// more: a file keeps its bits), and a table flushed to L0 then gets more; every key reads back.
 #[test]
 fn optimize_filters_gives_the_small_upper_runs_more_bits() {
-    let mut o = compaction_opts();
-    o.cf.level_compaction_dynamic_level_bytes = false;
-    o.cf.num_levels = 4;
-    o.cf.optimize_filters = true;
-    o.cf.compression = cairndb::CompressionType::None;
-    let db = Db::open_with_fs(MemFs::new().shared(), DIR, o).expect("open");
+    let db = ordered_keys_in_four_levels(|o| o.cf.optimize_filters = true);
+    // No compaction may move the next L0 table away before it is looked at.
+    db.set_options_default(&[("disable_auto_compactions", "true")])
+        .expect("set_options");
     let w = WriteOptions::default();
-    for i in 0..8000u32 {
-        db.put(&w, &key(i), &[b'v'; 100]).expect("put");
-    }
-    db.flush().expect("flush");
-    db.wait_for_compactions().expect("compactions");
     db.put(&w, b"late", b"value").expect("put");
     db.flush().expect("flush");
     let tables = db.get_properties_of_all_tables().expect("properties");
@@ -1005,6 +1007,9 @@ fn predicted_false_positives_count_l0_tables_and_levels() {
         }
         db.flush().expect("flush");
         db.wait_for_compactions().expect("compactions");
+        // The shape must hold still between the count below and the prediction.
+        db.set_options_default(&[("disable_auto_compactions", "true")])
+            .expect("set_options");
         db.put(&w, b"late", b"value").expect("put");
         db.flush().expect("flush");
         let tables = db.get_properties_of_all_tables().expect("properties");

@@ -12,6 +12,24 @@ use cairndb::options::{ReadOptions, WriteOptions};
 use cairndb::Db;
 use common::{count, opts, DIR};
 
+/// Sets its flag when dropped: when the reader thread ends, also by a panic.
+struct Ended(Arc<AtomicBool>);
+
+impl Drop for Ended {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// Waits until the reader has completed two more checks than now (so that one whole check ran
+/// meanwhile), or has ended (a failed check: its join reports it).
+fn await_two_checks(checks: &AtomicU64, reader_ended: &AtomicBool) {
+    let seen = checks.load(Ordering::Acquire);
+    while checks.load(Ordering::Acquire) < seen + 2 && !reader_ended.load(Ordering::Acquire) {
+        std::thread::yield_now();
+    }
+}
+
 #[test]
 fn concurrent_writers_and_atomic_batches() {
     let fs = MemFs::new().shared();
@@ -20,9 +38,12 @@ fn concurrent_writers_and_atomic_batches() {
     // Completed snapshot checks. Writer 0 waits halfway for two more of them, so at least one
     // whole check runs while the batches are being written, however the threads are scheduled.
     let checks = Arc::new(AtomicU64::new(0));
+    let reader_ended = Arc::new(AtomicBool::new(false));
     let reader = {
         let (db, stop, checks) = (Arc::clone(&db), Arc::clone(&stop), Arc::clone(&checks));
+        let ended = Ended(Arc::clone(&reader_ended));
         std::thread::spawn(move || {
+            let _ended = ended;
             while !stop.load(Ordering::Relaxed) {
                 let snap = db.snapshot().expect("snapshot");
                 let ro = ReadOptions {
@@ -40,14 +61,15 @@ fn concurrent_writers_and_atomic_batches() {
     };
     let writers: Vec<_> = (0..4u8)
         .map(|t| {
-            let (db, checks) = (Arc::clone(&db), Arc::clone(&checks));
+            let (db, checks, ended) = (
+                Arc::clone(&db),
+                Arc::clone(&checks),
+                Arc::clone(&reader_ended),
+            );
             std::thread::spawn(move || {
                 for i in 0..400u32 {
                     if t == 0 && i == 200 {
-                        let seen = checks.load(Ordering::Acquire);
-                        while checks.load(Ordering::Acquire) < seen + 2 {
-                            std::thread::yield_now();
-                        }
+                        await_two_checks(&checks, &ended);
                     }
                     let w = WriteOptions {
                         sync: i % 10 == 0,
@@ -103,16 +125,18 @@ fn publication_in_sequence_order_and_iterators_stable_across_flushes() {
     let stop = Arc::new(AtomicBool::new(false));
     // Completed snapshot checks; writer 0 waits halfway for two more (as in the test above).
     let checks = Arc::new(AtomicU64::new(0));
+    let reader_ended = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..3u8)
         .map(|t| {
-            let (db, checks) = (Arc::clone(&db), Arc::clone(&checks));
+            let (db, checks, ended) = (
+                Arc::clone(&db),
+                Arc::clone(&checks),
+                Arc::clone(&reader_ended),
+            );
             std::thread::spawn(move || {
                 for i in 0..1500u32 {
                     if t == 0 && i == 750 {
-                        let seen = checks.load(Ordering::Acquire);
-                        while checks.load(Ordering::Acquire) < seen + 2 {
-                            std::thread::yield_now();
-                        }
+                        await_two_checks(&checks, &ended);
                     }
                     let mut k = vec![b'w', t];
                     k.extend_from_slice(&i.to_be_bytes());
@@ -135,7 +159,9 @@ fn publication_in_sequence_order_and_iterators_stable_across_flushes() {
     };
     let reader = {
         let (db, stop, checks) = (Arc::clone(&db), Arc::clone(&stop), Arc::clone(&checks));
+        let ended = Ended(Arc::clone(&reader_ended));
         std::thread::spawn(move || {
+            let _ended = ended;
             while !stop.load(Ordering::Relaxed) {
                 let snap = db.snapshot().expect("snapshot");
                 let ro = ReadOptions {

@@ -12,34 +12,22 @@
 //!   size. Empty levels are not runs.
 //!
 //! Bytes stand for keys (the budget is bits per key times bytes, so the unit cancels when keys
-//! have one size on every level). The rate curve is CairnDB's cache-local filter's. A level
-//! outside the shape (a compaction into a level deeper than any data) gets the deepest run's
-//! bits. Bits below 1 per key become 0 (no filter), as the table builder takes 0 or 1..=100.
-
-use std::sync::OnceLock;
+//! have one size on every level). The allocation is `lsm_math::monkey::leveled_tree` on
+//! CairnDB's cache-local filter's curve. A level outside the shape (a compaction into a level
+//! deeper than any data) gets the deepest run's bits.
 
 use super::score::LevelTargets;
-use crate::lsm_math::monkey::{allocate, cache_local_fpr, RateCurve};
+use crate::lsm_math::monkey::leveled_tree;
 use crate::options::CfOptions;
-use crate::sstable::MAX_BLOOM_BITS_PER_KEY;
 use crate::version::Version;
 
-/// The cache-local filter's rate curve, sampled every 0.05 bits per key up to 40 (past about
-/// 30 bits a line-local filter gains almost nothing).
-fn curve() -> &'static RateCurve {
-    static CURVE: OnceLock<RateCurve> = OnceLock::new();
-    CURVE.get_or_init(|| RateCurve::sample(40.0, 0.05, cache_local_fpr))
-}
-
-/// Bytes of each level in the shape (index = level; 0 for levels that are not runs) and the
-/// number of L0 runs.
-fn shape(version: &Version, options: &CfOptions) -> (Vec<f64>, usize) {
+/// Keys (as bytes) of each level below L0 in the shape (index = level; 0 for L0 and for levels
+/// that are not runs).
+fn shape(version: &Version, options: &CfOptions) -> Vec<f64> {
     let n = version.num_levels();
     let targets = LevelTargets::compute(version, options);
     let deepest = (1..n).rev().find(|&l| version.level_bytes(l) > 0);
     let mut bytes = vec![0.0; n];
-    let l0_runs = options.level0_file_num_compaction_trigger.max(1) as usize;
-    bytes[0] = options.write_buffer_size as f64;
     if let Some(deepest) = deepest {
         for (l, b) in bytes.iter_mut().enumerate().take(deepest + 1).skip(1) {
             let target = targets.target(l);
@@ -50,42 +38,33 @@ fn shape(version: &Version, options: &CfOptions) -> (Vec<f64>, usize) {
             };
         }
     }
-    (bytes, l0_runs)
+    bytes
 }
 
 /// Bits per key for tables written to each level (index = level) under `optimize_filters`.
 pub fn optimized_bits_by_level(version: &Version, options: &CfOptions) -> Vec<f64> {
-    let (bytes, l0_runs) = shape(version, options);
-    // Runs: L0's, then one per level with bytes.
-    let mut keys = vec![bytes[0]; l0_runs];
-    let levels: Vec<usize> = (1..bytes.len()).filter(|&l| bytes[l] > 0.0).collect();
-    keys.extend(levels.iter().map(|&l| bytes[l]));
-    let budget = options.table.bloom_bits_per_key * keys.iter().sum::<f64>();
-    let bits = allocate(&keys, budget, curve());
-    let usable = |b: f64| {
-        if b < 1.0 {
-            0.0
-        } else {
-            b.min(MAX_BLOOM_BITS_PER_KEY)
-        }
-    };
-    let mut by_level = vec![0.0; bytes.len()];
-    // The L0 runs are alike; the allocation gives them the same bits but for a last step.
-    by_level[0] = usable(
-        bits[..l0_runs]
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min),
+    let (l0, mut by_level) = leveled_tree(
+        options.level0_file_num_compaction_trigger as usize,
+        options.write_buffer_size as f64,
+        &shape(version, options),
+        options.table.bloom_bits_per_key,
     );
-    for (i, &l) in levels.iter().enumerate() {
-        by_level[l] = usable(bits[l0_runs + i]);
-    }
-    let deepest = levels.last().map_or(by_level[0], |&l| by_level[l]);
-    let last_run = levels.last().copied().unwrap_or(0);
-    for b in by_level.iter_mut().skip(last_run + 1) {
-        *b = deepest;
-    }
+    by_level[0] = l0;
     by_level
+}
+
+/// Bits per key of a table written to `level` of a family whose current version is `version`
+/// (None: no version yet, the options' own bits).
+pub fn filter_bits_for(
+    version: Option<&Version>,
+    options: &CfOptions,
+    level: usize,
+    is_bottommost: bool,
+) -> f64 {
+    match version {
+        Some(v) => output_filter_bits(v, options, level, is_bottommost),
+        None => options.bloom_bits_for_level(level, is_bottommost),
+    }
 }
 
 /// Bits per key of a table written to `level`: [`optimized_bits_by_level`] with
@@ -109,7 +88,7 @@ mod tests {
 
     use super::*;
     use crate::comparator::KeyOrder;
-    use crate::lsm_math::monkey::expected_false_positives;
+    use crate::lsm_math::monkey::{cache_local_fpr, expected_false_positives};
     use crate::test_util::file_meta;
 
     /// A version with one file of `bytes[l]` bytes on each level that has some.

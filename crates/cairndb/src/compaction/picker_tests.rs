@@ -396,9 +396,9 @@ fn compaction_pri_orders_the_files_of_a_level() {
     assert_eq!(overlapping_ratio(&v, &v.files(1)[0], 2), 500 * 1024 / 200);
 }
 
-#[test]
-fn a_file_with_nothing_below_is_moved_trivially_and_extended_to_its_neighbours() {
-    let o = small_options();
+/// Six disjoint L1 files of 200 bytes (keys 0-5, 10-15, ...; L1 is over its 1000-byte target)
+/// above one L2 file whose range (100-200) none of them overlaps.
+fn l1_over_an_unrelated_l2() -> Version {
     let mut files: Vec<_> = (0..6u32)
         .map(|i| {
             (
@@ -408,7 +408,13 @@ fn a_file_with_nothing_below_is_moved_trivially_and_extended_to_its_neighbours()
         })
         .collect();
     files.push((2, file(50, &key(100), &key(200), 100, 0)));
-    let v = version(4, files);
+    version(4, files)
+}
+
+#[test]
+fn a_file_with_nothing_below_is_moved_trivially_and_extended_to_its_neighbours() {
+    let o = small_options();
+    let v = l1_over_an_unrelated_l2();
     let plan = pick(&v, &o, &RunningCompactions::new()).expect("L1 is over its target");
     assert!(plan.is_trivial_move);
     assert_eq!(
@@ -434,16 +440,7 @@ fn a_file_with_nothing_below_is_moved_trivially_and_extended_to_its_neighbours()
 /// as with `compression_per_level`).
 #[test]
 fn no_trivial_move_between_levels_of_different_filter_bits() {
-    let mut files: Vec<_> = (0..6u32)
-        .map(|i| {
-            (
-                1,
-                file(u64::from(i) + 1, &key(i * 10), &key(i * 10 + 5), 200, 1),
-            )
-        })
-        .collect();
-    files.push((2, file(50, &key(100), &key(200), 100, 0)));
-    let v = version(4, files);
+    let v = l1_over_an_unrelated_l2();
     let mut o = small_options();
     o.bloom_bits_per_key_per_level = vec![10.0, 10.0, 6.0];
     let plan = pick(&v, &o, &RunningCompactions::new()).expect("L1 is over its target");

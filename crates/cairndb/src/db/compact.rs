@@ -30,7 +30,7 @@ use parking_lot::{Mutex, MutexGuard};
 use super::write_control::{pressure, stall_log_line, Cause, Debt, Pressure, Thresholds};
 use super::{catch_job_panic, CfData, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::filter::{CompactionFilter, CompactionFilterContext};
-use crate::compaction::filter_bits::output_filter_bits;
+use crate::compaction::filter_bits::filter_bits_for;
 use crate::compaction::iter::CompactionIterOptions;
 use crate::compaction::job::{open_input_table, CompactionInput, CompactionJob};
 use crate::compaction::manual::{BottommostLevelCompaction, ManualCompaction, ManualStep};
@@ -168,10 +168,12 @@ impl DbInner {
             };
             // The options in force when the job starts, kept to its end (`Db::set_options`).
             let options = data.current_options();
-            let filter_bits = match st.versions.current(id) {
-                Some(v) => output_filter_bits(&v, &options, plan.output_level, plan.is_bottommost),
-                None => options.bloom_bits_for_level(plan.output_level, plan.is_bottommost),
-            };
+            let filter_bits = filter_bits_for(
+                st.versions.current(id).as_deref(),
+                &options,
+                plan.output_level,
+                plan.is_bottommost,
+            );
             let ran = MutexGuard::unlocked(st, || {
                 catch_job_panic("compaction", || {
                     self.run_job(

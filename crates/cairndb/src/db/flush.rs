@@ -29,7 +29,7 @@ use parking_lot::MutexGuard;
 use super::switch::sync_retired_wals;
 use super::{catch_job_panic, ColumnFamily, Db, DbInner, DbState};
 use crate::compaction::deletion_collector::collector_for;
-use crate::compaction::filter_bits::output_filter_bits;
+use crate::compaction::filter_bits::filter_bits_for;
 use crate::compaction::iter::{CompactionIterOptions, CompactionIterator};
 use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
@@ -41,7 +41,7 @@ use crate::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::sstable::TableBuilder;
 use crate::types::{ParsedKey, RangeTombstone, SequenceNumber};
 use crate::version::filenames::table_file_name;
-use crate::version::{EntryStats, FileMetaData, Version, VersionEdit};
+use crate::version::{EntryStats, FileMetaData, VersionEdit};
 
 /// Pause before the background thread retries a failed flush.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);
@@ -263,7 +263,7 @@ impl DbInner {
         // Snapshots taken later see the whole memtable as it is (it is immutable and older).
         let snapshots: Vec<SequenceNumber> = self.snapshots.lock().keys().copied().collect();
         let options = data.current_options();
-        let filter_bits = l0_filter_bits(st.versions.current(id).as_deref(), &options);
+        let filter_bits = filter_bits_for(st.versions.current(id).as_deref(), &options, 0, false);
         let built = MutexGuard::unlocked(st, || {
             catch_job_panic("flush", || {
                 build_l0_table(
@@ -446,15 +446,6 @@ fn others_need_wals_below(st: &DbState, id: u32, next_log: u64, published: Seque
                 .find(|c| c.id == other)
                 .is_none_or(|c| c.log_number < next_log)
     })
-}
-
-/// Bloom bits per key of an L0 table of a family whose current version is `version`
-/// (`compaction::filter_bits`; the options' own without a version).
-pub(super) fn l0_filter_bits(version: Option<&Version>, options: &CfOptions) -> f64 {
-    match version {
-        Some(v) => output_filter_bits(v, options, 0, false),
-        None => options.bloom_bits_for_level(0, false),
-    }
 }
 
 /// A table a flush wrote, returned only once the directory was synced after it was created

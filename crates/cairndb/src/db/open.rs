@@ -27,11 +27,12 @@ use std::sync::Arc;
 use parking_lot::{Condvar, Mutex};
 
 use super::column_family::{new_cf_data, ColumnFamilyDescriptor};
-use super::flush::{build_l0_table, l0_filter_bits};
+use super::flush::build_l0_table;
 use super::write_control::WriteController;
 use super::writer;
 use super::{CfState, CompactionStats, Db, DbInner, DbState, DroppedWalBytes, Imm, RecoveryReport};
 use crate::batch::{MarkerKind, WriteBatch};
+use crate::compaction::filter_bits::filter_bits_for;
 use crate::compaction::plan::RunningCompactions;
 use crate::comparator::KeyOrder;
 use crate::error::{Error, Result};
@@ -720,7 +721,7 @@ fn persist_replayed(inner: &DbInner, replayed: Replayed, wal_number: u64) -> Res
     for (id, mem) in &replayed.mems {
         let Some(cf) = st.cfs.get(id) else { continue };
         let options = cf.data.options.clone();
-        let filter_bits = l0_filter_bits(st.versions.current(*id).as_deref(), &options);
+        let filter_bits = filter_bits_for(st.versions.current(*id).as_deref(), &options, 0, false);
         let output = st.versions.new_pending_output();
         let meta = build_l0_table(
             &*inner.fs,
@@ -899,7 +900,7 @@ fn flush_full(
         if cf.mem.approximate_memory_usage() < cf.options.write_buffer_size {
             continue;
         }
-        let filter_bits = l0_filter_bits(versions.current(id).as_deref(), &cf.options);
+        let filter_bits = filter_bits_for(versions.current(id).as_deref(), &cf.options, 0, false);
         let output = versions.new_pending_output();
         let meta = build_l0_table(
             &**fs,

@@ -12,7 +12,9 @@
 //! hull, and the hull's segments go to runs in the order of false positives removed per bit
 //! spent (a fractional knapsack, optimal on the hull).
 
-use crate::sstable::{choose_num_probes, theoretical_fpr};
+use std::sync::OnceLock;
+
+use crate::sstable::{choose_num_probes, theoretical_fpr, FILTER_LINE_BITS};
 
 /// `ln²2`: bits per key per unit of `−ln p` in an ideal Bloom filter.
 pub const LN2_SQUARED: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
@@ -30,8 +32,7 @@ pub fn cache_local_fpr(bits: f64) -> f64 {
         return 1.0;
     }
     let probes = choose_num_probes(bits);
-    let line_bits = 512.0; // bits in a 64-byte cache line, the filter's unit
-    theoretical_fpr(line_bits / bits, u32::from(probes)).min(1.0)
+    theoretical_fpr(f64::from(FILTER_LINE_BITS) / bits, u32::from(probes)).min(1.0)
 }
 
 /// Expected false positives of a lookup that probes every run once: `Σ fpr(bⱼ)`.
@@ -161,6 +162,57 @@ pub fn allocate(keys: &[f64], total_bits: f64, curve: &RateCurve) -> Vec<f64> {
         }
     }
     bits
+}
+
+/// [`cache_local_fpr`] sampled every 0.05 bits per key up to 40 (past about 30 bits a
+/// line-local filter gains almost nothing), computed once.
+pub fn cache_local_curve() -> &'static RateCurve {
+    static CURVE: OnceLock<RateCurve> = OnceLock::new();
+    CURVE.get_or_init(|| RateCurve::sample(40.0, 0.05, cache_local_fpr))
+}
+
+/// Most L0 runs [`leveled_tree`] models: past this many, L0 is assumed to hold this many (an
+/// L0 compaction trigger of millions, as bulk loads set, would otherwise make millions of runs).
+pub const MAX_L0_RUNS: usize = 64;
+
+/// Filter bits per key for a leveled tree on CairnDB's filter: `l0_runs` L0 runs (at most
+/// [`MAX_L0_RUNS`]) of `l0_keys` keys each, then one run per entry of `levels` (keys; entries
+/// of 0 are not runs and get the deepest run's bits), sharing `bits_per_key` times their keys.
+/// Returns L0's bits (the least any L0 run got) and each level's. Bits below 1 per key become
+/// 0 (no filter), as the table builder takes 0 or 1..=100.
+pub fn leveled_tree(
+    l0_runs: usize,
+    l0_keys: f64,
+    levels: &[f64],
+    bits_per_key: f64,
+) -> (f64, Vec<f64>) {
+    let l0_runs = l0_runs.clamp(1, MAX_L0_RUNS);
+    let mut keys = vec![l0_keys; l0_runs];
+    let runs: Vec<usize> = (0..levels.len()).filter(|&l| levels[l] > 0.0).collect();
+    keys.extend(runs.iter().map(|&l| levels[l]));
+    let bits = allocate(
+        &keys,
+        bits_per_key * keys.iter().sum::<f64>(),
+        cache_local_curve(),
+    );
+    let usable = |b: f64| if b < 1.0 { 0.0 } else { b.min(100.0) };
+    let l0 = usable(
+        bits[..l0_runs]
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min),
+    );
+    let mut by_level = vec![f64::NAN; levels.len()];
+    for (i, &l) in runs.iter().enumerate() {
+        by_level[l] = usable(bits[l0_runs + i]);
+    }
+    let deepest = runs.last().map_or(l0, |&l| by_level[l]);
+    for b in &mut by_level {
+        if b.is_nan() {
+            *b = deepest;
+        }
+    }
+    (l0, by_level)
 }
 
 #[cfg(test)]

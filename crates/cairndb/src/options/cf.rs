@@ -104,17 +104,20 @@ pub struct CfOptions {
     /// means no filter for that level; each entry is 0 or in 1..=100. A CairnDB option (RocksDB
     /// has one rate for every level). Deeper levels hold more keys, so fewer bits per key there
     /// and more above spend the same memory for fewer false positives (Monkey; the allocation
-    /// is `lsm_math::monkey`, docs/design/lsm_math.md). Indexed as `compression_per_level`.
-    /// A file keeps the bits it was written with: a level change between two settings is not
-    /// a trivial move. Default empty.
+    /// is `lsm_math::monkey`, docs/design/lsm_math.md). Indexed by absolute level, as CairnDB
+    /// indexes `compression_per_level` (RocksDB indexes that one from the base level under
+    /// dynamic level bytes). A file keeps the bits it was written with: a level change between
+    /// two settings is not a trivial move. Files an ingestion rewrites take L0's entry whatever
+    /// level they land on. Default empty.
     pub bloom_bits_per_key_per_level: Vec<f64>,
     /// Spreads the table's `filter_policy` bits per key over the levels as Monkey prescribes
     /// (fewer bits per key on the large deep levels, more above), so that a lookup of an absent
     /// key expects the fewest false positives for the same filter memory
     /// (`compaction::filter_bits` gives the shape it assumes; docs/design/lsm_math.md the
     /// math). A CairnDB option; leveled compaction only; refused together with
-    /// `bloom_bits_per_key_per_level` or `optimize_filters_for_hits`. Files are never moved
-    /// trivially between levels with it (their bits differ). Default false.
+    /// `bloom_bits_per_key_per_level` or `optimize_filters_for_hits`, and without filter bits.
+    /// A file moves between levels without a rewrite only when both levels get the same bits
+    /// (rare: levels past the deepest data). Default false.
     pub optimize_filters: bool,
     /// Compression of the bottommost level, overriding both of the above; `None` is RocksDB's
     /// `kDisableCompressionOption` (do not override). Default `None`.
@@ -302,6 +305,8 @@ impl CfOptions {
                 Some("optimize_filters_for_hits")
             } else if self.compaction_style != CompactionStyle::Level {
                 Some("a compaction style other than kCompactionStyleLevel")
+            } else if self.table.bloom_bits_per_key == 0.0 {
+                Some("no filter (filter_policy bits per key 0: no memory to spread)")
             } else {
                 None
             };

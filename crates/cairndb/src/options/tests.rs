@@ -1134,6 +1134,10 @@ fn optimize_filters_parse_print_and_conflicts() {
             "optimize_filters=true;compaction_style=kCompactionStyleUniversal",
             "kCompactionStyleLevel",
         ),
+        (
+            "optimize_filters=true;block_based_table_factory={filter_policy=nullptr}",
+            "no filter",
+        ),
     ] {
         let m = validate_error(s);
         assert!(

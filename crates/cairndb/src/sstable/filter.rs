@@ -23,7 +23,8 @@ use crate::util::coding::{decode_fixed32, put_fixed32};
 
 /// Bytes per filter line: one cache line.
 pub const LINE_BYTES: usize = 64;
-const LINE_BITS: u32 = (LINE_BYTES * 8) as u32;
+/// Bits per filter line.
+pub const LINE_BITS: u32 = (LINE_BYTES * 8) as u32;
 /// The most probes a filter may use.
 pub const MAX_PROBES: u8 = 24;
 /// The filter-layout byte of this design; other values are reserved.

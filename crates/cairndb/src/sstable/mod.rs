@@ -53,7 +53,7 @@ pub use collector::{
 pub use compress::{decompress, worth_compressing, Compressor, MAX_UNCOMPRESSED_BLOCK_BYTES};
 pub use filter::{
     choose_num_probes, filter_hash, standard_bloom_fpr, theoretical_fpr, FilterBuilder, FilterMeta,
-    FilterView, FILTER_POLICY_NAME,
+    FilterView, FILTER_POLICY_NAME, LINE_BITS as FILTER_LINE_BITS,
 };
 pub use format::{
     block_checksum, offset_modifier, BlockHandle, Footer, BLOCK_TRAILER_LEN, FOOTER_LEN,
