@@ -38,6 +38,8 @@ mod read_write;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_filter_bits;
 
 pub use crate::statistics::{HistogramData, HistogramType, Statistics, StatsLevel, Ticker};
 pub use cf::{CfOptions, TTL_AUTO};
